@@ -1,0 +1,426 @@
+// Payment webhook signatures: the HMAC of seed §5.1 carried in the message body, and the
+// Standard Webhooks headers (webhook-id / webhook-timestamp / webhook-signature) that let a
+// receiver reject replays. The server signs with this same code, so the two cannot drift apart.
+import { createHmac, timingSafeEqual } from "node:crypto";
+
+/** The fields covered by `hmacSignature`, in the order they are joined (seed §5.1 step 1). */
+export const SIGNED_PAYMENT_FIELDS = [
+  "checkoutReference",
+  "payfacReference",
+  "merchantReference",
+  "amount",
+  "currency",
+  "reason",
+  "success",
+] as const;
+export type SignedPaymentField = (typeof SIGNED_PAYMENT_FIELDS)[number];
+
+/** Signed fields that the seed allows to be null (§2.6); the others are required. */
+const NULLABLE_SIGNED_FIELDS: ReadonlySet<SignedPaymentField> = new Set([
+  "checkoutReference",
+  "merchantReference",
+  "reason",
+]);
+
+/**
+ * `additionalData` of a payment webhook (seed §2.6, SPEC §4). It is NOT covered by the
+ * signature: treat it as information about a payment whose signed fields you have verified.
+ */
+export interface PaymentWebhookAdditionalData {
+  /** `Authorization` or `Tokenization`. */
+  eventType?: string;
+  /** Masked card number, e.g. `411111******1111`. */
+  cardNumber?: string;
+  /** Last four digits of the card. */
+  cardSummary?: string;
+  /** `Debit` or `Credit`. */
+  cardUsage?: string;
+  cardExpiryDate?: string;
+  /** Card brand code, e.g. `VI`, `MC`. */
+  paymentMethod?: string;
+  threeDAuthenticated?: string;
+  authCode?: string;
+  /** The saved card's token (tokenization events only). */
+  token?: string;
+  paymentLinkIdentifier?: string;
+  paymentLinkDescription?: string;
+  originalPayfacReference?: string;
+  /** Fields added by later versions are kept, so upgrading the server never breaks a receiver. */
+  [field: string]: unknown;
+}
+
+/** A payment webhook message (seed §2.6). Every value is text, as sent on the wire. */
+export interface PaymentWebhookMessage {
+  checkoutReference: string | null;
+  payfacReference: string;
+  /** The `paymentLinkReference` of the link that was paid. */
+  merchantReference: string | null;
+  /** Minor units as text, e.g. `"48900"`. */
+  amount: string;
+  currency: string;
+  reason: string | null;
+  /** `"true"` or `"false"`. */
+  success: string;
+  /** Base64 HMAC-SHA256 over the signed fields (seed §5.1). */
+  hmacSignature: string;
+  additionalData?: PaymentWebhookAdditionalData;
+}
+
+/** What {@link computePaymentSignature} reads: the seven signed fields; null or absent sign as "". */
+export type SignablePaymentMessage = { readonly [F in SignedPaymentField]?: string | null };
+
+/**
+ * Turns a hex HMAC key into bytes as seed §5.1 step 5 says: an odd-length key gets a trailing
+ * "0", then every pair of digits is one byte. Upper- and lowercase digits are both accepted.
+ * @throws TypeError when the key is not a non-empty string of hex digits.
+ */
+export function hmacKeyFromHex(hexKey: string): Buffer {
+  const problem = describeHexKeyProblem(hexKey);
+  if (problem !== undefined) throw new TypeError(problem);
+  const evenLengthKey = hexKey.length % 2 === 1 ? `${hexKey}0` : hexKey;
+  return Buffer.from(evenLengthKey, "hex");
+}
+
+/** Returns why `hexKey` is unusable, or undefined when it is fine. Never echoes the key: it is a secret. */
+function describeHexKeyProblem(hexKey: unknown): string | undefined {
+  if (typeof hexKey !== "string") return `HMAC key must be a string of hex digits, got ${describeType(hexKey)}`;
+  // An empty key is almost always an unset environment variable; signing with it would "work".
+  if (hexKey.length === 0) return "HMAC key is empty";
+  const badPosition = hexKey.search(/[^0-9a-fA-F]/);
+  if (badPosition !== -1) {
+    return `HMAC key must contain only hex digits (0-9, a-f); found a non-hex character at position ${badPosition + 1} of ${hexKey.length}`;
+  }
+  return undefined;
+}
+
+/**
+ * The exact text that `hmacSignature` signs: the seven fields in order, null or absent as "",
+ * joined with ":" (seed §5.1 steps 1-3). Useful when comparing with another implementation.
+ * @throws TypeError when a field holds something other than a string, null or undefined.
+ */
+export function paymentSignaturePayload(message: SignablePaymentMessage): string {
+  return SIGNED_PAYMENT_FIELDS.map((field) => {
+    const value: unknown = message[field];
+    if (value === null || value === undefined) return "";
+    if (typeof value !== "string") {
+      throw new TypeError(`${field} must be a string or null, got ${describeType(value)}`);
+    }
+    return value;
+  }).join(":");
+}
+
+/**
+ * The `hmacSignature` of a payment webhook message (seed §5.1): HMAC-SHA256 of the UTF-8
+ * payload with the hex key's bytes, as Base64.
+ * @throws TypeError for a key that is not hex, or a field that is not a string or null.
+ */
+export function computePaymentSignature(message: SignablePaymentMessage, hexKey: string): string {
+  return paymentDigest(paymentSignaturePayload(message), hmacKeyFromHex(hexKey)).toString("base64");
+}
+
+function paymentDigest(payload: string, key: Buffer): Buffer {
+  return createHmac("sha256", key).update(payload, "utf8").digest();
+}
+
+export type PaymentWebhookFailureReason =
+  | "malformed_json"
+  | "missing_signature"
+  | "missing_field"
+  | "wrong_type"
+  | "bad_key"
+  | "signature_mismatch";
+
+export type PaymentWebhookVerification =
+  | { valid: true; message: PaymentWebhookMessage }
+  | { valid: false; reason: PaymentWebhookFailureReason; detail: string };
+
+/**
+ * Checks the `hmacSignature` of a payment webhook. Pass the raw request body (string or
+ * Buffer; best, since nothing can be lost in re-serialisation) or the parsed object.
+ *
+ * Never throws for anything a sender could put in the message: every problem is reported as
+ * `{ valid: false, reason, detail }`. The comparison takes constant time. On success the
+ * message comes back with absent nullable fields set to null.
+ */
+export function verifyPaymentWebhook(
+  messageOrRawJson: string | Uint8Array | object,
+  hexKey: string,
+): PaymentWebhookVerification {
+  const keyProblem = describeHexKeyProblem(hexKey);
+  if (keyProblem !== undefined) return paymentFailure("bad_key", keyProblem);
+
+  const parsed = parseMessage(messageOrRawJson);
+  if (!parsed.ok) return parsed.failure;
+  const fields = readSignedFields(parsed.value);
+  if (!fields.ok) return fields.failure;
+  const { message } = fields;
+
+  const expected = paymentDigest(paymentSignaturePayload(message), hmacKeyFromHex(hexKey));
+  if (!base64DigestMatches(expected, message.hmacSignature)) {
+    return paymentFailure(
+      "signature_mismatch",
+      "hmacSignature does not match the signed fields of the message and this HMAC key",
+    );
+  }
+  return { valid: true, message };
+}
+
+type Outcome<T> = ({ ok: true } & T) | { ok: false; failure: PaymentWebhookVerification & { valid: false } };
+
+function paymentFailure(reason: PaymentWebhookFailureReason, detail: string) {
+  return { valid: false as const, reason, detail };
+}
+
+function parseMessage(input: unknown): Outcome<{ value: Record<string, unknown> }> {
+  let candidate = input;
+  if (input instanceof Uint8Array) candidate = new TextDecoder().decode(input);
+  if (typeof candidate === "string") {
+    try {
+      candidate = JSON.parse(candidate);
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      return { ok: false, failure: paymentFailure("malformed_json", `the message is not valid JSON: ${why}`) };
+    }
+  }
+  if (!isPlainObject(candidate)) {
+    return {
+      ok: false,
+      failure: paymentFailure("wrong_type", `the message must be a JSON object, got ${describeType(candidate)}`),
+    };
+  }
+  return { ok: true, value: candidate };
+}
+
+function readSignedFields(raw: Record<string, unknown>): Outcome<{ message: PaymentWebhookMessage }> {
+  const fail = (reason: PaymentWebhookFailureReason, detail: string) =>
+    ({ ok: false, failure: paymentFailure(reason, detail) }) as const;
+  // Property reads can run caller code (getters, proxies); keep the never-throws promise anyway.
+  try {
+    const signed: Partial<Record<SignedPaymentField, string | null>> = {};
+    for (const field of SIGNED_PAYMENT_FIELDS) {
+      const value = raw[field];
+      if (value === undefined || value === null) {
+        // Senders that drop null properties are common; absent and null sign identically.
+        if (!NULLABLE_SIGNED_FIELDS.has(field)) return fail("missing_field", `${field} is required`);
+        signed[field] = null;
+      } else if (typeof value === "string") {
+        signed[field] = value;
+      } else {
+        return fail("wrong_type", `${field} must be a string, got ${describeType(value)}`);
+      }
+    }
+
+    const signature = raw.hmacSignature;
+    if (signature === undefined || signature === null || signature === "") {
+      return fail("missing_signature", "the message has no hmacSignature");
+    }
+    if (typeof signature !== "string") {
+      return fail("wrong_type", `hmacSignature must be a string, got ${describeType(signature)}`);
+    }
+
+    const additionalData = raw.additionalData;
+    if (additionalData !== undefined && additionalData !== null && !isPlainObject(additionalData)) {
+      return fail("wrong_type", `additionalData must be an object, got ${describeType(additionalData)}`);
+    }
+
+    const message = { ...raw, ...signed, hmacSignature: signature } as PaymentWebhookMessage;
+    return { ok: true, message };
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    return fail("wrong_type", `the message could not be read: ${why}`);
+  }
+}
+
+/**
+ * Constant-time check of a Base64 signature against the expected digest. Node's Base64 decoder
+ * skips characters outside the alphabet, so the received text must also be the canonical
+ * encoding: exactly one string is accepted per digest. Lengths are compared first because
+ * timingSafeEqual throws on unequal lengths; the length of a digest is no secret.
+ */
+function base64DigestMatches(expected: Buffer, receivedBase64: string): boolean {
+  const received = Buffer.from(receivedBase64, "base64");
+  if (received.length !== expected.length || received.toString("base64") !== receivedBase64) return false;
+  return timingSafeEqual(received, expected);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Standard Webhooks (https://www.standardwebhooks.com): `v1,<base64 HMAC-SHA256>` over
+// `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the same bytes as the §5.1 signature.
+
+export interface StandardWebhookContent {
+  /** The `webhook-id`: stable across retries of one message, so receivers can de-duplicate. */
+  id: string;
+  /** Unix time in seconds. */
+  timestamp: number;
+  /** The exact request body that is sent. */
+  body: string | Uint8Array;
+}
+
+// A type alias rather than an interface so it can be passed where any header record is expected.
+export type StandardWebhookHeaders = {
+  "webhook-id": string;
+  "webhook-timestamp": string;
+  "webhook-signature": string;
+};
+
+/**
+ * The `webhook-signature` value for one message: `v1,<base64>`.
+ * @throws TypeError for a key that is not hex, or a timestamp that is not whole seconds.
+ */
+export function signStandardWebhook(content: StandardWebhookContent, hexKey: string): string {
+  const { id, timestamp, body } = content;
+  if (!Number.isSafeInteger(timestamp) || timestamp < 0) {
+    throw new TypeError(`timestamp must be a whole number of seconds since the epoch, got ${String(timestamp)}`);
+  }
+  return `v1,${standardDigest(id, String(timestamp), body, hmacKeyFromHex(hexKey)).toString("base64")}`;
+}
+
+/** The three Standard Webhooks headers for a message; what the server puts on every delivery. */
+export function standardWebhookHeaders(
+  id: string,
+  timestamp: number,
+  body: string | Uint8Array,
+  hexKey: string,
+): StandardWebhookHeaders {
+  return {
+    "webhook-id": id,
+    "webhook-timestamp": String(timestamp),
+    "webhook-signature": signStandardWebhook({ id, timestamp, body }, hexKey),
+  };
+}
+
+function standardDigest(id: string, timestamp: string, body: string | Uint8Array, key: Buffer): Buffer {
+  // Bytes are hashed as received: decoding a Buffer body to text first could alter invalid UTF-8.
+  const hmac = createHmac("sha256", key).update(`${id}.${timestamp}.`, "utf8");
+  if (typeof body === "string") hmac.update(body, "utf8");
+  else hmac.update(body);
+  return hmac.digest();
+}
+
+/** Request headers as Node (`req.headers`), Express, Fastify or fetch (`Headers`) expose them. */
+export type WebhookRequestHeaders =
+  | { get(name: string): string | null | undefined }
+  | Readonly<Record<string, string | readonly string[] | undefined | null>>;
+
+export interface VerifyStandardWebhookOptions {
+  /** How far the timestamp may be from now, either way. Default 300 s, as Standard Webhooks advises. */
+  toleranceSeconds?: number;
+  /** The current time; for tests. */
+  now?: Date;
+}
+
+export type StandardWebhookFailureReason =
+  | "missing_header"
+  | "invalid_timestamp"
+  | "timestamp_too_old"
+  | "timestamp_too_new"
+  | "bad_signature"
+  | "bad_key"
+  | "wrong_type";
+
+export type StandardWebhookVerification =
+  | { valid: true; webhookId: string; timestamp: number }
+  | { valid: false; reason: StandardWebhookFailureReason; detail: string };
+
+/**
+ * Verifies the Standard Webhooks headers of a delivery against its raw body. The signature
+ * header may list several space-separated `v1,<sig>` entries (e.g. during a key rotation);
+ * one match is enough. Never throws for anything in the request.
+ * @throws RangeError only for an invalid `toleranceSeconds` or `now` (a programming error).
+ */
+export function verifyStandardWebhook(
+  headers: WebhookRequestHeaders,
+  body: string | Uint8Array,
+  hexKey: string,
+  options: VerifyStandardWebhookOptions = {},
+): StandardWebhookVerification {
+  const toleranceSeconds = options.toleranceSeconds ?? 300;
+  if (!Number.isFinite(toleranceSeconds) || toleranceSeconds < 0) {
+    throw new RangeError(`toleranceSeconds must be a finite number >= 0, got ${String(toleranceSeconds)}`);
+  }
+  const nowMs = (options.now ?? new Date()).getTime();
+  if (!Number.isFinite(nowMs)) throw new RangeError("now must be a valid Date");
+  const fail = (reason: StandardWebhookFailureReason, detail: string) => ({ valid: false as const, reason, detail });
+
+  const keyProblem = describeHexKeyProblem(hexKey);
+  if (keyProblem !== undefined) return fail("bad_key", keyProblem);
+  if (typeof body !== "string" && !(body instanceof Uint8Array)) {
+    return fail("wrong_type", `body must be the raw request body (string or Buffer), got ${describeType(body)}`);
+  }
+
+  let id: string | undefined;
+  let timestampText: string | undefined;
+  let signatureHeader: string | undefined;
+  try {
+    id = readHeader(headers, "webhook-id");
+    timestampText = readHeader(headers, "webhook-timestamp");
+    signatureHeader = readHeader(headers, "webhook-signature");
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    return fail("wrong_type", `the headers could not be read: ${why}`);
+  }
+  for (const [name, value] of [
+    ["webhook-id", id],
+    ["webhook-timestamp", timestampText],
+    ["webhook-signature", signatureHeader],
+  ] as const) {
+    if (value === undefined || value.trim() === "") return fail("missing_header", `the ${name} header is missing`);
+  }
+  // The loop above proved these are defined; TypeScript cannot follow it through the tuple.
+  const webhookId = id as string;
+  const timestampHeader = (timestampText as string).trim();
+
+  if (!/^\d{1,15}$/.test(timestampHeader)) {
+    return fail("invalid_timestamp", "webhook-timestamp must be whole seconds since the epoch");
+  }
+  const timestamp = Number(timestampHeader);
+  const ageSeconds = nowMs / 1000 - timestamp;
+  if (ageSeconds > toleranceSeconds) {
+    return fail("timestamp_too_old", `webhook-timestamp is ${Math.floor(ageSeconds)} s old; at most ${toleranceSeconds} s is accepted`);
+  }
+  if (-ageSeconds > toleranceSeconds) {
+    return fail("timestamp_too_new", `webhook-timestamp is ${Math.ceil(-ageSeconds)} s in the future; at most ${toleranceSeconds} s is accepted`);
+  }
+
+  const expected = standardDigest(webhookId, timestampHeader, body, hmacKeyFromHex(hexKey));
+  const candidates = (signatureHeader as string)
+    .split(/\s+/)
+    // A repeated header reaches Node joined with ", "; Base64 has no commas, so one trailing
+    // comma can only be that separator.
+    .map((entry) => entry.replace(/,$/, ""))
+    .filter((entry) => entry.startsWith("v1,"))
+    .map((entry) => entry.slice("v1,".length));
+  if (candidates.length === 0) return fail("bad_signature", "webhook-signature has no v1 signature");
+  // Every candidate is checked, so the time taken does not tell which one matched.
+  let matched = false;
+  for (const candidate of candidates) matched = base64DigestMatches(expected, candidate) || matched;
+  if (!matched) return fail("bad_signature", "no v1 signature in webhook-signature matches the body and this HMAC key");
+  return { valid: true, webhookId, timestamp };
+}
+
+function readHeader(headers: WebhookRequestHeaders, name: string): string | undefined {
+  if (typeof headers !== "object" || headers === null) return undefined;
+  if (typeof headers.get === "function") {
+    return (headers as { get(name: string): string | null | undefined }).get(name) ?? undefined;
+  }
+  const record = headers as Readonly<Record<string, unknown>>;
+  for (const key of Object.keys(record)) {
+    if (key.toLowerCase() !== name) continue;
+    const value = record[key];
+    if (typeof value === "string") return value;
+    // Some servers keep a repeated header as an array; signature entries are space-separated.
+    if (Array.isArray(value) && value.every((part) => typeof part === "string")) return value.join(" ");
+    return undefined;
+  }
+  return undefined;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
+}
+
+function describeType(value: unknown): string {
+  if (value === null || value === undefined) return String(value);
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
+}
