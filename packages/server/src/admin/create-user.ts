@@ -1,0 +1,26 @@
+import type { FastifyInstance } from "fastify";
+import { createPortalUser } from "../db/merchants-repository.ts";
+import { AppError } from "../domain/errors.ts";
+import { checkShopperValue } from "../domain/links/shopper-fields.ts";
+import { hashPassword } from "../security/passwords.ts";
+import { requireMerchant, type AdminDeps } from "./index.ts";
+import { CreateUserBody, MerchantParams } from "./schemas.ts";
+
+export function registerCreateUser(app: FastifyInstance, deps: AdminDeps) {
+  app.post(
+    "/merchants/:merchantId/users",
+    { schema: { tags: ["Admin"], summary: "Create a portal user", params: MerchantParams, body: CreateUserBody } },
+    async (request) => {
+      const { merchantId } = request.params as { merchantId: string };
+      const { email, password } = request.body as { email: string; password: string };
+      if (checkShopperValue("EmailAddress", email) !== null) throw new AppError("2008", `email ${JSON.stringify(email)} is not an e-mail address.`);
+      await requireMerchant(deps.db, merchantId);
+      try {
+        return await createPortalUser(deps.db, merchantId, email.trim(), await hashPassword(password));
+      } catch (error) {
+        if ((error as { code?: string }).code === "23505") throw new AppError("3003", `A portal user with e-mail ${JSON.stringify(email)} already exists.`);
+        throw error;
+      }
+    },
+  );
+}

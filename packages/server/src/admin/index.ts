@@ -1,0 +1,32 @@
+// /admin/v1 (SPEC §5): how an operator provisions merchants. Enabled only with PAYLINK_ADMIN_TOKEN.
+import type { FastifyInstance } from "fastify";
+import type { Database } from "../db/connect.ts";
+import { merchantExists } from "../db/merchants-repository.ts";
+import { AppError } from "../domain/errors.ts";
+import { adminTokenAuth } from "./auth.ts";
+import { registerCreateApiKey } from "./create-api-key.ts";
+import { registerCreateMerchant } from "./create-merchant.ts";
+import { registerCreateTerminal } from "./create-terminal.ts";
+import { registerCreateTheme } from "./create-theme.ts";
+import { registerCreateUser } from "./create-user.ts";
+
+export interface AdminDeps {
+  db: Database;
+  adminToken: string;
+}
+
+export async function adminRoutes(app: FastifyInstance, deps: AdminDeps) {
+  app.addHook("onRequest", adminTokenAuth(deps.adminToken));
+  registerCreateMerchant(app, deps);
+  registerCreateTerminal(app, deps);
+  registerCreateApiKey(app, deps);
+  registerCreateUser(app, deps);
+  registerCreateTheme(app, deps);
+}
+
+/** 404 (2014) for a merchant id that does not exist. */
+export async function requireMerchant(db: Database, merchantId: string): Promise<void> {
+  if (!(await merchantExists(db, merchantId))) throw new AppError("2014", `No merchant with id ${JSON.stringify(merchantId)}.`);
+}
+
+export const adminTags = ["Admin"];

@@ -1,0 +1,26 @@
+// /api/v1: the merchant-facing payment-link API. Every route here is authenticated by API key
+// and protected by Idempotency-Key handling on POST.
+import type { FastifyInstance } from "fastify";
+import { apiKeyAuth } from "../http/auth.ts";
+import { idempotency } from "../http/idempotency.ts";
+import type { ApiDeps } from "./deps.ts";
+import { registerCreateLink } from "./links-create.ts";
+import { registerDisableLink } from "./links-disable.ts";
+import { registerGetLink } from "./links-get.ts";
+import { registerListLinks } from "./links-list.ts";
+import { registerUpdateLink } from "./links-update.ts";
+
+export async function apiRoutes(app: FastifyInstance, deps: ApiDeps) {
+  const { checkIdempotencyKey, storeResponse } = idempotency(deps.db);
+  app.addHook("onRequest", apiKeyAuth(deps.db));
+  app.addHook("preHandler", async (request, reply) => {
+    if (request.method === "POST") return checkIdempotencyKey(request, reply);
+  });
+  app.addHook("onSend", storeResponse);
+
+  registerCreateLink(app, deps);
+  registerGetLink(app, deps);
+  registerUpdateLink(app, deps);
+  registerListLinks(app, deps);
+  registerDisableLink(app, deps);
+}

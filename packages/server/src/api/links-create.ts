@@ -1,0 +1,33 @@
+// POST /api/v1/paymentlinks/create (seed §4.3, SPEC §2.2)
+import type { FastifyInstance } from "fastify";
+import { insertLink } from "../db/links-repository.ts";
+import { termsFromCreateRequest, type CreateLinkRequest } from "../domain/links/create.ts";
+import { newLinkReference } from "../ids.ts";
+import { envelope } from "../http/envelope.ts";
+import { checkTerminalAndCurrency, checkTheme } from "./check-references.ts";
+import { linkUrl, type ApiDeps } from "./deps.ts";
+import { CreateLinkBody, CreateLinkResponse, ERROR_RESPONSES } from "./schemas.ts";
+
+export function registerCreateLink(app: FastifyInstance, deps: ApiDeps) {
+  app.post(
+    "/paymentlinks/create",
+    {
+      schema: {
+        operationId: "createPaymentLink",
+        summary: "Create a payment link",
+        tags: ["Payment links"],
+        body: CreateLinkBody,
+        response: { 200: CreateLinkResponse, ...ERROR_RESPONSES },
+      },
+    },
+    async (request) => {
+      const terms = termsFromCreateRequest(request.body as CreateLinkRequest, deps.now());
+      await checkTerminalAndCurrency(deps.db, request.merchantId, terms);
+      await checkTheme(deps.db, request.merchantId, terms.themeKey);
+      const reference = newLinkReference();
+      await insertLink(deps.db, reference, request.merchantId, terms);
+      request.log.info({ paymentLinkReference: reference }, "payment link created");
+      return { paymentLinkReference: reference, url: linkUrl(deps.publicBaseUrl, reference), ...envelope(request) };
+    },
+  );
+}

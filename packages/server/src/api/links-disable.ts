@@ -1,0 +1,28 @@
+// POST /api/v1/paymentlinks/disable (SPEC §2.6): idempotent; submissions and tokens are kept.
+import type { FastifyInstance } from "fastify";
+import { disableLink } from "../db/links-repository.ts";
+import { envelope } from "../http/envelope.ts";
+import type { ApiDeps } from "./deps.ts";
+import { notFound } from "./links-get.ts";
+import { DisableLinkBody, ERROR_RESPONSES, EnvelopeResponse } from "./schemas.ts";
+
+export function registerDisableLink(app: FastifyInstance, deps: ApiDeps) {
+  app.post(
+    "/paymentlinks/disable",
+    {
+      schema: {
+        operationId: "disablePaymentLink",
+        summary: "Disable a payment link at once",
+        tags: ["Payment links"],
+        body: DisableLinkBody,
+        response: { 200: EnvelopeResponse, ...ERROR_RESPONSES },
+      },
+    },
+    async (request) => {
+      const { paymentLinkReference } = request.body as { paymentLinkReference: string };
+      if (!(await disableLink(deps.db, request.merchantId, paymentLinkReference))) throw notFound(paymentLinkReference);
+      request.log.info({ paymentLinkReference }, "payment link disabled");
+      return envelope(request);
+    },
+  );
+}

@@ -1,0 +1,34 @@
+// GET /api/v1/paymentlinks/{reference} (seed §4.2)
+import type { FastifyInstance } from "fastify";
+import { findLink, listSubmissions } from "../db/links-repository.ts";
+import { AppError } from "../domain/errors.ts";
+import { envelope } from "../http/envelope.ts";
+import type { ApiDeps } from "./deps.ts";
+import { presentLink } from "./present-link.ts";
+import { ERROR_RESPONSES, GetLinkResponse, ReferenceParams } from "./schemas.ts";
+
+export function registerGetLink(app: FastifyInstance, deps: ApiDeps) {
+  app.get(
+    "/paymentlinks/:reference",
+    {
+      schema: {
+        operationId: "getPaymentLink",
+        summary: "Read a payment link with its counters and submissions",
+        tags: ["Payment links"],
+        params: ReferenceParams,
+        response: { 200: GetLinkResponse, ...ERROR_RESPONSES },
+      },
+    },
+    async (request) => {
+      const { reference } = request.params as { reference: string };
+      const link = await findLink(deps.db, request.merchantId, reference);
+      if (!link) throw notFound(reference);
+      const submissions = await listSubmissions(deps.db, reference);
+      return { paymentLink: presentLink(link, submissions, deps.publicBaseUrl, deps.now()), ...envelope(request) };
+    },
+  );
+}
+
+export function notFound(reference: string): AppError {
+  return new AppError("2014", `No payment link with paymentLinkReference ${JSON.stringify(reference)} was found.`);
+}

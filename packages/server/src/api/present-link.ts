@@ -1,0 +1,59 @@
+// Domain values → the wire shape of seed §2.1. Nothing else builds link JSON.
+import type { PaymentLinkRecord, SubmissionRecord } from "../db/links-repository.ts";
+import { deriveStatus } from "../domain/links/status.ts";
+import { linkUrl } from "./deps.ts";
+
+export function presentLink(link: PaymentLinkRecord, submissions: SubmissionRecord[], publicBaseUrl: string, now: Date) {
+  const { terms } = link;
+  return {
+    terminalIdentifier: terms.terminalIdentifier,
+    paymentLinkReference: link.reference,
+    themeKey: terms.themeKey,
+    description: terms.description,
+    amount: terms.amount,
+    currency: terms.currency,
+    returnUrl: terms.returnUrl,
+    status: statusOf(link, now),
+    culture: terms.culture,
+    type: terms.type,
+    url: linkUrl(publicBaseUrl, link.reference),
+    createdAt: link.createdAt.toISOString(),
+    validUntil: terms.validUntil?.toISOString() ?? null,
+    recurringProcessingModel: terms.recurringProcessingModel,
+    visitCount: link.visitCount,
+    salesCount: link.salesCount,
+    maxSalesCount: terms.maxSalesCount,
+    items: terms.items,
+    shopperInfo: terms.shopperInfo,
+    submissions: submissions.map((s) => ({
+      checkoutReference: s.checkoutReference,
+      answers: s.answers,
+      completed: s.completed,
+      amount: s.amount,
+      currency: s.currency,
+      token: s.token,
+      createdAt: s.createdAt.toISOString(),
+    })),
+  };
+}
+
+export function presentLinkSummary(link: PaymentLinkRecord, publicBaseUrl: string, now: Date) {
+  return {
+    paymentLinkReference: link.reference,
+    description: link.terms.description,
+    amount: link.terms.amount,
+    currency: link.terms.currency,
+    type: link.terms.type,
+    status: statusOf(link, now),
+    url: linkUrl(publicBaseUrl, link.reference),
+    createdAt: link.createdAt.toISOString(),
+    validUntil: link.terms.validUntil?.toISOString() ?? null,
+    visitCount: link.visitCount,
+    salesCount: link.salesCount,
+    maxSalesCount: link.terms.maxSalesCount,
+  };
+}
+
+export function statusOf(link: PaymentLinkRecord, now: Date) {
+  return deriveStatus({ ...link.terms, disabled: link.disabled, salesCount: link.salesCount }, now);
+}

@@ -1,0 +1,97 @@
+// Configuration comes only from environment variables (SPEC §5). It is parsed once at start and
+// every bad variable is reported at once, so an operator fixes them in one go.
+import { resolve } from "node:path";
+
+export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+
+export interface Config {
+  port: number;
+  host: string;
+  publicBaseUrl: string;
+  /** postgres:// URL; undefined means the embedded database in `dataDir`. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  adminToken: string | undefined;
+  webhookAllowPrivate: boolean;
+  logLevel: LogLevel;
+  /** Run the webhook delivery worker inside the server process (always on for the embedded database). */
+  runWebhookWorker: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+const LOG_LEVELS: LogLevel[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+
+  const portText = env.PORT ?? "3000";
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port > 65535) {
+    problems.push(`PORT must be a whole number from 0 to 65535, got "${portText}"`);
+  }
+
+  const host = env.HOST ?? "0.0.0.0";
+
+  const publicBaseUrl = (env.PUBLIC_BASE_URL ?? `http://localhost:${portText}`).replace(/\/+$/, "");
+  if (!isHttpUrl(publicBaseUrl)) {
+    problems.push(`PUBLIC_BASE_URL must be an absolute http(s) URL, got "${env.PUBLIC_BASE_URL}"`);
+  }
+
+  const databaseUrl = env.DATABASE_URL?.trim() || undefined;
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push(`DATABASE_URL must start with postgres:// or postgresql:// (unset it to use the embedded database)`);
+  }
+
+  const adminToken = env.PAYLINK_ADMIN_TOKEN?.trim() || undefined;
+  if (adminToken !== undefined && adminToken.length < 16) {
+    problems.push(`PAYLINK_ADMIN_TOKEN must be at least 16 characters long`);
+  }
+
+  const webhookAllowPrivate = parseBoolean("PAYLINK_WEBHOOK_ALLOW_PRIVATE", env.PAYLINK_WEBHOOK_ALLOW_PRIVATE, false, problems);
+  const runWebhookWorker = parseBoolean("PAYLINK_WEBHOOK_WORKER", env.PAYLINK_WEBHOOK_WORKER, true, problems);
+  if (!runWebhookWorker && databaseUrl === undefined) {
+    problems.push(`PAYLINK_WEBHOOK_WORKER=false needs DATABASE_URL: on the embedded database only the server process can deliver webhooks`);
+  }
+
+  const logLevel = (env.LOG_LEVEL ?? "info") as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${env.LOG_LEVEL}"`);
+  }
+
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  return {
+    port,
+    host,
+    publicBaseUrl,
+    databaseUrl,
+    dataDir: resolve(env.PAYLINK_DATA_DIR ?? "./data"),
+    adminToken,
+    webhookAllowPrivate,
+    logLevel,
+    runWebhookWorker,
+  };
+}
+
+function parseBoolean(name: string, value: string | undefined, fallback: boolean, problems: string[]): boolean {
+  if (value === undefined || value === "") return fallback;
+  if (/^(true|1|yes)$/i.test(value)) return true;
+  if (/^(false|0|no)$/i.test(value)) return false;
+  problems.push(`${name} must be true or false, got "${value}"`);
+  return fallback;
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,76 @@
+// Opens the database Paylink runs on: PostgreSQL when a URL is given, otherwise the embedded
+// PostgreSQL (PGlite) in a data directory. Both get the same migrations and the same queries.
+import { PGlite } from "@electric-sql/pglite";
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
+import { lockDataDir, type DataDirLock } from "./data-dir-lock.ts";
+import { migrate } from "./migrate.ts";
+import type { DB } from "./schema.ts";
+import { SerializedPGliteDialect } from "./serialized-pglite-dialect.ts";
+
+export type Database = Kysely<DB>;
+
+export interface DatabaseHandle {
+  db: Database;
+  kind: "postgres" | "pglite";
+  close(): Promise<void>;
+}
+
+export type DatabaseTarget =
+  | { kind: "postgres"; url: string; poolSize?: number }
+  | { kind: "pglite"; dataDir: string }
+  | { kind: "pglite-memory" };
+
+const INT8_OID = 20;
+/** bigint columns hold minor units and counters far below 2^53: plain numbers are exact. */
+const parseInt8 = (value: string) => Number(value);
+
+export async function openDatabase(target: DatabaseTarget, options: { migrate?: boolean } = {}): Promise<DatabaseHandle> {
+  const handle = target.kind === "postgres" ? openPostgres(target.url, target.poolSize) : await openPGlite(target);
+  if (options.migrate !== false) {
+    try {
+      await migrate(handle.db);
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+  }
+  return handle;
+}
+
+function openPostgres(url: string, poolSize = 10): DatabaseHandle {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    types: { getTypeParser: (oid: number, format?: any) => (oid === INT8_OID ? parseInt8 : pg.types.getTypeParser(oid, format)) } as any,
+  });
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on("error", () => {});
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return { db, kind: "postgres", close: () => db.destroy() };
+}
+
+async function openPGlite(target: { kind: "pglite"; dataDir: string } | { kind: "pglite-memory" }): Promise<DatabaseHandle> {
+  let lock: DataDirLock | undefined;
+  if (target.kind === "pglite") lock = lockDataDir(target.dataDir);
+  try {
+    const pglite = await PGlite.create(target.kind === "pglite" ? target.dataDir : "memory://", {
+      parsers: { [INT8_OID]: parseInt8 },
+    });
+    const db = new Kysely<DB>({ dialect: new SerializedPGliteDialect({ pglite }) });
+    return {
+      db,
+      kind: "pglite",
+      close: async () => {
+        try {
+          await db.destroy();
+        } finally {
+          lock?.release();
+        }
+      },
+    };
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
+}

@@ -1,0 +1,197 @@
+// Payment links and their submissions. Rows are turned into domain values here and nowhere else.
+import { sql, type ExpressionBuilder, type Selectable, type Transaction } from "kysely";
+import type { Item, LinkStatus, LinkTerms, LinkType, ShopperInfo, Culture, RecurringProcessingModel } from "../domain/links/types.ts";
+import type { Database } from "./connect.ts";
+import type { DB, PaymentLinksTable } from "./schema.ts";
+
+export interface PaymentLinkRecord {
+  reference: string;
+  merchantId: string;
+  terms: LinkTerms;
+  salesCount: number;
+  visitCount: number;
+  disabled: boolean;
+  createdAt: Date;
+}
+
+export interface SubmissionRecord {
+  checkoutReference: string;
+  answers: Array<{ field: string; value: string }>;
+  completed: boolean;
+  amount: number;
+  currency: string;
+  token: string | null;
+  state: string;
+  reason: string | null;
+  cardMasked: string | null;
+  createdAt: Date;
+}
+
+type Queryable = Database | Transaction<DB>;
+
+function toRecord(row: Selectable<PaymentLinksTable>): PaymentLinkRecord {
+  return {
+    reference: row.reference,
+    merchantId: row.merchant_id,
+    salesCount: row.sales_count,
+    visitCount: row.visit_count,
+    disabled: row.disabled,
+    createdAt: row.created_at,
+    terms: {
+      type: row.type as LinkType,
+      terminalIdentifier: row.terminal_identifier,
+      amount: row.amount,
+      currency: row.currency,
+      items: (row.items as Item[]).map(normalizeItem),
+      shopperInfo: (row.shopper_info as ShopperInfo[]).map((s) => ({ field: s.field, requirementType: s.requirementType, prefilledValue: s.prefilledValue ?? null })),
+      recurringProcessingModel: row.recurring_processing_model as RecurringProcessingModel | null,
+      culture: row.culture as Culture,
+      themeKey: row.theme_key,
+      description: row.description,
+      returnUrl: row.return_url,
+      validUntil: row.valid_until,
+      maxSalesCount: row.max_sales_count,
+    },
+  };
+}
+
+/** jsonb does not keep key order; the wire shows the seed's order. */
+function normalizeItem(item: Item): Item {
+  return { name: item.name, quantity: item.quantity, unitPrice: item.unitPrice, amountWithoutDiscount: item.amountWithoutDiscount, amount: item.amount };
+}
+
+function termColumns(terms: LinkTerms) {
+  return {
+    amount: terms.amount,
+    currency: terms.currency,
+    items: JSON.stringify(terms.items),
+    shopper_info: JSON.stringify(terms.shopperInfo),
+    recurring_processing_model: terms.recurringProcessingModel,
+    culture: terms.culture,
+    theme_key: terms.themeKey,
+    description: terms.description,
+    return_url: terms.returnUrl,
+    valid_until: terms.validUntil,
+    max_sales_count: terms.maxSalesCount,
+  };
+}
+
+export async function insertLink(db: Queryable, reference: string, merchantId: string, terms: LinkTerms): Promise<void> {
+  await db
+    .insertInto("payment_links")
+    .values({ reference, merchant_id: merchantId, terminal_identifier: terms.terminalIdentifier, type: terms.type, ...termColumns(terms) })
+    .execute();
+}
+
+/** A merchant's link; another merchant's link is reported as missing. */
+export async function findLink(db: Queryable, merchantId: string, reference: string): Promise<PaymentLinkRecord | undefined> {
+  const row = await db.selectFrom("payment_links").selectAll().where("reference", "=", reference).where("merchant_id", "=", merchantId).executeTakeFirst();
+  return row && toRecord(row);
+}
+
+/** The same, for the public checkout page, which knows no merchant. */
+export async function findLinkByReference(db: Queryable, reference: string): Promise<PaymentLinkRecord | undefined> {
+  const row = await db.selectFrom("payment_links").selectAll().where("reference", "=", reference).executeTakeFirst();
+  return row && toRecord(row);
+}
+
+/** Locks the row until the transaction ends, so a sale cannot slip between a check and a write. */
+export async function findLinkForUpdate(trx: Transaction<DB>, merchantId: string, reference: string): Promise<PaymentLinkRecord | undefined> {
+  const row = await trx
+    .selectFrom("payment_links")
+    .selectAll()
+    .where("reference", "=", reference)
+    .where("merchant_id", "=", merchantId)
+    .forUpdate()
+    .executeTakeFirst();
+  return row && toRecord(row);
+}
+
+export async function saveLinkChange(trx: Transaction<DB>, reference: string, terms: LinkTerms, disabled: boolean): Promise<void> {
+  await trx
+    .updateTable("payment_links")
+    .set({ ...termColumns(terms), disabled, updated_at: new Date() })
+    .where("reference", "=", reference)
+    .execute();
+}
+
+/** Returns false when the link does not exist for this merchant. Disabling twice is fine. */
+export async function disableLink(db: Queryable, merchantId: string, reference: string): Promise<boolean> {
+  const result = await db
+    .updateTable("payment_links")
+    .set({ disabled: true, updated_at: new Date() })
+    .where("reference", "=", reference)
+    .where("merchant_id", "=", merchantId)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export async function listSubmissions(db: Queryable, reference: string): Promise<SubmissionRecord[]> {
+  const rows = await db.selectFrom("submissions").selectAll().where("link_reference", "=", reference).orderBy("created_at").orderBy("id").execute();
+  return rows.map((row) => ({
+    checkoutReference: row.id,
+    answers: row.answers as Array<{ field: string; value: string }>,
+    completed: row.completed,
+    amount: row.amount,
+    currency: row.currency,
+    token: row.token,
+    state: row.state,
+    reason: row.reason,
+    cardMasked: row.card_masked,
+    createdAt: row.created_at,
+  }));
+}
+
+export interface LinkListFilter {
+  status?: LinkStatus;
+  type?: LinkType;
+  createdFrom?: Date;
+  createdTo?: Date;
+  search?: string;
+}
+
+/** The status derivation of domain/links/status.ts, as SQL, so lists can filter on it. */
+function statusCondition(eb: ExpressionBuilder<DB, "payment_links">, status: LinkStatus, now: Date) {
+  const completed = eb.and([eb("type", "=", "TokenizeByLink"), eb("sales_count", ">=", 1)]);
+  const used = eb.and([eb("type", "=", "PayByLink"), eb("max_sales_count", "is not", null), eb("sales_count", ">=", eb.ref("max_sales_count"))]);
+  const expired = eb.and([eb("valid_until", "is not", null), eb("valid_until", "<=", now)]);
+  const enabled = eb("disabled", "=", false);
+  switch (status) {
+    case "Disabled":
+      return eb("disabled", "=", true);
+    case "Completed":
+      return eb.and([enabled, completed]);
+    case "Used":
+      return eb.and([enabled, used]);
+    case "Expired":
+      return eb.and([enabled, eb.not(completed), eb.not(used), expired]);
+    case "Active":
+      return eb.and([enabled, eb.not(completed), eb.not(used), eb.not(expired)]);
+  }
+}
+
+export async function listLinks(
+  db: Queryable,
+  merchantId: string,
+  filter: LinkListFilter,
+  page: { offset: number; limit: number },
+  now: Date,
+): Promise<{ links: PaymentLinkRecord[]; totalCount: number }> {
+  let query = db.selectFrom("payment_links").where("merchant_id", "=", merchantId);
+  if (filter.status) {
+    const status = filter.status;
+    query = query.where((eb) => statusCondition(eb, status, now));
+  }
+  if (filter.type) query = query.where("type", "=", filter.type);
+  if (filter.createdFrom) query = query.where("created_at", ">=", filter.createdFrom);
+  if (filter.createdTo) query = query.where("created_at", "<=", filter.createdTo);
+  if (filter.search) {
+    const pattern = `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    query = query.where((eb) => eb.or([eb("reference", "ilike", pattern), eb("description", "ilike", pattern)]));
+  }
+  const [rows, count] = await Promise.all([
+    query.selectAll().orderBy("created_at", "desc").orderBy("reference", "desc").offset(page.offset).limit(page.limit).execute(),
+    query.select(sql<number>`count(*)`.as("count")).executeTakeFirstOrThrow(),
+  ]);
+  return { links: rows.map(toRecord), totalCount: Number(count.count) };
+}

@@ -1,0 +1,112 @@
+// Merchants and what hangs off them: terminals, API keys, themes, portal users.
+import { hashApiKey, newApiKey, newApiKeyId, newMerchantId, newTerminalIdentifier, newThemeKey, newUserId } from "../ids.ts";
+import type { Database } from "./connect.ts";
+
+export interface Terminal {
+  terminalIdentifier: string;
+  merchantId: string;
+  name: string;
+  /** null: any currency. */
+  currencies: string[] | null;
+}
+
+export interface Theme {
+  themeKey: string;
+  merchantId: string;
+  name: string;
+  primaryColor: string | null;
+  logoUrl: string | null;
+}
+
+export async function createMerchant(db: Database, name: string): Promise<{ merchantId: string; name: string }> {
+  const merchantId = newMerchantId();
+  await db.insertInto("merchants").values({ id: merchantId, name }).execute();
+  return { merchantId, name };
+}
+
+export async function merchantExists(db: Database, merchantId: string): Promise<boolean> {
+  const row = await db.selectFrom("merchants").select("id").where("id", "=", merchantId).executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function createTerminal(db: Database, merchantId: string, name: string, currencies: string[] | null): Promise<Terminal> {
+  const terminalIdentifier = newTerminalIdentifier();
+  await db.insertInto("terminals").values({ terminal_identifier: terminalIdentifier, merchant_id: merchantId, name, currencies }).execute();
+  return { terminalIdentifier, merchantId, name, currencies };
+}
+
+export async function findTerminal(db: Database, merchantId: string, terminalIdentifier: string): Promise<Terminal | undefined> {
+  const row = await db
+    .selectFrom("terminals")
+    .selectAll()
+    .where("terminal_identifier", "=", terminalIdentifier)
+    .where("merchant_id", "=", merchantId)
+    .executeTakeFirst();
+  return row && { terminalIdentifier: row.terminal_identifier, merchantId: row.merchant_id, name: row.name, currencies: row.currencies };
+}
+
+export async function listTerminals(db: Database, merchantId: string): Promise<Terminal[]> {
+  const rows = await db.selectFrom("terminals").selectAll().where("merchant_id", "=", merchantId).orderBy("created_at").execute();
+  return rows.map((row) => ({ terminalIdentifier: row.terminal_identifier, merchantId: row.merchant_id, name: row.name, currencies: row.currencies }));
+}
+
+/** Creates a key and returns it in clear — the only time it exists outside the caller. */
+export async function createApiKey(db: Database, merchantId: string, name: string): Promise<{ keyId: string; apiKey: string }> {
+  const keyId = newApiKeyId();
+  const apiKey = newApiKey();
+  await db
+    .insertInto("api_keys")
+    .values({ id: keyId, merchant_id: merchantId, name, key_hash: hashApiKey(apiKey), key_prefix: apiKey.slice(0, 8), revoked_at: null })
+    .execute();
+  return { keyId, apiKey };
+}
+
+export async function findMerchantIdByApiKey(db: Database, apiKey: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom("api_keys")
+    .select("merchant_id")
+    .where("key_hash", "=", hashApiKey(apiKey))
+    .where("revoked_at", "is", null)
+    .executeTakeFirst();
+  return row?.merchant_id;
+}
+
+export async function revokeApiKey(db: Database, merchantId: string, keyId: string): Promise<boolean> {
+  const result = await db
+    .updateTable("api_keys")
+    .set({ revoked_at: new Date() })
+    .where("id", "=", keyId)
+    .where("merchant_id", "=", merchantId)
+    .where("revoked_at", "is", null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export async function createTheme(
+  db: Database,
+  merchantId: string,
+  theme: { name: string; primaryColor: string | null; logoUrl: string | null },
+): Promise<Theme> {
+  const themeKey = newThemeKey();
+  await db
+    .insertInto("themes")
+    .values({ theme_key: themeKey, merchant_id: merchantId, name: theme.name, primary_color: theme.primaryColor, logo_url: theme.logoUrl })
+    .execute();
+  return { themeKey, merchantId, ...theme };
+}
+
+export async function findTheme(db: Database, merchantId: string, themeKey: string): Promise<Theme | undefined> {
+  const row = await db.selectFrom("themes").selectAll().where("theme_key", "=", themeKey).where("merchant_id", "=", merchantId).executeTakeFirst();
+  return row && { themeKey: row.theme_key, merchantId: row.merchant_id, name: row.name, primaryColor: row.primary_color, logoUrl: row.logo_url };
+}
+
+export async function createPortalUser(db: Database, merchantId: string, email: string, passwordHash: string): Promise<{ userId: string }> {
+  const userId = newUserId();
+  await db.insertInto("portal_users").values({ id: userId, merchant_id: merchantId, email, password_hash: passwordHash }).execute();
+  return { userId };
+}
+
+export async function countMerchants(db: Database): Promise<number> {
+  const row = await db.selectFrom("merchants").select((eb) => eb.fn.countAll<number>().as("count")).executeTakeFirstOrThrow();
+  return Number(row.count);
+}

@@ -1,0 +1,121 @@
+// Kysely's view of the tables in migrations/. Rows stay inside db/: repositories return domain
+// values, never these shapes.
+import type { ColumnType, Generated } from "kysely";
+
+/** A timestamptz column with a database default. */
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+/** A nullable timestamptz column. */
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+type Json<T> = ColumnType<T, string, string>;
+
+export interface MerchantsTable {
+  id: string;
+  name: string;
+  created_at: Timestamp;
+}
+
+export interface TerminalsTable {
+  terminal_identifier: string;
+  merchant_id: string;
+  name: Generated<string>;
+  currencies: string[] | null;
+  created_at: Timestamp;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  merchant_id: string;
+  name: Generated<string>;
+  key_hash: string;
+  key_prefix: string;
+  created_at: Timestamp;
+  revoked_at: NullableTimestamp;
+}
+
+export interface ThemesTable {
+  theme_key: string;
+  merchant_id: string;
+  name: string;
+  primary_color: string | null;
+  logo_url: string | null;
+  created_at: Timestamp;
+}
+
+export interface PortalUsersTable {
+  id: string;
+  merchant_id: string;
+  email: string;
+  password_hash: string;
+  created_at: Timestamp;
+}
+
+export interface PaymentLinksTable {
+  reference: string;
+  merchant_id: string;
+  terminal_identifier: string;
+  type: string;
+  amount: ColumnType<number, number, number>;
+  currency: string;
+  items: Json<unknown>;
+  shopper_info: Json<unknown>;
+  recurring_processing_model: string | null;
+  culture: string;
+  theme_key: string | null;
+  description: string;
+  return_url: string | null;
+  valid_until: NullableTimestamp;
+  max_sales_count: number | null;
+  sales_count: Generated<number>;
+  visit_count: Generated<number>;
+  disabled: Generated<boolean>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface SubmissionsTable {
+  id: string;
+  link_reference: string;
+  answers: Json<unknown>;
+  amount: number;
+  currency: string;
+  state: Generated<string>;
+  completed: Generated<boolean>;
+  token: string | null;
+  payfac_reference: string | null;
+  auth_code: string | null;
+  reason: string | null;
+  card_brand: string | null;
+  card_masked: string | null;
+  card_last4: string | null;
+  card_expiry: string | null;
+  card_usage: string | null;
+  created_at: Timestamp;
+  completed_at: NullableTimestamp;
+}
+
+export interface IdempotencyKeysTable {
+  merchant_id: string;
+  key: string;
+  request_hash: string;
+  state: Generated<string>;
+  response_status: number | null;
+  response_body: string | null;
+  created_at: Timestamp;
+}
+
+export interface SchemaMigrationsTable {
+  name: string;
+  applied_at: Timestamp;
+}
+
+export interface DB {
+  merchants: MerchantsTable;
+  terminals: TerminalsTable;
+  api_keys: ApiKeysTable;
+  themes: ThemesTable;
+  portal_users: PortalUsersTable;
+  payment_links: PaymentLinksTable;
+  submissions: SubmissionsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  schema_migrations: SchemaMigrationsTable;
+}

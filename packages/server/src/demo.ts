@@ -1,0 +1,58 @@
+// First start on an empty database without an admin token: create a demo merchant so a new user
+// can try everything at once (SPEC §5). The credentials exist in clear only in this printout.
+import { randomBytes } from "node:crypto";
+import type { Database } from "./db/connect.ts";
+import { countMerchants, createApiKey, createMerchant, createPortalUser, createTerminal, createTheme } from "./db/merchants-repository.ts";
+import { hashPassword } from "./security/passwords.ts";
+
+export interface DemoCredentials {
+  merchantId: string;
+  terminalIdentifier: string;
+  apiKey: string;
+  themeKey: string;
+  portalEmail: string;
+  portalPassword: string;
+}
+
+/** Returns the new credentials, or undefined when the database already has merchants. */
+export async function bootstrapDemo(db: Database): Promise<DemoCredentials | undefined> {
+  if ((await countMerchants(db)) > 0) return undefined;
+  const { merchantId } = await createMerchant(db, "Demo merchant");
+  const terminal = await createTerminal(db, merchantId, "Demo terminal", null);
+  const { apiKey } = await createApiKey(db, merchantId, "Demo key");
+  const theme = await createTheme(db, merchantId, { name: "Demo shop", primaryColor: "#0f766e", logoUrl: null });
+  const portalEmail = "demo@paylink.test";
+  const portalPassword = randomBytes(9).toString("base64url");
+  await createPortalUser(db, merchantId, portalEmail, await hashPassword(portalPassword));
+  return { merchantId, terminalIdentifier: terminal.terminalIdentifier, apiKey, themeKey: theme.themeKey, portalEmail, portalPassword };
+}
+
+export function demoInstructions(demo: DemoCredentials, publicBaseUrl: string): string {
+  const body = JSON.stringify({
+    type: "PayByLink",
+    terminalIdentifier: demo.terminalIdentifier,
+    amount: 489000,
+    currency: "ISK",
+    items: [{ name: "Lopapeysa", quantity: 1, unitPrice: 489000, amountWithoutDiscount: 489000, amount: 489000 }],
+    culture: "en",
+    themeKey: demo.themeKey,
+  });
+  return [
+    "",
+    "  Paylink demo merchant created (shown once — keep these):",
+    `    merchant id          ${demo.merchantId}`,
+    `    terminalIdentifier   ${demo.terminalIdentifier}`,
+    `    API key              ${demo.apiKey}`,
+    `    theme key            ${demo.themeKey}`,
+    `    portal login         ${demo.portalEmail} / ${demo.portalPassword}   (${publicBaseUrl}/portal)`,
+    "",
+    "  Create a payment link:",
+    `    curl -s ${publicBaseUrl}/api/v1/paymentlinks/create \\`,
+    `      -H 'X-API-key: ${demo.apiKey}' -H 'Content-Type: application/json' \\`,
+    `      -d '${body}'`,
+    "",
+    `  Then open the returned url in a browser and pay with card 4111 1111 1111 1111 (any future expiry, CVC 123).`,
+    `  API reference: ${publicBaseUrl}/docs`,
+    "",
+  ].join("\n");
+}

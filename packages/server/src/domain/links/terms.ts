@@ -1,0 +1,117 @@
+// The business rules of a link's terms (SPEC §2.2), shared by create and update. The request
+// schema has already checked shapes, types, enumerations and lengths; these are the rules that
+// need more than one field or a table.
+import { AppError } from "../errors.ts";
+import { isKnownCurrency } from "../money/currencies.ts";
+import { checkShopperValue } from "./shopper-fields.ts";
+import type { Item, LinkType, ShopperInfo } from "./types.ts";
+
+export function describe(value: unknown): string {
+  return JSON.stringify(value) ?? String(value);
+}
+
+/** Normalises and checks a currency code: known ISO 4217 (2008). */
+export function checkCurrency(raw: string): string {
+  const currency = raw.toUpperCase();
+  if (!/^[A-Z]{3}$/.test(currency) || !isKnownCurrency(currency)) {
+    throw new AppError("2008", `currency ${describe(raw)} is not a supported ISO 4217 currency code.`);
+  }
+  return currency;
+}
+
+/** Amount rules by link type and currency, and the cart's consistency with the amount. */
+export function checkAmountAndItems(type: LinkType, amount: number, currency: string, items: Item[]): void {
+  if (type === "TokenizeByLink") {
+    if (amount !== 0) throw new AppError("2023", `amount must be 0 for a TokenizeByLink link, got ${amount}.`);
+    if (items.length > 0) throw new AppError("2013", "items cannot be used with a TokenizeByLink link; send an empty list or leave it out.");
+    return;
+  }
+  if (amount <= 0) throw new AppError("2002", `amount must be greater than 0 for a PayByLink link, got ${amount}.`);
+  if (currency === "ISK" && amount % 100 !== 0) {
+    throw new AppError("2026", `amount ${amount} is not valid for ISK: ISK amounts are in hundredths and must end in 00.`);
+  }
+  items.forEach((item, index) => {
+    if (item.amount > item.amountWithoutDiscount) {
+      throw new AppError(
+        "2025",
+        `items[${index}].amount (${item.amount}) cannot be higher than items[${index}].amountWithoutDiscount (${item.amountWithoutDiscount}).`,
+      );
+    }
+  });
+  if (items.length > 0) {
+    const sum = items.reduce((total, item) => total + item.amount, 0);
+    if (sum !== amount) {
+      throw new AppError("2007", `the item amounts add up to ${sum}, but amount is ${amount}; they must be equal.`);
+    }
+  }
+}
+
+const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/** Parses an ISO 8601 date-time (2008 when it is not one). */
+export function parseIsoDateTime(field: string, text: string): Date {
+  const time = ISO_DATE_TIME.test(text) ? Date.parse(text) : NaN;
+  if (Number.isNaN(time)) {
+    throw new AppError("2008", `${field} ${describe(text)} is not an ISO 8601 date-time such as "2030-01-31T23:59:59Z".`);
+  }
+  return new Date(time);
+}
+
+/** An expiry time: ISO 8601 (2008) and in the future (2005). */
+export function parseFutureExpiry(field: string, text: string, now: Date): Date {
+  const date = parseIsoDateTime(field, text);
+  if (date.getTime() <= now.getTime()) {
+    throw new AppError("2005", `${field} ${describe(text)} is in the past; it must be a future time.`);
+  }
+  return date;
+}
+
+/**
+ * Where the shopper is sent after paying: an absolute https URL, or http for a local
+ * development server. Anything else could leak the checkout reference or be a script URL.
+ */
+export function checkReturnUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new AppError("2008", `returnUrl ${describe(text)} is not an absolute URL.`);
+  }
+  const local = url.hostname === "localhost" || url.hostname === "127.0.0.1";
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && local)) {
+    throw new AppError("2008", `returnUrl ${describe(text)} must use https:// (http:// is allowed only for localhost).`);
+  }
+  return url.toString();
+}
+
+export function checkShopperInfo(entries: Array<{ field: ShopperInfo["field"]; requirementType: ShopperInfo["requirementType"]; prefilledValue?: string | null }>): ShopperInfo[] {
+  const seen = new Set<string>();
+  return entries.map((entry, index) => {
+    const where = `shopperInfo[${index}]`;
+    if (seen.has(entry.field)) throw new AppError("2013", `${where}.field ${describe(entry.field)} is listed more than once.`);
+    seen.add(entry.field);
+    const prefilled = entry.prefilledValue ?? null;
+    if (entry.requirementType === "Prefilled") {
+      if (prefilled === null || prefilled.trim() === "") {
+        throw new AppError("000", `${where}.prefilledValue is required when requirementType is "Prefilled".`);
+      }
+      const problem = checkShopperValue(entry.field, prefilled);
+      if (problem !== null) {
+        throw new AppError("2008", `${where}.prefilledValue ${describe(prefilled)} is not a valid ${entry.field} (${problem.replace(/_/g, " ")}).`);
+      }
+      return { field: entry.field, requirementType: entry.requirementType, prefilledValue: prefilled.trim() };
+    }
+    if (prefilled !== null) {
+      throw new AppError("2013", `${where}.prefilledValue can only be used when requirementType is "Prefilled", not ${describe(entry.requirementType)}.`);
+    }
+    return { field: entry.field, requirementType: entry.requirementType, prefilledValue: null };
+  });
+}
+
+/** Two names for one field (the seed's and Straumur's): at most one may be given. */
+export function pickAlias<T>(primaryName: string, primary: T | undefined, aliasName: string, alias: T | undefined): T | undefined {
+  if (primary !== undefined && alias !== undefined) {
+    throw new AppError("2013", `${primaryName} and ${aliasName} are two names for the same setting; send only one of them.`);
+  }
+  return primary !== undefined ? primary : alias;
+}

@@ -1,0 +1,28 @@
+// API-key authentication for /api/v1 (SPEC §2): header X-API-key, keys stored as SHA-256.
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { AppError } from "../domain/errors.ts";
+import type { Database } from "../db/connect.ts";
+import { findMerchantIdByApiKey } from "../db/merchants-repository.ts";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** Set by the API-key check on every authenticated route. */
+    merchantId: string;
+  }
+}
+
+export function apiKeyAuth(db: Database) {
+  return async function authenticate(request: FastifyRequest, _reply: FastifyReply) {
+    const header = request.headers["x-api-key"];
+    const apiKey = Array.isArray(header) ? header[0] : header;
+    if (!apiKey) throw new AppError("3001", "Send your API key in the X-API-key header.");
+    // Cheap shape check first: a malformed key never costs a database round trip.
+    const merchantId = /^plk_[0-9A-Za-z]{32}$/.test(apiKey) ? await findMerchantIdByApiKey(db, apiKey) : undefined;
+    if (!merchantId) throw new AppError("3001", "The API key is unknown or has been revoked.");
+    request.merchantId = merchantId;
+  };
+}
+
+export function merchantOf(request: FastifyRequest): string {
+  return request.merchantId;
+}

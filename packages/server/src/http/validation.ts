@@ -1,0 +1,120 @@
+// Request validation: the TypeBox schemas of each route are compiled once, and a failed check is
+// turned into the catalogue's error code here, so that every route reports bad input the same
+// way (SPEC §2.2). The schema is the single source for validation, types and OpenAPI.
+import type { FastifySchemaCompiler } from "fastify";
+import type { TSchema } from "typebox";
+import { Compile } from "typebox/compile";
+import { Value } from "typebox/value";
+import { AppError, type ErrorCode } from "../domain/errors.ts";
+
+interface SchemaError {
+  keyword: string;
+  schemaPath: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+  message: string;
+}
+
+export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart }) => {
+  const check = Compile(schema);
+  return (input: unknown) => {
+    if (httpPart === "body" && (input === null || input === undefined)) {
+      return { error: withStatus(new AppError("1000", "The request body is empty; send a JSON object.")) };
+    }
+    // Query strings and path parameters arrive as text: convert "2" to 2 before checking.
+    // Bodies are never converted: a JSON string where a number belongs is a client bug (1005).
+    const value = httpPart === "body" ? input : Value.Convert(schema, input);
+    if (check.Check(value)) return { value };
+    const errors = [...check.Errors(value)] as SchemaError[];
+    return { error: withStatus(toAppError(schema, errors, httpPart ?? "body")) };
+  };
+};
+
+function withStatus(error: AppError): AppError {
+  return Object.assign(error, { statusCode: error.status });
+}
+
+/** Which problem to report first when a body has several: structure before values. */
+const KEYWORD_ORDER = ["additionalProperties", "type", "required", "enum", "const", "anyOf"];
+
+function toAppError(root: unknown, errors: SchemaError[], part: string): AppError {
+  const reportable = errors.filter((e) => e.keyword !== "boolean");
+  const rank = (e: SchemaError) => {
+    const index = KEYWORD_ORDER.indexOf(e.keyword);
+    return index === -1 ? KEYWORD_ORDER.length : index;
+  };
+  const first = [...reportable].sort((a, b) => rank(a) - rank(b))[0];
+  if (!first) return new AppError("1005", `The ${part} is not valid.`);
+  const where = fieldName(first.instancePath, part);
+  const node = schemaAt(root, first.schemaPath) as Record<string, unknown> | undefined;
+  const code = (c: ErrorCode, message: string) => new AppError(c, message);
+
+  switch (first.keyword) {
+    case "additionalProperties": {
+      const extra = (first.params.additionalProperties as string[] | undefined)?.[0] ?? "?";
+      return code("1006", `${joinField(where, extra)} is not a known field.`);
+    }
+    case "type":
+      return code("1005", `${where} must be ${describeType(first.params.type)}.`);
+    case "required": {
+      const missing = (first.params.requiredProperties as string[] | undefined)?.[0] ?? "?";
+      return code("000", `${joinField(where, missing)} is required.`);
+    }
+    case "enum":
+    case "const":
+    case "anyOf": {
+      const allowed = (node?.enum as unknown[] | undefined)?.filter((v) => v !== null).map((v) => JSON.stringify(v)).join(", ");
+      return code("2003", allowed ? `${where} must be one of ${allowed}.` : `${where} has an unknown value.`);
+    }
+    case "minLength":
+    case "maxLength": {
+      const min = node?.minLength as number | undefined;
+      const max = node?.maxLength as number | undefined;
+      if (min !== undefined && min === max) return code("2017", `${where} must be exactly ${min} characters long.`);
+      if (first.keyword === "maxLength") return code("2009", `${where} is too long: at most ${max} characters.`);
+      if (min === 1) return code("000", `${where} cannot be empty.`);
+      return code("2012", `${where} is too short: at least ${min} characters.`);
+    }
+    case "maxItems":
+      return code("2009", `${where} has too many entries: at most ${node?.maxItems}.`);
+    case "minItems":
+      return code("000", `${where} needs at least ${node?.minItems} entries.`);
+    case "minimum":
+    case "exclusiveMinimum":
+      return code("2002", `${where} must be at least ${first.params.limit}.`);
+    case "maximum":
+    case "exclusiveMaximum":
+      return code(part === "body" ? "2019" : "2009", `${where} is too high: at most ${first.params.limit}.`);
+    case "format":
+    case "pattern":
+      return code("2008", `${where} is not in a supported format${node?.description ? ` (${node.description})` : ""}.`);
+    default:
+      return code("1005", `${where} is not valid: ${first.message}.`);
+  }
+}
+
+function fieldName(instancePath: string, part: string): string {
+  if (instancePath === "") return part === "body" ? "The request body" : `The ${part}`;
+  return instancePath
+    .slice(1)
+    .split("/")
+    .map((segment) => segment.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .reduce((path, segment) => (/^\d+$/.test(segment) ? `${path}[${segment}]` : path ? `${path}.${segment}` : segment), "");
+}
+
+function joinField(parent: string, child: string): string {
+  return parent.startsWith("The ") ? child : `${parent}.${child}`;
+}
+
+function describeType(type: unknown): string {
+  const names = (Array.isArray(type) ? type : [type]).map((t) => (t === "integer" ? "a whole number" : t === "null" ? "null" : `a${/^[aeiou]/.test(String(t)) ? "n" : ""} ${t}`));
+  return names.join(" or ");
+}
+
+function schemaAt(root: unknown, schemaPath: string): unknown {
+  let node: any = root;
+  for (const segment of schemaPath.replace(/^#\/?/, "").split("/").filter(Boolean)) {
+    node = node?.[segment.replace(/~1/g, "/").replace(/~0/g, "~")];
+  }
+  return node;
+}

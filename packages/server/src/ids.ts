@@ -1,0 +1,39 @@
+// Identifiers and secrets. Everything a stranger could guess to reach someone else's data is
+// drawn from the OS's CSPRNG with enough entropy that guessing is hopeless.
+import { createHash, randomBytes, randomInt } from "node:crypto";
+
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const UPPER_ALNUM = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+export function randomString(length: number, alphabet: string): string {
+  let out = "";
+  for (let i = 0; i < length; i++) out += alphabet[randomInt(alphabet.length)];
+  return out;
+}
+
+/** A payment-link reference: 16 base62 characters (≈95 bits), URL-safe, not guessable. */
+export const newLinkReference = () => randomString(16, BASE62);
+/** A checkoutReference (submission id): 20 base62 characters. */
+export const newCheckoutReference = () => randomString(20, BASE62);
+export const newMerchantId = () => `mer_${randomString(16, BASE62)}`;
+/** SPEC §1: a 12-character terminal identifier, lowercase hex. */
+export const newTerminalIdentifier = () => randomBytes(6).toString("hex");
+export const newApiKeyId = () => `key_${randomString(16, BASE62)}`;
+export const newThemeKey = () => `thm_${randomString(12, BASE62)}`;
+export const newUserId = () => `usr_${randomString(16, BASE62)}`;
+/** Upper-case letters and digits, as the processor's references and tokens are (SPEC §3.1). */
+export const newUpperAlnum = (length: number) => randomString(length, UPPER_ALNUM);
+
+/** An API key: `plk_` + 32 base62 characters (≈190 bits). Shown once, stored only as a hash. */
+export function newApiKey(): string {
+  return `plk_${randomString(32, BASE62)}`;
+}
+
+export function hashApiKey(apiKey: string): string {
+  return createHash("sha256").update(apiKey, "utf8").digest("hex");
+}
+
+/** A webhook HMAC key: 64 hex characters (32 bytes), SPEC §4. */
+export function newHmacKey(): string {
+  return randomBytes(32).toString("hex");
+}

@@ -1,0 +1,63 @@
+// The server process: config → database → demo bootstrap → app → listen; clean shutdown on signals.
+import pino from "pino";
+import { buildApp, REDACTED_PATHS } from "./app.ts";
+import { loadConfig, type Config } from "./config.ts";
+import { openDatabase, type DatabaseHandle } from "./db/connect.ts";
+import { deleteExpiredIdempotencyKeys } from "./db/idempotency-repository.ts";
+import { bootstrapDemo, demoInstructions } from "./demo.ts";
+
+export async function serve(config: Config = loadConfig()): Promise<{ close(): Promise<void>; url: string }> {
+  const logger = pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: "[redacted]" } });
+  const database: DatabaseHandle = await openDatabase(
+    config.databaseUrl ? { kind: "postgres", url: config.databaseUrl } : { kind: "pglite", dataDir: config.dataDir },
+  );
+  const close = onceAsync(async () => {
+    clearInterval(maintenance);
+    await app.close().catch((error) => logger.error({ err: error }, "closing the HTTP server failed"));
+    await database.close().catch((error) => logger.error({ err: error }, "closing the database failed"));
+    logger.info("stopped");
+  });
+
+  let maintenance: NodeJS.Timeout | undefined;
+  const app = await buildApp({ db: database.db, publicBaseUrl: config.publicBaseUrl, adminToken: config.adminToken, logger });
+  try {
+    if (!config.adminToken) {
+      const demo = await bootstrapDemo(database.db);
+      if (demo) process.stdout.write(demoInstructions(demo, config.publicBaseUrl) + "\n");
+    }
+    await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await close();
+    throw error;
+  }
+
+  maintenance = setInterval(() => {
+    deleteExpiredIdempotencyKeys(database.db).catch((error) => logger.warn({ err: error }, "idempotency clean-up failed"));
+  }, 60 * 60 * 1000);
+  maintenance.unref();
+
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  logger.info(
+    { database: database.kind === "pglite" ? `embedded (${config.dataDir})` : "postgresql", port },
+    `Paylink listening on ${config.publicBaseUrl}`,
+  );
+  return { close, url: `http://127.0.0.1:${port}` };
+}
+
+/** Runs the server until SIGTERM/SIGINT, then drains requests and closes the database. */
+export async function runServer(): Promise<number> {
+  const server = await serve();
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once("SIGTERM", stop);
+    process.once("SIGINT", stop);
+  });
+  await server.close();
+  return 0;
+}
+
+function onceAsync(fn: () => Promise<void>): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  return () => (running ??= fn());
+}
