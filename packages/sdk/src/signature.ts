@@ -2,25 +2,16 @@
 // Standard Webhooks headers (webhook-id / webhook-timestamp / webhook-signature) that let a
 // receiver reject replays. The server signs with this same code, so the two cannot drift apart.
 import { createHmac, timingSafeEqual } from "node:crypto";
+import {
+  SIGNED_PAYMENT_FIELDS,
+  describeHexKeyProblem,
+  describeType,
+  errorText,
+  readPaymentMessage,
+  type SignedPaymentField,
+} from "./webhook-input.js";
 
-/** The fields covered by `hmacSignature`, in the order they are joined (seed §5.1 step 1). */
-export const SIGNED_PAYMENT_FIELDS = [
-  "checkoutReference",
-  "payfacReference",
-  "merchantReference",
-  "amount",
-  "currency",
-  "reason",
-  "success",
-] as const;
-export type SignedPaymentField = (typeof SIGNED_PAYMENT_FIELDS)[number];
-
-/** Signed fields that the seed allows to be null (§2.6); the others are required. */
-const NULLABLE_SIGNED_FIELDS: ReadonlySet<SignedPaymentField> = new Set([
-  "checkoutReference",
-  "merchantReference",
-  "reason",
-]);
+export { SIGNED_PAYMENT_FIELDS, type SignedPaymentField };
 
 /**
  * `additionalData` of a payment webhook (seed §2.6, SPEC §4). It is NOT covered by the
@@ -81,18 +72,6 @@ export function hmacKeyFromHex(hexKey: string): Buffer {
   return Buffer.from(evenLengthKey, "hex");
 }
 
-/** Returns why `hexKey` is unusable, or undefined when it is fine. Never echoes the key: it is a secret. */
-function describeHexKeyProblem(hexKey: unknown): string | undefined {
-  if (typeof hexKey !== "string") return `HMAC key must be a string of hex digits, got ${describeType(hexKey)}`;
-  // An empty key is almost always an unset environment variable; signing with it would "work".
-  if (hexKey.length === 0) return "HMAC key is empty";
-  const badPosition = hexKey.search(/[^0-9a-fA-F]/);
-  if (badPosition !== -1) {
-    return `HMAC key must contain only hex digits (0-9, a-f); found a non-hex character at position ${badPosition + 1} of ${hexKey.length}`;
-  }
-  return undefined;
-}
-
 /**
  * The exact text that `hmacSignature` signs: the seven fields in order, null or absent as "",
  * joined with ":" (seed §5.1 steps 1-3). Useful when comparing with another implementation.
@@ -136,7 +115,7 @@ export type PaymentWebhookVerification =
 
 /**
  * Checks the `hmacSignature` of a payment webhook. Pass the raw request body (string or
- * Buffer; best, since nothing can be lost in re-serialisation) or the parsed object.
+ * Buffer) or the already-parsed object.
  *
  * Never throws for anything a sender could put in the message: every problem is reported as
  * `{ valid: false, reason, detail }`. The comparison takes constant time. On success the
@@ -147,88 +126,22 @@ export function verifyPaymentWebhook(
   hexKey: string,
 ): PaymentWebhookVerification {
   const keyProblem = describeHexKeyProblem(hexKey);
-  if (keyProblem !== undefined) return paymentFailure("bad_key", keyProblem);
+  if (keyProblem !== undefined) return { valid: false, reason: "bad_key", detail: keyProblem };
 
-  const parsed = parseMessage(messageOrRawJson);
-  if (!parsed.ok) return parsed.failure;
-  const fields = readSignedFields(parsed.value);
-  if (!fields.ok) return fields.failure;
-  const { message } = fields;
+  const reading = readPaymentMessage(messageOrRawJson, true);
+  if (!reading.ok) return { valid: false, reason: reading.reason, detail: reading.detail };
+  // readPaymentMessage has checked every field that the type promises.
+  const message = reading.value as unknown as PaymentWebhookMessage;
 
   const expected = paymentDigest(paymentSignaturePayload(message), hmacKeyFromHex(hexKey));
   if (!base64DigestMatches(expected, message.hmacSignature)) {
-    return paymentFailure(
-      "signature_mismatch",
-      "hmacSignature does not match the signed fields of the message and this HMAC key",
-    );
-  }
-  return { valid: true, message };
-}
-
-type Outcome<T> = ({ ok: true } & T) | { ok: false; failure: PaymentWebhookVerification & { valid: false } };
-
-function paymentFailure(reason: PaymentWebhookFailureReason, detail: string) {
-  return { valid: false as const, reason, detail };
-}
-
-function parseMessage(input: unknown): Outcome<{ value: Record<string, unknown> }> {
-  let candidate = input;
-  if (input instanceof Uint8Array) candidate = new TextDecoder().decode(input);
-  if (typeof candidate === "string") {
-    try {
-      candidate = JSON.parse(candidate);
-    } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
-      return { ok: false, failure: paymentFailure("malformed_json", `the message is not valid JSON: ${why}`) };
-    }
-  }
-  if (!isPlainObject(candidate)) {
     return {
-      ok: false,
-      failure: paymentFailure("wrong_type", `the message must be a JSON object, got ${describeType(candidate)}`),
+      valid: false,
+      reason: "signature_mismatch",
+      detail: "hmacSignature does not match the signed fields of the message and this HMAC key",
     };
   }
-  return { ok: true, value: candidate };
-}
-
-function readSignedFields(raw: Record<string, unknown>): Outcome<{ message: PaymentWebhookMessage }> {
-  const fail = (reason: PaymentWebhookFailureReason, detail: string) =>
-    ({ ok: false, failure: paymentFailure(reason, detail) }) as const;
-  // Property reads can run caller code (getters, proxies); keep the never-throws promise anyway.
-  try {
-    const signed: Partial<Record<SignedPaymentField, string | null>> = {};
-    for (const field of SIGNED_PAYMENT_FIELDS) {
-      const value = raw[field];
-      if (value === undefined || value === null) {
-        // Senders that drop null properties are common; absent and null sign identically.
-        if (!NULLABLE_SIGNED_FIELDS.has(field)) return fail("missing_field", `${field} is required`);
-        signed[field] = null;
-      } else if (typeof value === "string") {
-        signed[field] = value;
-      } else {
-        return fail("wrong_type", `${field} must be a string, got ${describeType(value)}`);
-      }
-    }
-
-    const signature = raw.hmacSignature;
-    if (signature === undefined || signature === null || signature === "") {
-      return fail("missing_signature", "the message has no hmacSignature");
-    }
-    if (typeof signature !== "string") {
-      return fail("wrong_type", `hmacSignature must be a string, got ${describeType(signature)}`);
-    }
-
-    const additionalData = raw.additionalData;
-    if (additionalData !== undefined && additionalData !== null && !isPlainObject(additionalData)) {
-      return fail("wrong_type", `additionalData must be an object, got ${describeType(additionalData)}`);
-    }
-
-    const message = { ...raw, ...signed, hmacSignature: signature } as PaymentWebhookMessage;
-    return { ok: true, message };
-  } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
-    return fail("wrong_type", `the message could not be read: ${why}`);
-  }
+  return { valid: true, message };
 }
 
 /**
@@ -356,8 +269,7 @@ export function verifyStandardWebhook(
     timestampText = readHeader(headers, "webhook-timestamp");
     signatureHeader = readHeader(headers, "webhook-signature");
   } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
-    return fail("wrong_type", `the headers could not be read: ${why}`);
+    return fail("wrong_type", `the headers could not be read: ${errorText(error)}`);
   }
   for (const [name, value] of [
     ["webhook-id", id],
@@ -413,14 +325,4 @@ function readHeader(headers: WebhookRequestHeaders, name: string): string | unde
     return undefined;
   }
   return undefined;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array);
-}
-
-function describeType(value: unknown): string {
-  if (value === null || value === undefined) return String(value);
-  if (Array.isArray(value)) return "an array";
-  return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }

@@ -1,0 +1,333 @@
+// Typed client for the payment-link API (SPEC §2). Uses the global fetch (or one you pass), so
+// it has no dependencies; every failure surfaces as one of the PaylinkError classes below.
+import { randomUUID } from "node:crypto";
+import type {
+  CreatePaymentLinkRequest,
+  CreatePaymentLinkResponse,
+  ErrorBody,
+  GetPaymentLinkResponse,
+  ListPaymentLinksQuery,
+  ListPaymentLinksResponse,
+  PaymentLink,
+  PaymentLinkSummary,
+  ResponseEnvelope,
+  UpdatePaymentLinkRequest,
+} from "./types.js";
+
+export interface PaylinkClientOptions {
+  /** Where Paylink runs, e.g. `https://pay.example.com`. `/api/v1` is appended unless the URL already ends with it. */
+  baseUrl: string;
+  /** An API key from the portal or the admin API (`plk_…`). */
+  apiKey: string;
+  /** Limit for one request, response body included. Default 30 000 ms. */
+  timeoutMs?: number;
+  /** A fetch implementation to use instead of the global one (proxies, instrumentation, tests). */
+  fetch?: typeof globalThis.fetch;
+}
+
+export interface PostRequestOptions {
+  /**
+   * Sent as `Idempotency-Key`. A random UUID is used when absent. Pass your own (e.g. your order
+   * id) to retry a request safely: the server replays the first response instead of acting twice.
+   */
+  idempotencyKey?: string;
+}
+
+/** Base class of every error the client throws. */
+export class PaylinkError extends Error {
+  override name = "PaylinkError";
+}
+
+/** The server answered with an error status (or with a body that is not the JSON it should be). */
+export class PaylinkApiError extends PaylinkError {
+  override name = "PaylinkApiError";
+  /** HTTP status code. */
+  readonly status: number;
+  /** SPEC §2.7 code, e.g. `"2026"`; undefined when the body was not a Paylink error body (e.g. from a proxy). */
+  readonly errorCode: ErrorBody["errorCode"] | undefined;
+  /** The server's sentence naming the field and value at fault. */
+  readonly errorMessage: string | undefined;
+  /** Quote this when asking for support. */
+  readonly responseIdentifier: string | undefined;
+  readonly responseDateTime: string | undefined;
+  /** From `Retry-After` (rate limiting, 429): seconds to wait before trying again. */
+  readonly retryAfterSeconds: number | undefined;
+  readonly method: string;
+  readonly url: string;
+
+  constructor(init: {
+    status: number;
+    method: string;
+    url: string;
+    body?: Partial<ErrorBody>;
+    retryAfterSeconds?: number;
+    /** Why the response could not be understood, when it was not a Paylink error body. */
+    problem?: string;
+  }) {
+    const { status, method, url, body = {}, problem } = init;
+    const cause = body.errorCode !== undefined ? `error ${body.errorCode}: ${body.errorMessage ?? "(no message)"}` : problem;
+    super(`${method} ${url} failed with HTTP ${status}${cause === undefined ? "" : `, ${cause}`}`);
+    this.status = status;
+    this.errorCode = body.errorCode;
+    this.errorMessage = body.errorMessage;
+    this.responseIdentifier = body.responseIdentifier;
+    this.responseDateTime = body.responseDateTime;
+    this.retryAfterSeconds = init.retryAfterSeconds;
+    this.method = method;
+    this.url = url;
+  }
+}
+
+/** No usable response arrived: DNS, connection refused or reset, TLS… The request may or may not have been processed. */
+export class PaylinkNetworkError extends PaylinkError {
+  override name = "PaylinkNetworkError";
+  readonly method: string;
+  readonly url: string;
+
+  constructor(message: string, init: { method: string; url: string; cause?: unknown }) {
+    super(message, { cause: init.cause });
+    this.method = init.method;
+    this.url = init.url;
+  }
+}
+
+/** The request took longer than `timeoutMs`. Like any network error, the server may still have processed it. */
+export class PaylinkTimeoutError extends PaylinkNetworkError {
+  override name = "PaylinkTimeoutError";
+  readonly timeoutMs: number;
+
+  constructor(init: { method: string; url: string; timeoutMs: number; cause?: unknown }) {
+    super(`${init.method} ${init.url} timed out after ${init.timeoutMs} ms`, init);
+    this.timeoutMs = init.timeoutMs;
+  }
+}
+
+const API_PATH = "/api/v1";
+const DEFAULT_TIMEOUT_MS = 30_000;
+/** The iterator asks for the largest page the server allows, to make as few requests as possible. */
+const ITERATOR_PAGE_SIZE = 100;
+
+/**
+ * Client for the Paylink payment-link API.
+ *
+ * ```ts
+ * const paylink = new PaylinkClient({ baseUrl: "https://pay.example.com", apiKey: process.env.PAYLINK_API_KEY! });
+ * const { url } = await paylink.createPaymentLink({ type: "PayByLink", terminalIdentifier, amount: 48900, currency: "ISK", items });
+ * ```
+ */
+export class PaylinkClient {
+  readonly #apiBaseUrl: string;
+  readonly #apiKey: string;
+  readonly #timeoutMs: number;
+  readonly #fetch: typeof globalThis.fetch;
+
+  constructor(options: PaylinkClientOptions) {
+    const { baseUrl, apiKey, timeoutMs = DEFAULT_TIMEOUT_MS } = options;
+    if (typeof apiKey !== "string" || apiKey === "") throw new TypeError("PaylinkClient: apiKey is required");
+    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+      throw new TypeError(`PaylinkClient: timeoutMs must be a positive number, got ${String(timeoutMs)}`);
+    }
+    this.#apiBaseUrl = apiBaseUrlOf(baseUrl);
+    this.#apiKey = apiKey;
+    this.#timeoutMs = timeoutMs;
+    const fetchImplementation = options.fetch ?? globalThis.fetch;
+    if (typeof fetchImplementation !== "function") {
+      throw new TypeError("PaylinkClient: no fetch available; pass one in the fetch option");
+    }
+    this.#fetch = fetchImplementation;
+  }
+
+  /** `POST /paymentlinks/create`. Resolves with the new link's reference and shareable URL. */
+  // Public methods are async so that argument errors, too, arrive as rejected promises.
+  async createPaymentLink(
+    request: CreatePaymentLinkRequest,
+    options: PostRequestOptions = {},
+  ): Promise<CreatePaymentLinkResponse> {
+    return this.#post("/paymentlinks/create", request, options);
+  }
+
+  /** `GET /paymentlinks/{reference}`: the full link, with its submissions. */
+  async getPaymentLink(reference: string): Promise<PaymentLink> {
+    const response = await this.#send<GetPaymentLinkResponse>("GET", `/paymentlinks/${encodeReference(reference)}`);
+    return response.paymentLink;
+  }
+
+  /**
+   * `POST /paymentlinks/update`. Pass the link as read by {@link getPaymentLink}, changed:
+   * `submissions` is left out of the request; the server ignores its other read-only fields.
+   */
+  async updatePaymentLink(
+    link: UpdatePaymentLinkRequest | PaymentLink,
+    options: PostRequestOptions = {},
+  ): Promise<ResponseEnvelope> {
+    const { submissions: _submissions, ...request } = link as PaymentLink;
+    encodeReference(request.paymentLinkReference);
+    return this.#post("/paymentlinks/update", request, options);
+  }
+
+  /** `POST /paymentlinks/disable`. Idempotent: disabling a disabled link succeeds. */
+  async disablePaymentLink(reference: string, options: PostRequestOptions = {}): Promise<ResponseEnvelope> {
+    encodeReference(reference);
+    return this.#post("/paymentlinks/disable", { paymentLinkReference: reference }, options);
+  }
+
+  /** `GET /paymentlinks`: one page of links, newest first, with the total number of matches. */
+  async listPaymentLinks(query: ListPaymentLinksQuery = {}): Promise<ListPaymentLinksResponse> {
+    return this.#send("GET", `/paymentlinks${queryString(query)}`);
+  }
+
+  /**
+   * Every link matching `query`, page after page, starting at `query.page` (default 0).
+   *
+   * ```ts
+   * for await (const link of paylink.iteratePaymentLinks({ status: "Active" })) console.log(link.url);
+   * ```
+   * Links created while iterating push older ones onto later pages; those repeats are skipped.
+   */
+  async *iteratePaymentLinks(query: ListPaymentLinksQuery = {}): AsyncGenerator<PaymentLinkSummary, void, undefined> {
+    const pageSize = query.pageSize ?? ITERATOR_PAGE_SIZE;
+    const seen = new Set<string>();
+    for (let page = query.page ?? 0; ; page++) {
+      const { data, totalCount } = await this.listPaymentLinks({ ...query, page, pageSize });
+      for (const link of data) {
+        if (seen.has(link.paymentLinkReference)) continue;
+        seen.add(link.paymentLinkReference);
+        yield link;
+      }
+      if (data.length < pageSize || (page + 1) * pageSize >= totalCount) return;
+    }
+  }
+
+  #post<T>(path: string, body: unknown, options: PostRequestOptions): Promise<T> {
+    const { idempotencyKey = randomUUID() } = options;
+    if (typeof idempotencyKey !== "string" || idempotencyKey.length < 1 || idempotencyKey.length > 255) {
+      throw new TypeError("idempotencyKey must be a string of 1 to 255 characters");
+    }
+    return this.#send("POST", path, { body, idempotencyKey });
+  }
+
+  async #send<T>(method: "GET" | "POST", path: string, post?: { body: unknown; idempotencyKey: string }): Promise<T> {
+    const url = `${this.#apiBaseUrl}${path}`;
+    const headers: Record<string, string> = { "X-API-key": this.#apiKey, Accept: "application/json" };
+    if (post !== undefined) {
+      headers["Content-Type"] = "application/json";
+      headers["Idempotency-Key"] = post.idempotencyKey;
+    }
+    const signal = AbortSignal.timeout(this.#timeoutMs);
+
+    let response: Response;
+    let text: string;
+    try {
+      response = await this.#fetch(url, {
+        method,
+        headers,
+        body: post === undefined ? undefined : JSON.stringify(post.body),
+        signal,
+        // A redirect would carry the API key to wherever it points; report it instead.
+        redirect: "manual",
+      });
+      text = await response.text();
+    } catch (error) {
+      if (signal.aborted) throw new PaylinkTimeoutError({ method, url, timeoutMs: this.#timeoutMs, cause: error });
+      throw new PaylinkNetworkError(`${method} ${url} failed: ${describeNetworkError(error)}`, { method, url, cause: error });
+    }
+
+    if (!response.ok) {
+      throw new PaylinkApiError({
+        status: response.status,
+        method,
+        url,
+        ...errorBodyOf(text, response),
+        retryAfterSeconds: retryAfterSecondsOf(response.headers.get("retry-after")),
+      });
+    }
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw new PaylinkApiError({ status: response.status, method, url, problem: "the response body is not JSON" });
+    }
+  }
+}
+
+function apiBaseUrlOf(baseUrl: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(baseUrl);
+  } catch {
+    throw new TypeError(`PaylinkClient: baseUrl must be an absolute URL such as https://pay.example.com, got ${JSON.stringify(baseUrl)}`);
+  }
+  if (parsed.protocol !== "https:" && parsed.protocol !== "http:") {
+    throw new TypeError(`PaylinkClient: baseUrl must use http or https, got ${parsed.protocol}`);
+  }
+  const root = `${parsed.origin}${parsed.pathname}`.replace(/\/+$/, "");
+  // Integrations written for the service the seed describes are configured with `…/api/v1`.
+  return root.endsWith(API_PATH) ? root : `${root}${API_PATH}`;
+}
+
+/** Path segment of a reference. An empty one would turn a read of one link into the list endpoint. */
+function encodeReference(reference: string): string {
+  if (typeof reference !== "string" || reference === "") {
+    throw new TypeError("paymentLinkReference must be a non-empty string");
+  }
+  return encodeURIComponent(reference);
+}
+
+function queryString(query: ListPaymentLinksQuery): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query) as Array<[string, unknown]>) {
+    if (value === undefined || value === null) continue;
+    params.set(name, value instanceof Date ? value.toISOString() : String(value));
+  }
+  const text = params.toString();
+  return text === "" ? "" : `?${text}`;
+}
+
+/** The Paylink error body of a response, or a description of what came instead. */
+function errorBodyOf(text: string, response: Response): { body?: Partial<ErrorBody>; problem?: string } {
+  const parsed = parseJsonOrUndefined(text);
+  if (typeof parsed === "object" && parsed !== null && typeof (parsed as ErrorBody).errorCode === "string") {
+    const fields = parsed as Record<string, unknown>;
+    const textField = (name: keyof ErrorBody) => (typeof fields[name] === "string" ? (fields[name] as string) : undefined);
+    return {
+      body: {
+        errorCode: fields.errorCode as string,
+        errorMessage: textField("errorMessage"),
+        responseIdentifier: textField("responseIdentifier"),
+        responseDateTime: textField("responseDateTime"),
+      },
+    };
+  }
+  const location = response.headers.get("location");
+  if (response.status >= 300 && response.status < 400 && location !== null) {
+    return { problem: `redirected to ${location}; set baseUrl to the final address` };
+  }
+  const excerpt = text.trim().slice(0, 200);
+  return { problem: excerpt === "" ? "empty response body" : `unexpected response body: ${excerpt}` };
+}
+
+function parseJsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `Retry-After` is either seconds or an HTTP date. */
+function retryAfterSecondsOf(header: string | null): number | undefined {
+  if (header === null) return undefined;
+  if (/^\d+$/.test(header.trim())) return Number(header.trim());
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
+}
+
+function describeNetworkError(error: unknown): string {
+  // Node's fetch reports "fetch failed" and puts the useful part (ECONNREFUSED…) in `cause`.
+  const cause = error instanceof Error ? error.cause : undefined;
+  const parts = [error instanceof Error ? error.message : String(error)];
+  if (cause instanceof Error) {
+    const code = (cause as Error & { code?: unknown }).code;
+    parts.push(typeof code === "string" && !cause.message.includes(code) ? `${cause.message} (${code})` : cause.message);
+  }
+  return parts.join(": ");
+}
