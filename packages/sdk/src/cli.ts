@@ -32,11 +32,9 @@ export function signatureCliReadsStdin(argv: readonly string[]): boolean {
 export function runSignatureCli(argv: readonly string[], stdin: string, options: SignatureCliOptions = {}): CliResult {
   const usage = usageText(options.programName ?? "paylink-sdk");
   const [command, ...rest] = argv;
-  if (command === undefined || isHelpFlag(command)) {
-    return command === undefined ? badInput("a command is required", usage) : { exitCode: 0, stdout: usage, stderr: "" };
-  }
+  if (command === undefined) return badInput("a command is required", usage);
+  if (isHelpFlag(command) || rest.some(isHelpFlag)) return { exitCode: 0, stdout: usage, stderr: "" };
   if (command !== "sign" && command !== "verify") return badInput(`unknown command "${command}"`, usage);
-  if (rest.some(isHelpFlag)) return { exitCode: 0, stdout: usage, stderr: "" };
 
   const parsedOptions = parseKeyOption(rest);
   if (!parsedOptions.ok) return badInput(parsedOptions.problem, usage);

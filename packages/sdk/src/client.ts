@@ -161,13 +161,13 @@ export class PaylinkClient {
     options: PostRequestOptions = {},
   ): Promise<ResponseEnvelope> {
     const { submissions: _submissions, ...request } = link as PaymentLink;
-    encodeReference(request.paymentLinkReference);
+    checkReference(request.paymentLinkReference);
     return this.#post("/paymentlinks/update", request, options);
   }
 
   /** `POST /paymentlinks/disable`. Idempotent: disabling a disabled link succeeds. */
   async disablePaymentLink(reference: string, options: PostRequestOptions = {}): Promise<ResponseEnvelope> {
-    encodeReference(reference);
+    checkReference(reference);
     return this.#post("/paymentlinks/disable", { paymentLinkReference: reference }, options);
   }
 
@@ -264,11 +264,15 @@ function apiBaseUrlOf(baseUrl: string): string {
   return root.endsWith(API_PATH) ? root : `${root}${API_PATH}`;
 }
 
-/** Path segment of a reference. An empty one would turn a read of one link into the list endpoint. */
-function encodeReference(reference: string): string {
+// An empty reference would turn a read of one link into a call of the list endpoint.
+function checkReference(reference: unknown): void {
   if (typeof reference !== "string" || reference === "") {
     throw new TypeError("paymentLinkReference must be a non-empty string");
   }
+}
+
+function encodeReference(reference: string): string {
+  checkReference(reference);
   return encodeURIComponent(reference);
 }
 

@@ -169,6 +169,9 @@ export interface StandardWebhookContent {
   body: string | Uint8Array;
 }
 
+const STANDARD_WEBHOOK_HEADER_NAMES = ["webhook-id", "webhook-timestamp", "webhook-signature"] as const;
+type StandardWebhookHeaderName = (typeof STANDARD_WEBHOOK_HEADER_NAMES)[number];
+
 // A type alias rather than an interface so it can be passed where any header record is expected.
 export type StandardWebhookHeaders = {
   "webhook-id": string;
@@ -261,26 +264,19 @@ export function verifyStandardWebhook(
     return fail("wrong_type", `body must be the raw request body (string or Buffer), got ${describeType(body)}`);
   }
 
-  let id: string | undefined;
-  let timestampText: string | undefined;
-  let signatureHeader: string | undefined;
-  try {
-    id = readHeader(headers, "webhook-id");
-    timestampText = readHeader(headers, "webhook-timestamp");
-    signatureHeader = readHeader(headers, "webhook-signature");
-  } catch (error) {
-    return fail("wrong_type", `the headers could not be read: ${errorText(error)}`);
-  }
-  for (const [name, value] of [
-    ["webhook-id", id],
-    ["webhook-timestamp", timestampText],
-    ["webhook-signature", signatureHeader],
-  ] as const) {
+  const received: Partial<Record<StandardWebhookHeaderName, string>> = {};
+  for (const name of STANDARD_WEBHOOK_HEADER_NAMES) {
+    let value: string | undefined;
+    try {
+      value = readHeader(headers, name);
+    } catch (error) {
+      return fail("wrong_type", `the headers could not be read: ${errorText(error)}`);
+    }
     if (value === undefined || value.trim() === "") return fail("missing_header", `the ${name} header is missing`);
+    received[name] = value;
   }
-  // The loop above proved these are defined; TypeScript cannot follow it through the tuple.
-  const webhookId = id as string;
-  const timestampHeader = (timestampText as string).trim();
+  const { "webhook-id": webhookId, "webhook-signature": signatureHeader } = received as StandardWebhookHeaders;
+  const timestampHeader = (received as StandardWebhookHeaders)["webhook-timestamp"].trim();
 
   if (!/^\d{1,15}$/.test(timestampHeader)) {
     return fail("invalid_timestamp", "webhook-timestamp must be whole seconds since the epoch");
@@ -295,7 +291,7 @@ export function verifyStandardWebhook(
   }
 
   const expected = standardDigest(webhookId, timestampHeader, body, hmacKeyFromHex(hexKey));
-  const candidates = (signatureHeader as string)
+  const candidates = signatureHeader
     .split(/\s+/)
     // A repeated header reaches Node joined with ", "; Base64 has no commas, so one trailing
     // comma can only be that separator.
