@@ -1,7 +1,7 @@
 // buildApp: every plugin and route module of Paylink, registered explicitly, in one place.
 import { randomUUID } from "node:crypto";
 import swagger from "@fastify/swagger";
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { sql } from "kysely";
 import { adminRoutes } from "./admin/index.ts";
 import { registerDocs } from "./api/docs.ts";
@@ -16,7 +16,8 @@ export interface AppDeps {
   db: Database;
   publicBaseUrl: string;
   adminToken?: string | undefined;
-  logger?: FastifyServerOptions["logger"];
+  /** A pino logger; tests usually pass none (silent). */
+  logger?: FastifyBaseLogger;
   now?: () => Date;
 }
 
@@ -35,12 +36,11 @@ export const REDACTED_PATHS = [
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const now = deps.now ?? (() => new Date());
   const app = Fastify({
-    logger: deps.logger ?? false,
+    ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
     bodyLimit: 1024 * 1024,
     genReqId: () => randomUUID(),
     // Trusting a client-sent request id would let it forge responseIdentifier values.
     requestIdHeader: false,
-    ajv: undefined,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(jsonErrorHandler);

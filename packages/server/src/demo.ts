@@ -1,6 +1,7 @@
 // First start on an empty database without an admin token: create a demo merchant so a new user
 // can try everything at once (SPEC §5). The credentials exist in clear only in this printout.
 import { randomBytes } from "node:crypto";
+import { sql } from "kysely";
 import type { Database } from "./db/connect.ts";
 import { countMerchants, createApiKey, createMerchant, createPortalUser, createTerminal, createTheme } from "./db/merchants-repository.ts";
 import { hashPassword } from "./security/passwords.ts";
@@ -17,15 +18,24 @@ export interface DemoCredentials {
 /** Returns the new credentials, or undefined when the database already has merchants. */
 export async function bootstrapDemo(db: Database): Promise<DemoCredentials | undefined> {
   if ((await countMerchants(db)) > 0) return undefined;
-  const { merchantId } = await createMerchant(db, "Demo merchant");
-  const terminal = await createTerminal(db, merchantId, "Demo terminal", null);
-  const { apiKey } = await createApiKey(db, merchantId, "Demo key");
-  const theme = await createTheme(db, merchantId, { name: "Demo shop", primaryColor: "#0f766e", logoUrl: null });
   const portalEmail = "demo@paylink.test";
   const portalPassword = randomBytes(9).toString("base64url");
-  await createPortalUser(db, merchantId, portalEmail, await hashPassword(portalPassword));
-  return { merchantId, terminalIdentifier: terminal.terminalIdentifier, apiKey, themeKey: theme.themeKey, portalEmail, portalPassword };
+  const passwordHash = await hashPassword(portalPassword);
+  // Instances starting together on one PostgreSQL must create one demo merchant, not several.
+  return db.transaction().execute(async (trx) => {
+    await sql`SELECT pg_advisory_xact_lock(${DEMO_LOCK_ID})`.execute(trx);
+    if ((await countMerchants(trx)) > 0) return undefined;
+    const { merchantId } = await createMerchant(trx, "Demo merchant");
+    const terminal = await createTerminal(trx, merchantId, "Demo terminal", null);
+    const { apiKey } = await createApiKey(trx, merchantId, "Demo key");
+    const theme = await createTheme(trx, merchantId, { name: "Demo shop", primaryColor: "#0f766e", logoUrl: null });
+    await createPortalUser(trx, merchantId, portalEmail, passwordHash);
+    return { merchantId, terminalIdentifier: terminal.terminalIdentifier, apiKey, themeKey: theme.themeKey, portalEmail, portalPassword };
+  });
 }
+
+/** Names "the demo bootstrap" among PostgreSQL advisory locks. */
+const DEMO_LOCK_ID = 727_561_002;
 
 export function demoInstructions(demo: DemoCredentials, publicBaseUrl: string): string {
   const body = JSON.stringify({

@@ -1,0 +1,89 @@
+// Real `paylink serve` processes for tests that need restarts, kill -9, or several instances.
+import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+import { fileURLToPath } from "node:url";
+
+export const PAYLINK_BIN = fileURLToPath(new URL("../../bin/paylink.mjs", import.meta.url));
+
+export interface ServerProcess {
+  child: ChildProcess;
+  baseUrl: string;
+  port: number;
+  /** Everything the process printed so far (stdout and stderr). */
+  output(): string;
+  /** Resolves with the exit code (or signal name) when the process ends. */
+  exited: Promise<number | string>;
+  stop(signal?: NodeJS.Signals): Promise<number | string>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts `paylink serve`; resolves once /readyz answers 200 (or rejects if the process exits first). */
+export async function startServerProcess(env: Record<string, string>, options: { waitReady?: boolean; timeoutMs?: number } = {}): Promise<ServerProcess> {
+  const port = env.PORT ? Number(env.PORT) : await freePort();
+  const child = spawn(process.execPath, [PAYLINK_BIN, "serve"], {
+    env: { ...process.env, LOG_LEVEL: "warn", HOST: "127.0.0.1", PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, ...env, PORT: String(port) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout!.on("data", (chunk) => (output += chunk));
+  child.stderr!.on("data", (chunk) => (output += chunk));
+  const exited = new Promise<number | string>((resolve) => child.once("exit", (code, signal) => resolve(code ?? signal ?? -1)));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const handle: ServerProcess = {
+    child,
+    baseUrl,
+    port,
+    output: () => output,
+    exited,
+    stop: async (signal = "SIGTERM") => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+  if (options.waitReady === false) return handle;
+
+  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+  let done = false;
+  exited.then(() => (done = true));
+  while (!done && Date.now() < deadline) {
+    try {
+      const response = await fetch(`${baseUrl}/readyz`);
+      if (response.status === 200) return handle;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await handle.stop("SIGKILL");
+  throw new Error(`paylink serve did not become ready:\n${output}`);
+}
+
+/** The demo credentials the first start prints. */
+export function parseDemoCredentials(output: string): { apiKey: string; terminalIdentifier: string; themeKey: string } {
+  const apiKey = /API key\s+(plk_\w+)/.exec(output)?.[1];
+  const terminalIdentifier = /terminalIdentifier\s+([0-9a-f]{12})/.exec(output)?.[1];
+  const themeKey = /theme key\s+(thm_\w+)/.exec(output)?.[1];
+  if (!apiKey || !terminalIdentifier || !themeKey) throw new Error(`no demo credentials in output:\n${output}`);
+  return { apiKey, terminalIdentifier, themeKey };
+}
+
+export async function callApi(baseUrl: string, apiKey: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers: { "x-api-key": apiKey, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}
