@@ -39,7 +39,7 @@ export async function runCli(args: string[]): Promise<number> {
       case "verify": {
         const { runSignatureCli } = await import("paylink-sdk");
         const stdin = await readStdin();
-        const result = runSignatureCli(args, stdin);
+        const result = runSignatureCli(args, stdin, { programName: "paylink" });
         process.stdout.write(result.stdout);
         process.stderr.write(result.stderr);
         return result.exitCode;
