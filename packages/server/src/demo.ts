@@ -1,26 +1,20 @@
 // First start on an empty database without an admin token: create a demo merchant so a new user
 // can try everything at once (SPEC §5). The credentials exist in clear only in this printout.
-import { randomBytes } from "node:crypto";
+// (SPEC §5's demo portal user is left out until the portal exists: a login for no page confuses.)
 import { sql } from "kysely";
 import type { Database } from "./db/connect.ts";
-import { countMerchants, createApiKey, createMerchant, createPortalUser, createTerminal, createTheme } from "./db/merchants-repository.ts";
-import { hashPassword } from "./security/passwords.ts";
+import { countMerchants, createApiKey, createMerchant, createTerminal, createTheme } from "./db/merchants-repository.ts";
 
 export interface DemoCredentials {
   merchantId: string;
   terminalIdentifier: string;
   apiKey: string;
   themeKey: string;
-  portalEmail: string;
-  portalPassword: string;
 }
 
 /** Returns the new credentials, or undefined when the database already has merchants. */
 export async function bootstrapDemo(db: Database): Promise<DemoCredentials | undefined> {
   if ((await countMerchants(db)) > 0) return undefined;
-  const portalEmail = "demo@paylink.test";
-  const portalPassword = randomBytes(9).toString("base64url");
-  const passwordHash = await hashPassword(portalPassword);
   // Instances starting together on one PostgreSQL must create one demo merchant, not several.
   return db.transaction().execute(async (trx) => {
     await sql`SELECT pg_advisory_xact_lock(${DEMO_LOCK_ID})`.execute(trx);
@@ -29,8 +23,7 @@ export async function bootstrapDemo(db: Database): Promise<DemoCredentials | und
     const terminal = await createTerminal(trx, merchantId, "Demo terminal", null);
     const { apiKey } = await createApiKey(trx, merchantId, "Demo key");
     const theme = await createTheme(trx, merchantId, { name: "Demo shop", primaryColor: "#0f766e", logoUrl: null });
-    await createPortalUser(trx, merchantId, portalEmail, passwordHash);
-    return { merchantId, terminalIdentifier: terminal.terminalIdentifier, apiKey, themeKey: theme.themeKey, portalEmail, portalPassword };
+    return { merchantId, terminalIdentifier: terminal.terminalIdentifier, apiKey, themeKey: theme.themeKey };
   });
 }
 
@@ -54,7 +47,6 @@ export function demoInstructions(demo: DemoCredentials, publicBaseUrl: string): 
     `    terminalIdentifier   ${demo.terminalIdentifier}`,
     `    API key              ${demo.apiKey}`,
     `    theme key            ${demo.themeKey}`,
-    `    portal login         ${demo.portalEmail} / ${demo.portalPassword}   (${publicBaseUrl}/portal)`,
     "",
     "  Create a payment link:",
     `    curl -s ${publicBaseUrl}/api/v1/paymentlinks/create \\`,

@@ -24,6 +24,12 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
     if (!config.adminToken) {
       const demo = await bootstrapDemo(database.db);
       if (demo) process.stdout.write(demoInstructions(demo, config.publicBaseUrl) + "\n");
+      else if (!config.databaseUrl) {
+        process.stdout.write(
+          `\n  Using the existing embedded database in ${config.dataDir}.\n` +
+            `  The demo credentials were printed on its first start; delete that directory to start over.\n\n`,
+        );
+      }
     }
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
