@@ -1,0 +1,58 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync, existsSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { ConfigError, loadConfig } from "../src/config.ts";
+import { DataDirInUseError, lockDataDir } from "../src/db/data-dir-lock.ts";
+
+test("defaults follow SPEC §5", () => {
+  const config = loadConfig({});
+  assert.equal(config.port, 3000);
+  assert.equal(config.host, "0.0.0.0");
+  assert.equal(config.publicBaseUrl, "http://localhost:3000");
+  assert.equal(config.databaseUrl, undefined);
+  assert.match(config.dataDir, /\/data$/);
+  assert.equal(config.adminToken, undefined);
+  assert.equal(config.webhookAllowPrivate, false);
+  assert.equal(config.logLevel, "info");
+});
+
+test("every bad variable is reported at once, each with its name and value", () => {
+  try {
+    loadConfig({ PORT: "eighty", PUBLIC_BASE_URL: "ftp://x", DATABASE_URL: "mysql://db", PAYLINK_ADMIN_TOKEN: "short", PAYLINK_WEBHOOK_ALLOW_PRIVATE: "maybe", LOG_LEVEL: "loud" });
+    assert.fail("expected a ConfigError");
+  } catch (error) {
+    assert.ok(error instanceof ConfigError);
+    assert.equal(error.problems.length, 6, error.message);
+    for (const name of ["PORT", "PUBLIC_BASE_URL", "DATABASE_URL", "PAYLINK_ADMIN_TOKEN", "PAYLINK_WEBHOOK_ALLOW_PRIVATE", "LOG_LEVEL"]) {
+      assert.match(error.message, new RegExp(name));
+    }
+    assert.match(error.message, /"eighty"/);
+  }
+});
+
+test("PUBLIC_BASE_URL loses its trailing slash; booleans accept true/false/1/0", () => {
+  const config = loadConfig({ PUBLIC_BASE_URL: "https://pay.example.com/", PAYLINK_WEBHOOK_ALLOW_PRIVATE: "1", DATABASE_URL: "postgres://x@h/db" });
+  assert.equal(config.publicBaseUrl, "https://pay.example.com");
+  assert.equal(config.webhookAllowPrivate, true);
+  assert.equal(config.databaseUrl, "postgres://x@h/db");
+});
+
+test("the data directory lock refuses a live owner and takes over a dead one", () => {
+  const dir = mkdtempSync(join(tmpdir(), "paylink-lock-"));
+  try {
+    const lock = lockDataDir(dir);
+    // Our own PID is in the file; pretend another live process (PID 1, always alive) holds it.
+    writeFileSync(join(dir, "paylink.lock"), "1");
+    assert.throws(() => lockDataDir(dir), DataDirInUseError);
+    // A PID that cannot exist (above the kernel's pid_max) is a stale lock.
+    writeFileSync(join(dir, "paylink.lock"), "99999999");
+    const second = lockDataDir(dir);
+    second.release();
+    assert.equal(existsSync(join(dir, "paylink.lock")), false);
+    lock.release();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
