@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import type { Database } from "../db/connect.ts";
 import { merchantExists } from "../db/merchants-repository.ts";
 import { AppError } from "../domain/errors.ts";
+import { requireJsonContentType } from "../http/content-type.ts";
 import { adminTokenAuth } from "./auth.ts";
 import { registerCreateApiKey } from "./create-api-key.ts";
 import { registerCreateMerchant } from "./create-merchant.ts";
@@ -17,6 +18,7 @@ export interface AdminDeps {
 
 export async function adminRoutes(app: FastifyInstance, deps: AdminDeps) {
   app.addHook("onRequest", adminTokenAuth(deps.adminToken));
+  app.addHook("onRequest", requireJsonContentType);
   registerCreateMerchant(app, deps);
   registerCreateTerminal(app, deps);
   registerCreateApiKey(app, deps);

@@ -2,6 +2,7 @@
 // and protected by Idempotency-Key handling on POST.
 import type { FastifyInstance } from "fastify";
 import { apiKeyAuth } from "../http/auth.ts";
+import { requireJsonContentType } from "../http/content-type.ts";
 import { idempotency } from "../http/idempotency.ts";
 import type { ApiDeps } from "./deps.ts";
 import { registerCreateLink } from "./links-create.ts";
@@ -13,6 +14,7 @@ import { registerUpdateLink } from "./links-update.ts";
 export async function apiRoutes(app: FastifyInstance, deps: ApiDeps) {
   const { checkIdempotencyKey, storeResponse } = idempotency(deps.db);
   app.addHook("onRequest", apiKeyAuth(deps.db));
+  app.addHook("onRequest", requireJsonContentType);
   app.addHook("preHandler", async (request, reply) => {
     if (request.method === "POST") return checkIdempotencyKey(request, reply);
   });

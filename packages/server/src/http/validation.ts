@@ -24,11 +24,43 @@ export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, http
     // Query strings and path parameters arrive as text: convert "2" to 2 before checking.
     // Bodies are never converted: a JSON string where a number belongs is a client bug (1005).
     const value = httpPart === "body" ? input : Value.Convert(schema, input);
-    if (check.Check(value)) return { value };
+    if (check.Check(value)) {
+      const problem = unstorableValue(value, httpPart ?? "body");
+      return problem ? { error: withStatus(problem) } : { value };
+    }
     const errors = [...check.Errors(value)] as SchemaError[];
     return { error: withStatus(toAppError(schema, errors, httpPart ?? "body")) };
   };
 };
+
+/** Deeper than any request Paylink understands; deeper still could exhaust the stack later on. */
+const MAX_DEPTH = 32;
+/** NUL, or a UTF-16 surrogate without its pair. */
+const UNSTORABLE_CHARACTER = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Values that are valid JSON but that PostgreSQL cannot store (text and jsonb reject NUL, jsonb
+ * rejects unpaired surrogates, which text would silently replace) or that are nested absurdly
+ * deep. Walked without recursion, after the schema check, so the schema's codes keep priority.
+ */
+function unstorableValue(root: unknown, part: string): AppError | undefined {
+  const stack: Array<{ value: unknown; path: string; depth: number }> = [{ value: root, path: "", depth: 0 }];
+  while (stack.length > 0) {
+    const { value, path, depth } = stack.pop()!;
+    if (typeof value === "string") {
+      if (UNSTORABLE_CHARACTER.test(value)) {
+        return new AppError("2008", `${fieldName(path, part)} contains a character that is not allowed (NUL or an unpaired UTF-16 surrogate).`);
+      }
+    } else if (typeof value === "object" && value !== null) {
+      if (depth >= MAX_DEPTH) {
+        const topLevel = path.split("/").slice(0, 2).join("/");
+        return new AppError("2009", `${fieldName(topLevel, part)} is nested too deeply: at most ${MAX_DEPTH} levels.`);
+      }
+      for (const [key, child] of Object.entries(value)) stack.push({ value: child, path: `${path}/${key}`, depth: depth + 1 });
+    }
+  }
+  return undefined;
+}
 
 function withStatus(error: AppError): AppError {
   return Object.assign(error, { statusCode: error.status });

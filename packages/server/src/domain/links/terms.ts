@@ -51,7 +51,8 @@ const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+
 /** Parses an ISO 8601 date-time (2008 when it is not one). */
 export function parseIsoDateTime(field: string, text: string): Date {
   const time = ISO_DATE_TIME.test(text) ? Date.parse(text) : NaN;
-  if (Number.isNaN(time)) {
+  // Year 0 and before exist for Date.parse but not for PostgreSQL's timestamptz.
+  if (Number.isNaN(time) || new Date(time).getUTCFullYear() < 1) {
     throw new AppError("2008", `${field} ${describe(text)} is not an ISO 8601 date-time such as "2030-01-31T23:59:59Z".`);
   }
   return new Date(time);
