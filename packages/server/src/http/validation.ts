@@ -4,7 +4,6 @@
 import type { FastifySchemaCompiler } from "fastify";
 import type { TSchema } from "typebox";
 import { Compile } from "typebox/compile";
-import { Value } from "typebox/value";
 import { AppError, type ErrorCode } from "../domain/errors.ts";
 
 interface SchemaError {
@@ -23,7 +22,7 @@ export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, http
     }
     // Query strings and path parameters arrive as text: convert "2" to 2 before checking.
     // Bodies are never converted: a JSON string where a number belongs is a client bug (1005).
-    const value = httpPart === "body" ? input : Value.Convert(schema, input);
+    const value = httpPart === "body" ? input : convertText(schema, input);
     if (check.Check(value)) {
       const problem = unstorableValue(value, httpPart ?? "body");
       return problem ? { error: withStatus(problem) } : { value };
@@ -32,6 +31,25 @@ export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, http
     return { error: withStatus(toAppError(schema, errors, httpPart ?? "body")) };
   };
 };
+
+/**
+ * Strict text → number/boolean conversion of query and path values. TypeBox's Value.Convert is
+ * lenient ("2.5" → 2, "" → 0, "true" → 1, "0x10" → 16), which would let a malformed page or
+ * pageSize through; here only plain decimal text converts, anything else stays text (1005).
+ */
+function convertText(schema: TSchema, input: unknown): unknown {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties;
+  if (typeof input !== "object" || input === null || !properties) return input;
+  const output: Record<string, unknown> = { ...input };
+  for (const [key, text] of Object.entries(output)) {
+    if (typeof text !== "string" || !Object.hasOwn(properties, key)) continue;
+    const type = properties[key]!.type;
+    if (type === "integer" && /^-?\d+$/.test(text)) output[key] = Number(text);
+    else if (type === "number" && /^-?\d+(\.\d+)?$/.test(text)) output[key] = Number(text);
+    else if (type === "boolean" && (text === "true" || text === "false")) output[key] = text === "true";
+  }
+  return output;
+}
 
 /** Deeper than any request Paylink understands; deeper still could exhaust the stack later on. */
 const MAX_DEPTH = 32;
