@@ -16,6 +16,14 @@ export interface Config {
   logLevel: LogLevel;
   /** Run the webhook delivery worker inside the server process (always on for the embedded database). */
   runWebhookWorker: boolean;
+  /**
+   * PAYLINK_SECRET_KEY: 64 hex characters; encrypts webhook API keys and HMAC keys at rest.
+   * Required on PostgreSQL (checked at start by webhooks/secrets.ts); on the embedded database a
+   * key file in `dataDir` is generated when unset.
+   */
+  secretKey: string | undefined;
+  /** PAYLINK_SECRET_KEY_PREVIOUS: comma-separated older keys, still accepted for decryption (rotation). */
+  previousSecretKeys: string[];
 }
 
 export class ConfigError extends Error {
@@ -59,6 +67,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`PAYLINK_WEBHOOK_WORKER=false needs DATABASE_URL: on the embedded database only the server process can deliver webhooks`);
   }
 
+  const secretKey = env.PAYLINK_SECRET_KEY?.trim() || undefined;
+  if (secretKey !== undefined && !/^[0-9a-fA-F]{64}$/.test(secretKey)) {
+    problems.push(`PAYLINK_SECRET_KEY must be 64 hexadecimal characters (generate one with: openssl rand -hex 32)`);
+  }
+  const previousSecretKeys = (env.PAYLINK_SECRET_KEY_PREVIOUS ?? "")
+    .split(",")
+    .map((key) => key.trim())
+    .filter((key) => key.length > 0);
+  if (previousSecretKeys.some((key) => !/^[0-9a-fA-F]{64}$/.test(key))) {
+    problems.push(`PAYLINK_SECRET_KEY_PREVIOUS must be a comma-separated list of 64-hex keys`);
+  }
+  if (previousSecretKeys.length > 0 && secretKey === undefined) {
+    problems.push(`PAYLINK_SECRET_KEY_PREVIOUS needs PAYLINK_SECRET_KEY (the key to re-encrypt with)`);
+  }
+
   const logLevel = (env.LOG_LEVEL ?? "info") as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) {
     problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${env.LOG_LEVEL}"`);
@@ -76,6 +99,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivate,
     logLevel,
     runWebhookWorker,
+    secretKey,
+    previousSecretKeys,
   };
 }
 

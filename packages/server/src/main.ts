@@ -5,15 +5,33 @@ import { loadConfig, type Config } from "./config.ts";
 import { openDatabase, type DatabaseHandle } from "./db/connect.ts";
 import { deleteExpiredIdempotencyKeys } from "./db/idempotency-repository.ts";
 import { bootstrapDemo, demoInstructions } from "./demo.ts";
+import { configureWebhooks } from "./webhooks/runtime.ts";
+import { checkStoredSecrets, resolveSecretKeyring } from "./webhooks/secrets.ts";
+import { startWebhookWorker, type WebhookWorker } from "./webhooks/worker.ts";
 
 export async function serve(config: Config = loadConfig()): Promise<{ close(): Promise<void>; url: string }> {
   const logger = pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: "[redacted]" } });
+  // Before the database: on PostgreSQL a missing PAYLINK_SECRET_KEY is a configuration error.
+  const secrets = resolveSecretKeyring(config);
   const database: DatabaseHandle = await openDatabase(
     config.databaseUrl ? { kind: "postgres", url: config.databaseUrl } : { kind: "pglite", dataDir: config.dataDir },
   );
+  try {
+    const reencrypted = await checkStoredSecrets(database.db, secrets.keyring);
+    if (reencrypted > 0) logger.info({ endpoints: reencrypted }, "webhook secrets re-encrypted under the current PAYLINK_SECRET_KEY");
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  if (secrets.source === "generated-file") logger.info({ file: secrets.file }, "generated the key that encrypts webhook secrets; back it up with the data directory");
+  configureWebhooks({ keyring: secrets.keyring, allowPrivate: config.webhookAllowPrivate });
+  let worker: WebhookWorker | undefined;
+
   const close = onceAsync(async () => {
     clearInterval(maintenance);
     await app.close().catch((error) => logger.error({ err: error }, "closing the HTTP server failed"));
+    // After the HTTP server (no new payments), before the database (sends in flight record their outcome).
+    await worker?.stop().catch((error) => logger.error({ err: error }, "stopping the webhook worker failed"));
     await database.close().catch((error) => logger.error({ err: error }, "closing the database failed"));
     logger.info("stopped");
   });
@@ -35,6 +53,11 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
   } catch (error) {
     await close();
     throw error;
+  }
+
+  // Always on the embedded database: no other process can reach it.
+  if (config.runWebhookWorker || !config.databaseUrl) {
+    worker = startWebhookWorker({ db: database.db, keyring: secrets.keyring, allowPrivate: config.webhookAllowPrivate, logger: logger.child({ component: "webhooks" }) });
   }
 
   maintenance = setInterval(() => {

@@ -10,6 +10,7 @@ import { registerCreateMerchant } from "./create-merchant.ts";
 import { registerCreateTerminal } from "./create-terminal.ts";
 import { registerCreateTheme } from "./create-theme.ts";
 import { registerCreateUser } from "./create-user.ts";
+import { registerWebhookAdmin } from "../webhooks/admin-routes.ts";
 
 export interface AdminDeps {
   db: Database;
@@ -24,6 +25,7 @@ export async function adminRoutes(app: FastifyInstance, deps: AdminDeps) {
   registerCreateApiKey(app, deps);
   registerCreateUser(app, deps);
   registerCreateTheme(app, deps);
+  registerWebhookAdmin(app, deps);
 }
 
 /** 404 (2014) for a merchant id that does not exist. */

@@ -7,6 +7,7 @@ const USAGE = `Usage: paylink <command>
 Commands:
   serve               start the server (configuration from environment variables, see README)
   migrate             apply database migrations and exit
+  worker              deliver webhooks only (PostgreSQL; run serve with PAYLINK_WEBHOOK_WORKER=false beside it)
   sign --key HEX      read a webhook message (JSON) on stdin, print its hmacSignature
   verify --key HEX    read a webhook message with hmacSignature on stdin; exit 0 valid, 1 invalid, 2 bad input
 `;
@@ -18,6 +19,10 @@ export async function runCli(args: string[]): Promise<number> {
       case "serve": {
         const { runServer } = await import("../main.ts");
         return await runServer();
+      }
+      case "worker": {
+        const { runWorker } = await import("../webhooks/worker-process.ts");
+        return await runWorker();
       }
       case "migrate": {
         const config = loadConfig();

@@ -124,6 +124,8 @@ export interface WebhookDeliveriesTable {
   attempt_count: Generated<number>;
   next_attempt_at: Timestamp;
   lease_until: NullableTimestamp;
+  /** Written by each claim; an outcome is recorded only under the token that claimed (migration 0004). */
+  lease_token: ColumnType<string | null, string | null | undefined, string | null>;
   last_status_code: number | null;
   created_at: Timestamp;
   delivered_at: NullableTimestamp;

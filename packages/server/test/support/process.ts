@@ -3,6 +3,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 
+/** PAYLINK_SECRET_KEY of test processes on PostgreSQL (a test value, not a secret). */
+export const TEST_PROCESS_SECRET_KEY = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0";
+
 export const PAYLINK_BIN = fileURLToPath(new URL("../../bin/paylink.mjs", import.meta.url));
 
 export interface ServerProcess {
@@ -32,7 +35,16 @@ export async function freePort(): Promise<number> {
 export async function startServerProcess(env: Record<string, string>, options: { waitReady?: boolean; timeoutMs?: number } = {}): Promise<ServerProcess> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const child = spawn(process.execPath, [PAYLINK_BIN, "serve"], {
-    env: { ...process.env, LOG_LEVEL: "warn", HOST: "127.0.0.1", PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, ...env, PORT: String(port) },
+    env: {
+      ...process.env,
+      LOG_LEVEL: "warn",
+      HOST: "127.0.0.1",
+      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+      // Required on PostgreSQL (it encrypts webhook secrets); instances of one test share it.
+      ...(env.DATABASE_URL ? { PAYLINK_SECRET_KEY: TEST_PROCESS_SECRET_KEY } : {}),
+      ...env,
+      PORT: String(port),
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

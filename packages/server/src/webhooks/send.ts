@@ -1,0 +1,166 @@
+// One delivery attempt over HTTP (SPEC §4): POST, 10 s for the whole exchange, redirects not
+// followed, only 2xx counts, the first 1 KB of the answer kept for the delivery log.
+//
+// node:http/https rather than global fetch: fetch (undici) on Node 20 offers no way to choose the
+// address a connection goes to without the undici package, and the SSRF guard needs exactly that
+// — the socket connects to the address that was vetted (via `lookup`), while the Host header and
+// the TLS server name stay the URL's hostname, so certificates are verified as usual.
+import http from "node:http";
+import https from "node:https";
+import type { LookupFunction } from "node:net";
+import { parseRetryAfter } from "./schedule.ts";
+import { vetWebhookHost, WebhookTargetRefused, type Resolver, type VettedAddress } from "./ssrf.ts";
+import type { OutgoingWebhook } from "./message.ts";
+
+export const RESPONSE_EXCERPT_BYTES = 1024;
+export const DEFAULT_SEND_TIMEOUT_MS = 10_000;
+
+export interface SendOptions {
+  allowPrivate: boolean;
+  timeoutMs?: number;
+  /** Aborts the attempt (shutdown); the result then has `aborted: true` and is not an outcome. */
+  signal?: AbortSignal;
+  resolver?: Resolver;
+}
+
+export interface SendResult {
+  /** A 2xx answer. */
+  delivered: boolean;
+  statusCode: number | null;
+  latencyMs: number;
+  /** First 1 KB of the answer's body. */
+  responseExcerpt: string | null;
+  /** Why no answer was received (connection refused, timeout, refused target…). */
+  error: string | null;
+  /** Retry-After of a 429 or 503 answer, in ms. */
+  retryAfterMs?: number;
+  /** Interrupted by `options.signal`: says nothing about the receiver. */
+  aborted?: boolean;
+}
+
+export async function sendWebhook(url: string, request: OutgoingWebhook, options: SendOptions): Promise<SendResult> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const failure = (error: string, extra: Partial<SendResult> = {}): SendResult => ({
+    delivered: false,
+    statusCode: null,
+    latencyMs: elapsed(),
+    responseExcerpt: null,
+    error,
+    ...extra,
+  });
+
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return failure(`the endpoint URL is not valid: ${url}`);
+  }
+  if (target.protocol !== "https:" && target.protocol !== "http:") return failure(`unsupported URL scheme ${target.protocol}`);
+
+  let vetted: VettedAddress | undefined;
+  if (!options.allowPrivate) {
+    try {
+      vetted = await vetWebhookHost(target.hostname, options.resolver);
+    } catch (error) {
+      if (error instanceof WebhookTargetRefused) return failure(`refused: ${error.message}`);
+      throw error;
+    }
+  }
+
+  const timeoutMs = options.timeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
+  const describeAbort = () => (options.signal?.aborted ? "aborted: the worker is shutting down" : `timed out after ${timeoutMs / 1000} s`);
+  if (signal.aborted) return failure(describeAbort(), { aborted: options.signal?.aborted === true });
+
+  const body = Buffer.from(request.body, "utf8");
+  return new Promise<SendResult>((resolve) => {
+    let settled = false;
+    const settle = (result: SendResult) => {
+      if (settled) return;
+      settled = true;
+      resolve(result);
+    };
+    const transport = target.protocol === "https:" ? https : http;
+    const outgoing = transport.request(
+      target,
+      {
+        method: "POST",
+        headers: { ...request.headers, "content-length": String(body.length), connection: "close" },
+        // A fresh connection per attempt: no pooled socket can carry a request to an address
+        // other than the one vetted for it.
+        agent: false,
+        signal,
+        ...(vetted ? { lookup: pinnedLookup(vetted) } : {}),
+      },
+      (response) => {
+        const statusCode = response.statusCode ?? 0;
+        const chunks: Buffer[] = [];
+        let size = 0;
+        const finish = () => {
+          if (settled) return;
+          const retryAfterMs = statusCode === 429 || statusCode === 503 ? parseRetryAfter(header(response.headers["retry-after"])) : undefined;
+          settle({
+            delivered: statusCode >= 200 && statusCode < 300,
+            statusCode,
+            latencyMs: elapsed(),
+            responseExcerpt: excerpt(Buffer.concat(chunks)),
+            error: null,
+            ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+          });
+          // The rest of the answer is of no interest; do not wait for (or download) it.
+          response.destroy();
+        };
+        response.on("data", (chunk: Buffer) => {
+          if (size < RESPONSE_EXCERPT_BYTES) chunks.push(chunk.subarray(0, RESPONSE_EXCERPT_BYTES - size));
+          size += chunk.length;
+          if (size >= RESPONSE_EXCERPT_BYTES) finish();
+        });
+        response.on("end", finish);
+        // An answer whose body stalls or breaks still has its status: that is the outcome.
+        response.on("error", finish);
+        response.on("close", finish);
+      },
+    );
+    outgoing.on("error", (error: NodeJS.ErrnoException) => {
+      if (signal.aborted) settle(failure(describeAbort(), { aborted: options.signal?.aborted === true }));
+      else settle(failure(describeNetworkError(error)));
+    });
+    outgoing.end(body);
+  });
+}
+
+function pinnedLookup(vetted: VettedAddress): LookupFunction {
+  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    if (options.all) callback(null, [{ address: vetted.address, family: vetted.family }]);
+    else callback(null, vetted.address, vetted.family);
+  }) as unknown as LookupFunction;
+}
+
+function header(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Text for the log; PostgreSQL text cannot hold NUL characters. */
+function excerpt(bytes: Buffer): string | null {
+  if (bytes.length === 0) return null;
+  return bytes.subarray(0, RESPONSE_EXCERPT_BYTES).toString("utf8").replace(/\u0000/g, "");
+}
+
+function describeNetworkError(error: NodeJS.ErrnoException): string {
+  const known: Record<string, string> = {
+    ECONNREFUSED: "connection refused",
+    ECONNRESET: "connection reset by the receiver",
+    ENOTFOUND: "host not found",
+    EAI_AGAIN: "DNS lookup failed temporarily",
+    ETIMEDOUT: "connection timed out",
+    EHOSTUNREACH: "host unreachable",
+    ENETUNREACH: "network unreachable",
+    CERT_HAS_EXPIRED: "the receiver's TLS certificate has expired",
+    DEPTH_ZERO_SELF_SIGNED_CERT: "the receiver's TLS certificate is self-signed",
+    ERR_TLS_CERT_ALTNAME_INVALID: "the receiver's TLS certificate does not match its hostname",
+  };
+  const code = error.code ?? error.name;
+  return `${known[code] ?? error.message} (${code})`.slice(0, 500);
+}
