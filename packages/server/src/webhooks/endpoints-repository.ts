@@ -38,8 +38,9 @@ type EndpointRow = {
   updated_at: Date;
 };
 
+/** Enough to recognise a secret, not to use it: the last 4 characters of a long one, nothing of a short one. */
 export function mask(secret: string): string {
-  return secret.length <= 8 ? "*".repeat(secret.length) : `${"*".repeat(Math.min(secret.length - 4, 12))}${secret.slice(-4)}`;
+  return secret.length >= 16 ? `************${secret.slice(-4)}` : "********";
 }
 
 function present(row: EndpointRow, keyring: SecretKeyring): WebhookEndpoint {

@@ -21,6 +21,8 @@ export interface SendOptions {
   /** Aborts the attempt (shutdown); the result then has `aborted: true` and is not an outcome. */
   signal?: AbortSignal;
   resolver?: Resolver;
+  /** Replaces the SSRF check (tests prove with it that the socket goes to the vetted address). */
+  vet?: (hostname: string) => Promise<VettedAddress>;
 }
 
 export interface SendResult {
@@ -61,7 +63,7 @@ export async function sendWebhook(url: string, request: OutgoingWebhook, options
   let vetted: VettedAddress | undefined;
   if (!options.allowPrivate) {
     try {
-      vetted = await vetWebhookHost(target.hostname, options.resolver);
+      vetted = await (options.vet ?? ((hostname: string) => vetWebhookHost(hostname, options.resolver)))(target.hostname);
     } catch (error) {
       if (error instanceof WebhookTargetRefused) return failure(`refused: ${error.message}`);
       throw error;

@@ -33,7 +33,6 @@ for (const [network, prefix] of [
 for (const [network, prefix] of [
   ["::", 128], // unspecified
   ["::1", 128], // loopback
-  ["::ffff:0:0", 96], // IPv4-mapped: refused outright rather than trusting what it maps to
   ["64:ff9b:1::", 48], // local-use IPv4/IPv6 translation
   ["100::", 64], // discard-only
   ["2001:db8::", 32], // documentation
@@ -45,9 +44,18 @@ for (const [network, prefix] of [
   BLOCKED.addSubnet(network, prefix, "ipv6");
 }
 
+/**
+ * IPv4-mapped IPv6 (::ffff:a.b.c.d) is refused outright rather than trusting what it maps to. A
+ * list of its own: BlockList matches IPv4 addresses against a mapped IPv6 rule, so in BLOCKED this
+ * rule would block every IPv4 address.
+ */
+const IPV4_MAPPED = new BlockList();
+IPV4_MAPPED.addSubnet("::ffff:0:0", 96, "ipv6");
+
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return false;
+  if (family === 6 && IPV4_MAPPED.check(address, "ipv6")) return false;
   return !BLOCKED.check(address, family === 4 ? "ipv4" : "ipv6");
 }
 

@@ -1,0 +1,150 @@
+// One attempt over real HTTP, and the SSRF guard (SPEC §4) that decides where it may go.
+import assert from "node:assert/strict";
+import { after, describe, test } from "node:test";
+import { buildWebhookRequest } from "../../src/webhooks/message.ts";
+import { sendWebhook } from "../../src/webhooks/send.ts";
+import { checkWebhookUrl, isPublicAddress, vetWebhookHost, WebhookTargetRefused } from "../../src/webhooks/ssrf.ts";
+import { sampleMessage, startReceiver, type Receiver } from "./support.ts";
+
+const secrets = { apiKey: "Bearer test", hmacKey: "ab".repeat(32) };
+const request = () => buildWebhookRequest("msg_test", sampleMessage(), secrets, Math.floor(Date.now() / 1000));
+
+describe("SSRF guard", () => {
+  test("private, loopback, link-local, unique-local, mapped and reserved addresses are not public", () => {
+    for (const address of [
+      "127.0.0.1",
+      "127.255.0.9",
+      "10.1.2.3",
+      "172.16.0.1",
+      "172.31.255.255",
+      "192.168.1.1",
+      "169.254.169.254",
+      "100.64.0.1",
+      "0.0.0.0",
+      "224.0.0.1",
+      "255.255.255.255",
+      "198.18.0.1",
+      "::1",
+      "::",
+      "fe80::1",
+      "fc00::1",
+      "fd12:3456::1",
+      "::ffff:127.0.0.1",
+      "::ffff:8.8.8.8",
+      "ff02::1",
+      "2001:db8::1",
+      "not an address",
+    ]) {
+      assert.equal(isPublicAddress(address), false, address);
+    }
+    for (const address of ["8.8.8.8", "1.1.1.1", "172.32.0.1", "192.169.0.1", "100.128.0.1", "2606:4700:4700::1111", "2a00:1450:4001::200e"]) {
+      assert.equal(isPublicAddress(address), true, address);
+    }
+  });
+
+  test("a hostname is refused when any of its addresses is private; literals and brackets are checked too", async () => {
+    const resolver = (answers: Record<string, string[]>) => async (hostname: string) => (answers[hostname] ?? []).map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
+    const dns = resolver({ "shop.example": ["93.184.216.34", "2606:2800:220:1::1"], "mixed.example": ["93.184.216.34", "10.0.0.5"], "empty.example": [] });
+    assert.deepEqual(await vetWebhookHost("shop.example", dns), { address: "93.184.216.34", family: 4 });
+    await assert.rejects(vetWebhookHost("mixed.example", dns), (error: Error) => error instanceof WebhookTargetRefused && /10\.0\.0\.5/.test(error.message));
+    await assert.rejects(vetWebhookHost("empty.example", dns), WebhookTargetRefused);
+    await assert.rejects(vetWebhookHost("127.0.0.1", dns), WebhookTargetRefused);
+    await assert.rejects(vetWebhookHost("[::1]", dns), WebhookTargetRefused);
+    assert.deepEqual(await vetWebhookHost("[2606:4700:4700::1111]", dns), { address: "2606:4700:4700::1111", family: 6 });
+    const failing = async () => {
+      throw Object.assign(new Error("getaddrinfo ENOTFOUND"), { code: "ENOTFOUND" });
+    };
+    await assert.rejects(vetWebhookHost("nowhere.example", failing), /does not resolve \(ENOTFOUND\)/);
+  });
+
+  test("URLs are checked when saved: https, no credentials, no private host unless allowed", () => {
+    assert.equal(checkWebhookUrl("https://shop.example/hooks", false), undefined);
+    assert.match(checkWebhookUrl("http://shop.example/hooks", false)!, /https/);
+    assert.match(checkWebhookUrl("ftp://shop.example/", false)!, /https/);
+    assert.match(checkWebhookUrl("not a url", false)!, /absolute URL/);
+    assert.match(checkWebhookUrl("https://user:pw@shop.example/", false)!, /password/);
+    assert.match(checkWebhookUrl("https://shop.example/#x", false)!, /fragment/);
+    for (const url of ["https://localhost/", "https://127.0.0.1/", "https://[::1]/", "https://169.254.169.254/latest", "https://10.0.0.1/", "https://db.internal/"]) {
+      assert.match(checkWebhookUrl(url, false) ?? "", /private/, url);
+      assert.equal(checkWebhookUrl(url, true), undefined, url);
+    }
+    assert.equal(checkWebhookUrl("http://127.0.0.1:8080/hooks", true), undefined);
+  });
+});
+
+describe("sending one attempt", () => {
+  const receivers: Receiver[] = [];
+  after(async () => {
+    for (const receiver of receivers) await receiver.close();
+  });
+  async function receiver(...args: Parameters<typeof startReceiver>) {
+    const started = await startReceiver(...args);
+    receivers.push(started);
+    return started;
+  }
+
+  test("a loopback receiver is refused at send time unless private targets are allowed", async () => {
+    const hook = await receiver();
+    const refused = await sendWebhook(hook.url, request(), { allowPrivate: false });
+    assert.equal(refused.delivered, false);
+    assert.equal(refused.statusCode, null);
+    assert.match(refused.error ?? "", /^refused: 127\.0\.0\.1 resolves to 127\.0\.0\.1, a private/);
+    assert.equal(hook.requests.length, 0);
+
+    // A public-looking name that resolves to loopback: refused on the resolved address.
+    const sneaky = await sendWebhook(`http://sneaky.example:${hook.port}/`, request(), {
+      allowPrivate: false,
+      resolver: async () => [{ address: "127.0.0.1", family: 4 }],
+    });
+    assert.match(sneaky.error ?? "", /sneaky\.example resolves to 127\.0\.0\.1/);
+    assert.equal(hook.requests.length, 0);
+
+    const allowed = await sendWebhook(hook.url, request(), { allowPrivate: true });
+    assert.equal(allowed.delivered, true);
+    assert.equal(hook.requests.length, 1);
+  });
+
+  test("the socket connects to the vetted address, while Host stays the URL's name (no second DNS lookup)", async () => {
+    const hook = await receiver();
+    // "paylink-test.invalid" cannot resolve in any real DNS: the request can only arrive if the
+    // connection used the address the guard vetted.
+    const result = await sendWebhook(`http://paylink-test.invalid:${hook.port}/x`, request(), {
+      allowPrivate: false,
+      vet: async (hostname) => {
+        assert.equal(hostname, "paylink-test.invalid");
+        return { address: "127.0.0.1", family: 4 };
+      },
+    });
+    assert.equal(result.delivered, true, result.error ?? "");
+    assert.equal(hook.requests[0]!.headers.host, `paylink-test.invalid:${hook.port}`);
+  });
+
+  test("only 2xx is delivered; redirects are not followed; the first 1 KB of the answer is kept", async () => {
+    const target = await receiver();
+    const statuses = [200, 201, 204, 299, 301, 302, 307, 400, 404, 500];
+    for (const status of statuses) {
+      const hook = await receiver(() => ({ status, headers: (status >= 300 && status < 400 ? { location: target.url } : {}) as Record<string, string>, body: status === 204 ? "" : "x".repeat(3000) }));
+      const result = await sendWebhook(hook.url, request(), { allowPrivate: true });
+      assert.equal(result.delivered, status < 300, String(status));
+      assert.equal(result.statusCode, status);
+      assert.equal(result.responseExcerpt, status === 204 ? null : "x".repeat(1024));
+    }
+    assert.equal(target.requests.length, 0, "no redirect was followed");
+  });
+
+  test("Retry-After is read on 429 and 503 only, as seconds or a date", async () => {
+    const seconds = await receiver(() => ({ status: 429, headers: { "retry-after": "120" } }));
+    assert.equal((await sendWebhook(seconds.url, request(), { allowPrivate: true })).retryAfterMs, 120_000);
+    const date = await receiver(() => ({ status: 503, headers: { "retry-after": new Date(Date.now() + 60_000).toUTCString() } }));
+    const fromDate = (await sendWebhook(date.url, request(), { allowPrivate: true })).retryAfterMs!;
+    assert.ok(fromDate > 55_000 && fromDate <= 60_000, String(fromDate));
+    const ignored = await receiver(() => ({ status: 500, headers: { "retry-after": "120" } }));
+    assert.equal((await sendWebhook(ignored.url, request(), { allowPrivate: true })).retryAfterMs, undefined);
+  });
+
+  test("an answer with NUL bytes or broken UTF-8 is stored as text", async () => {
+    const hook = await receiver(() => ({ status: 500, body: "a\u0000b\u00e9" }));
+    const result = await sendWebhook(hook.url, request(), { allowPrivate: true });
+    assert.equal(result.responseExcerpt, "ab\u00e9");
+  });
+});
