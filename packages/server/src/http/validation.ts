@@ -16,7 +16,11 @@ interface SchemaError {
 
 export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart }) => {
   const check = Compile(schema);
+  // A body whose fields are all optional (e.g. the admin API's `{ "name"? }`) may be left out.
+  // (Fastify hands a missing body over as null, so a JSON null counts as left out too.)
+  const bodyOptional = httpPart === "body" && !((schema as { required?: unknown[] }).required?.length);
   return (input: unknown) => {
+    if (httpPart === "body" && (input === null || input === undefined) && bodyOptional) input = {};
     if (httpPart === "body" && (input === null || input === undefined)) {
       return { error: withStatus(new AppError("1000", "The request body is empty; send a JSON object.")) };
     }

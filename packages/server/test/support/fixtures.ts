@@ -131,7 +131,7 @@ export async function countLinks(server: TestServer, merchantId: string): Promis
 
 /** A request with full control of the bytes, the content type and the key (fetch, no JSON help). */
 export async function rawRequest(
-  server: Pick<TestServer, "baseUrl" | "apiKey">,
+  server: { baseUrl: string; apiKey?: string },
   method: string,
   path: string,
   options: { body?: string | Uint8Array<ArrayBuffer>; contentType?: string | null; headers?: Record<string, string> } = {},

@@ -1,0 +1,146 @@
+// Health, readiness, the OpenAPI document and reference page, unknown routes, and what a client
+// sees when the server itself fails (500 5000, no internals) — on every backend.
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { testBackends } from "../support/databases.ts";
+import { startTestServer, type TestServer } from "../support/harness.ts";
+import { assertError, payByLink, rawRequest } from "../support/fixtures.ts";
+
+const OPERATIONS: Array<[string, string, string]> = [
+  ["post", "/api/v1/paymentlinks/create", "createPaymentLink"],
+  ["get", "/api/v1/paymentlinks/{reference}", "getPaymentLink"],
+  ["post", "/api/v1/paymentlinks/update", "updatePaymentLink"],
+  ["post", "/api/v1/paymentlinks/disable", "disablePaymentLink"],
+  ["get", "/api/v1/paymentlinks", "listPaymentLinks"],
+];
+
+for (const backend of testBackends()) {
+  describe(`health, docs and unknown routes (${backend.name})`, () => {
+    let server: TestServer;
+    before(async () => {
+      server = await startTestServer({ backend });
+    });
+    after(() => server?.close());
+
+    it("GET /healthz answers 200", async () => {
+      const response = await fetch(`${server.baseUrl}/healthz`);
+      assert.equal(response.status, 200);
+      assert.deepEqual(await response.json(), { status: "ok" });
+    });
+
+    it("GET /readyz answers 200 while the database is reachable", async () => {
+      const response = await fetch(`${server.baseUrl}/readyz`);
+      assert.equal(response.status, 200);
+      assert.equal((await response.json()).status, "ready");
+    });
+
+    it("GET /metrics answers Prometheus text", async () => {
+      const response = await fetch(`${server.baseUrl}/metrics`);
+      assert.equal(response.status, 200);
+      assert.match(response.headers.get("content-type") ?? "", /^text\/plain/);
+      assert.match(await response.text(), /^# HELP paylink_http_requests_total/m);
+    });
+
+    describe("GET /api/v1/openapi.json", () => {
+      let doc: any;
+      before(async () => {
+        const response = await fetch(`${server.baseUrl}/api/v1/openapi.json`);
+        assert.equal(response.status, 200);
+        assert.match(response.headers.get("content-type") ?? "", /^application\/json/);
+        doc = await response.json();
+      });
+
+      it("is OpenAPI 3.1", () => {
+        assert.match(doc.openapi, /^3\.1\.\d+$/);
+        assert.equal(typeof doc.info.title, "string");
+        assert.equal(typeof doc.info.version, "string");
+      });
+
+      for (const [method, path, operationId] of OPERATIONS) {
+        it(`describes ${method.toUpperCase()} ${path} (${operationId})`, () => {
+          const operation = doc.paths?.[path]?.[method];
+          assert.ok(operation, `${method} ${path} is in the document`);
+          assert.equal(operation.operationId, operationId);
+          assert.ok(operation.responses?.["200"], "documents its success");
+          assert.ok(operation.responses?.["400"], "documents its errors");
+        });
+      }
+
+      it("documents the X-API-key scheme and the create body", () => {
+        const schemes = Object.values(doc.components?.securitySchemes ?? {}) as any[];
+        assert.ok(schemes.some((s) => s.type === "apiKey" && s.in === "header" && s.name.toLowerCase() === "x-api-key"));
+        const body = doc.paths["/api/v1/paymentlinks/create"].post.requestBody.content["application/json"].schema;
+        for (const field of ["type", "terminalIdentifier", "amount", "currency"]) assert.ok(body.required.includes(field), `${field} is required`);
+        for (const field of ["items", "culture", "themeKey", "expiresAt", "description", "returnUrl", "exactSalesCount", "shopperInfo", "recurringProcessingModel"]) {
+          assert.ok(field in body.properties, `${field} is documented`);
+        }
+        const error = doc.paths["/api/v1/paymentlinks/create"].post.responses["400"].content["application/json"].schema;
+        assert.deepEqual(Object.keys(error.properties).sort(), ["errorCode", "errorMessage", "responseDateTime", "responseIdentifier"]);
+      });
+
+      it("does not ask for an API key to be read", async () => {
+        const response = await fetch(`${server.baseUrl}/api/v1/openapi.json`, { headers: { "x-api-key": "wrong" } });
+        assert.equal(response.status, 200);
+      });
+    });
+
+    it("GET /docs is an HTML reference of the five operations, without third-party requests", async () => {
+      const response = await fetch(`${server.baseUrl}/docs`);
+      assert.equal(response.status, 200);
+      assert.match(response.headers.get("content-type") ?? "", /^text\/html/);
+      const html = await response.text();
+      assert.match(html, /^<!doctype html>/i);
+      for (const [method, path] of OPERATIONS) assert.ok(html.includes(`${method.toUpperCase()} ${path}`), `${method} ${path} is on the page`);
+      assert.doesNotMatch(html, /<script[^>]+src=|<link[^>]+href="https?:/i, "no external scripts or stylesheets");
+    });
+
+    describe("unknown routes under /api/v1 answer 404 with a JSON error", () => {
+      const cases: Array<[string, string, boolean]> = [
+        ["GET", "/api/v1/nothing", true],
+        ["GET", "/api/v1/nothing", false],
+        ["POST", "/api/v1/paymentlinks/delete", true],
+        ["DELETE", "/api/v1/paymentlinks/abc", true],
+        ["PUT", "/api/v1/paymentlinks/update", true],
+        ["GET", "/api/v2/paymentlinks", true],
+      ];
+      for (const [method, path, withKey] of cases) {
+        it(`${method} ${path}${withKey ? "" : " (no key)"}`, async () => {
+          const response = await rawRequest({ baseUrl: server.baseUrl, apiKey: withKey ? server.apiKey : "" }, method, path, method === "GET" || method === "DELETE" ? {} : { body: "{}", contentType: "application/json" });
+          assertError(response, 404, "2014");
+        });
+      }
+    });
+  });
+
+  describe(`a failing database gives 500 5000 without internals (${backend.name})`, () => {
+    let server: TestServer;
+    before(async () => {
+      server = await startTestServer({ backend });
+      // Pull the database away under the running server.
+      await server.database.destroy();
+    });
+    after(() => server?.app.close());
+
+    it("GET /readyz answers 503", async () => {
+      const response = await fetch(`${server.baseUrl}/readyz`);
+      assert.equal(response.status, 503);
+      const text = await response.text();
+      assert.doesNotMatch(text, /postgres|pglite|ECONN|stack|at \//i);
+    });
+
+    it("the API answers 500 with code 5000, the envelope and a message without internals", async () => {
+      for (const response of [
+        await server.api("POST", "/api/v1/paymentlinks/create", payByLink(server)),
+        await server.api("GET", "/api/v1/paymentlinks"),
+      ]) {
+        assertError(response, 500, "5000");
+        assert.ok(response.body.errorMessage.includes(response.body.responseIdentifier), "the message quotes the response identifier for support");
+        assert.doesNotMatch(response.body.errorMessage, /pool|pglite|sql|select|insert|ECONN|Error:|\bat \//i);
+      }
+    });
+
+    it("GET /healthz still answers 200: the process is up", async () => {
+      assert.equal((await fetch(`${server.baseUrl}/healthz`)).status, 200);
+    });
+  });
+}
