@@ -5,12 +5,15 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import { sql } from "kysely";
 import { adminRoutes } from "./admin/index.ts";
 import { registerDocs } from "./api/docs.ts";
+import { checkoutRoutes } from "./checkout/routes.tsx";
 import type { ApiDeps } from "./api/deps.ts";
 import { apiRoutes } from "./api/index.ts";
 import type { Database } from "./db/connect.ts";
 import { jsonErrorHandler, jsonNotFound } from "./http/errors.ts";
 import { registerMetrics } from "./http/metrics.ts";
 import { validatorCompiler } from "./http/validation.ts";
+import type { PaymentProcessor } from "./payments/processor.ts";
+import { SandboxProcessor } from "./payments/sandbox.ts";
 
 export interface AppDeps {
   db: Database;
@@ -19,6 +22,8 @@ export interface AppDeps {
   /** A pino logger; tests usually pass none (silent). */
   logger?: FastifyBaseLogger;
   now?: () => Date;
+  /** The card processor of the checkout page; default: the deterministic sandbox (SPEC §3.1). */
+  processor?: PaymentProcessor;
 }
 
 /** Log redaction: secrets and card data never reach a log line, whatever logs them. */
@@ -86,6 +91,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const adminToken = deps.adminToken;
     await app.register(async (admin) => adminRoutes(admin, { db: deps.db, adminToken }), { prefix: "/admin/v1" });
   }
+  await app.register(
+    async (pay) =>
+      checkoutRoutes(pay, {
+        db: deps.db,
+        get publicBaseUrl() {
+          return deps.publicBaseUrl;
+        },
+        now,
+        processor: deps.processor ?? new SandboxProcessor(),
+      }),
+    { prefix: "/pay" },
+  );
   registerDocs(app);
   return app;
 }

@@ -66,6 +66,8 @@ export interface PaymentLinksTable {
   valid_until: NullableTimestamp;
   max_sales_count: number | null;
   sales_count: Generated<number>;
+  /** Sale slots held by payments in flight (migration 0003). */
+  reserved_count: Generated<number>;
   visit_count: Generated<number>;
   disabled: Generated<boolean>;
   created_at: Timestamp;
@@ -91,6 +93,14 @@ export interface SubmissionsTable {
   card_usage: string | null;
   created_at: Timestamp;
   completed_at: NullableTimestamp;
+  /** The checkout form attempt this submission came from (migration 0003). */
+  attempt_key: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+export interface ServerSecretsTable {
+  name: string;
+  value: string;
+  created_at: Timestamp;
 }
 
 export interface IdempotencyKeysTable {
@@ -159,4 +169,5 @@ export interface DB {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   schema_migrations: SchemaMigrationsTable;
+  server_secrets: ServerSecretsTable;
 }

@@ -1,0 +1,132 @@
+// Reads and checks the checkout form of SPEC §3. Pure: takes the posted fields and the link's
+// shopper-field settings, returns either the values to pay with or the problems to show.
+import { checkShopperValue } from "../domain/links/shopper-fields.ts";
+import type { ShopperField, ShopperInfo } from "../domain/links/types.ts";
+import { cardBrand, formatExpiry, lastFour, luhnValid, maskCardNumber } from "../payments/cards.ts";
+import type { CardDetails } from "../payments/processor.ts";
+import type { FieldProblem } from "./i18n.ts";
+
+/** Form field names: part of the contract (SPEC §3). */
+export const CARD_FIELDS = ["cardNumber", "cardExpiry", "cardCvc", "cardHolder"] as const;
+export type CardField = (typeof CARD_FIELDS)[number];
+export type FormField = CardField | ShopperField;
+
+export const CARD_HOLDER_MAX_LENGTH = 100;
+
+export interface FieldError {
+  field: FormField;
+  problem: FieldProblem;
+}
+
+/** What the page may show again after a failed attempt: never the card number or the CVC. */
+export type RedisplayValues = Partial<Record<FormField, string>>;
+
+export interface ValidCheckout {
+  card: CardDetails;
+  /** Safe to store: brand, masked number, last four, `MM/YYYY`. */
+  cardSummary: { brand: string; masked: string; last4: string; expiry: string };
+  answers: Array<{ field: ShopperField; value: string }>;
+}
+
+export type CheckoutFormResult =
+  | { ok: true; value: ValidCheckout; redisplay: RedisplayValues }
+  | { ok: false; errors: FieldError[]; redisplay: RedisplayValues };
+
+/** A posted field as one string: repeated fields take the first value; anything else is empty. */
+export function formText(body: Record<string, unknown>, name: string): string {
+  if (!Object.prototype.hasOwnProperty.call(body, name)) return "";
+  const raw = body[name];
+  const value = Array.isArray(raw) ? raw[0] : raw;
+  return typeof value === "string" ? value : "";
+}
+
+/** The shopper fields the page asks for, in the merchant's order (Hidden ones are not asked). */
+export function visibleShopperFields(shopperInfo: ShopperInfo[]): ShopperInfo[] {
+  return shopperInfo.filter((entry) => entry.requirementType !== "Hidden");
+}
+
+export function readCheckoutForm(body: Record<string, unknown>, shopperInfo: ShopperInfo[], now: Date): CheckoutFormResult {
+  const errors: FieldError[] = [];
+  const redisplay: RedisplayValues = {};
+  const answers: ValidCheckout["answers"] = [];
+
+  for (const entry of shopperInfo) {
+    switch (entry.requirementType) {
+      case "Hidden":
+        // Not asked, so not accepted either: a posted value is ignored.
+        continue;
+      case "Prefilled": {
+        // Read-only on the page; the stored value counts, whatever was posted.
+        const value = entry.prefilledValue ?? "";
+        redisplay[entry.field] = value;
+        if (value !== "") answers.push({ field: entry.field, value });
+        continue;
+      }
+      case "Required":
+      case "Optional": {
+        const raw = formText(body, entry.field);
+        redisplay[entry.field] = raw.slice(0, 2000);
+        const value = raw.trim();
+        if (value === "") {
+          if (entry.requirementType === "Required") errors.push({ field: entry.field, problem: "required" });
+          continue;
+        }
+        const problem = checkShopperValue(entry.field, value);
+        if (problem !== null) errors.push({ field: entry.field, problem: problem === "empty" ? "required" : problem });
+        else answers.push({ field: entry.field, value });
+      }
+    }
+  }
+
+  const numberText = formText(body, "cardNumber");
+  const digits = numberText.replace(/[\s-]/g, "");
+  if (digits === "") errors.push({ field: "cardNumber", problem: "card_number_required" });
+  else if (!/^\d{12,19}$/.test(digits) || !luhnValid(digits)) errors.push({ field: "cardNumber", problem: "card_number_invalid" });
+
+  const expiryText = formText(body, "cardExpiry");
+  redisplay.cardExpiry = expiryText.slice(0, 10);
+  const expiry = parseExpiry(expiryText, now);
+  if (expiry === "empty") errors.push({ field: "cardExpiry", problem: "card_expiry_required" });
+  else if (expiry === "invalid") errors.push({ field: "cardExpiry", problem: "card_expiry_invalid" });
+  else if (expiry === "past") errors.push({ field: "cardExpiry", problem: "card_expiry_past" });
+
+  const cvc = formText(body, "cardCvc").trim();
+  if (cvc === "") errors.push({ field: "cardCvc", problem: "card_cvc_required" });
+  else if (!/^\d{3,4}$/.test(cvc)) errors.push({ field: "cardCvc", problem: "card_cvc_invalid" });
+
+  const holderText = formText(body, "cardHolder");
+  redisplay.cardHolder = holderText.slice(0, 200);
+  const holder = holderText.trim().replace(/\s+/g, " ");
+  if (holder.length > CARD_HOLDER_MAX_LENGTH) errors.push({ field: "cardHolder", problem: "card_holder_too_long" });
+
+  if (errors.length > 0 || typeof expiry !== "object") return { ok: false, errors, redisplay };
+  const { brand } = cardBrand(digits);
+  return {
+    ok: true,
+    redisplay,
+    value: {
+      card: { number: digits, expiryMonth: expiry.month, expiryYear: expiry.year, cvc, holder },
+      cardSummary: { brand, masked: maskCardNumber(digits), last4: lastFour(digits), expiry: formatExpiry(expiry.month, expiry.year) },
+      answers,
+    },
+  };
+}
+
+/**
+ * `MM/YY` (also `MM/YYYY`, `MMYY`, spaces around the slash). A card is valid to the end of its
+ * expiry month; dates more than 20 years ahead are typing mistakes.
+ */
+export function parseExpiry(text: string, now: Date): { month: number; year: number } | "empty" | "invalid" | "past" {
+  const trimmed = text.trim();
+  if (trimmed === "") return "empty";
+  const match = /^(\d{1,2})\s*[/-]?\s*(\d{2}|\d{4})$/.exec(trimmed);
+  if (!match || (!/[/-]/.test(trimmed) && match[1]!.length !== 2)) return "invalid";
+  const month = Number(match[1]);
+  const year = match[2]!.length === 2 ? 2000 + Number(match[2]) : Number(match[2]);
+  if (month < 1 || month > 12) return "invalid";
+  const currentYear = now.getUTCFullYear();
+  const currentMonth = now.getUTCMonth() + 1;
+  if (year < currentYear || (year === currentYear && month < currentMonth)) return "past";
+  if (year > currentYear + 20) return "invalid";
+  return { month, year };
+}

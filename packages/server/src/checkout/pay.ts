@@ -1,0 +1,209 @@
+// One payment (or card save) through a link: reserve a sale slot, call the processor outside any
+// transaction, record the result with its webhook outbox rows in one transaction.
+//
+//   reserveSale ──► processor.authorize ──► recordResult (+ outbox) ──► notify webhook worker
+//   (short trx)     (no trx, timed out)     (short trx)
+//
+// A shopper whose card is approved always has a sale: the slot was taken before the charge. The
+// only exception is a merchant lowering the cap while the card is being charged; that approval is
+// cancelled at the processor and the shopper is told so.
+import type { FastifyBaseLogger } from "fastify";
+import {
+  recordResult,
+  releaseStaleReservations,
+  reserveSale,
+  findSubmission,
+  type CheckoutLink,
+  type ProcessorOutcome,
+  type RecordedResult,
+  type StoredSubmission,
+} from "../db/checkout-repository.ts";
+import type { Database } from "../db/connect.ts";
+import type { AuthorizeResult, PaymentProcessor } from "../payments/processor.ts";
+import { enqueuePaymentWebhook, notifyWebhookWorker, type UnsignedPaymentMessage, type WebhookEventType } from "../webhooks/outbox.ts";
+import type { ValidCheckout } from "./form.ts";
+
+export interface PayDeps {
+  db: Database;
+  processor: PaymentProcessor;
+  now: () => Date;
+  log: FastifyBaseLogger;
+  /** How long to wait for the processor (far below the reservation TTL). */
+  processorTimeoutMs: number;
+  /** How long a re-posted form waits for the first post's result. */
+  duplicateWaitMs: number;
+}
+
+export type PayOutcome =
+  | { kind: "approved"; submission: StoredSubmission }
+  | { kind: "declined"; reason: string; submission: StoredSubmission }
+  /** No answer from the processor: nothing charged as far as Paylink knows. */
+  | { kind: "failed" }
+  /** Approved, but the link sold out meanwhile: the approval was cancelled. */
+  | { kind: "voided" }
+  /** No sale slot (sold out, or all remaining slots held by payments in flight), or no longer open. */
+  | { kind: "unavailable" }
+  /** The same form is still being processed by an earlier post. */
+  | { kind: "pending" };
+
+export async function payWithLink(deps: PayDeps, link: CheckoutLink, checkout: ValidCheckout, attemptKey: string | null): Promise<PayOutcome> {
+  const request = {
+    linkReference: link.reference,
+    attemptKey,
+    answers: checkout.answers,
+    card: checkout.cardSummary,
+    now: deps.now(),
+  };
+  let reservation = await reserveSale(deps.db, request);
+  if (reservation.kind === "unavailable" && (await releaseStaleReservations(deps.db, link.reference)) > 0) {
+    reservation = await reserveSale(deps.db, { ...request, now: deps.now() });
+  }
+  if (reservation.kind === "unavailable") return { kind: "unavailable" };
+  if (reservation.kind === "duplicate") return awaitEarlierAttempt(deps, reservation.submission);
+
+  const { checkoutReference, amount, currency } = reservation;
+  const tokenize = link.terms.type === "TokenizeByLink";
+  let result: AuthorizeResult | undefined;
+  try {
+    result = await deps.processor.authorize({
+      kind: tokenize ? "tokenization" : "payment",
+      amount: tokenize ? 0 : amount,
+      currency,
+      card: checkout.card,
+      saveCard: tokenize || link.terms.recurringProcessingModel !== null,
+      recurringProcessingModel: link.terms.recurringProcessingModel,
+      checkoutReference,
+      merchantReference: link.reference,
+      signal: AbortSignal.timeout(deps.processorTimeoutMs),
+    });
+  } catch (error) {
+    // Never log the error object whole: a processor client might put the request in it.
+    deps.log.warn({ checkoutReference, paymentLinkReference: link.reference, error: errorName(error) }, "payment processor call failed");
+  }
+
+  const outcome: ProcessorOutcome = !result
+    ? { kind: "failed", reason: "Processor unavailable" }
+    : result.approved
+      ? { kind: "approved", payfacReference: result.payfacReference, authCode: result.authCode, token: result.token, cardBrand: result.cardBrand, cardUsage: result.cardUsage }
+      : { kind: "declined", payfacReference: result.payfacReference, reason: result.reason, cardBrand: result.cardBrand, cardUsage: result.cardUsage };
+
+  const recorded = await recordWithRetry(deps, link, checkoutReference, outcome, result);
+  // Already finished by another post of this attempt: report that result.
+  if (!recorded) return awaitEarlierAttempt(deps, { checkoutReference, linkReference: link.reference });
+  notifyWebhookWorker();
+  deps.log.info({ checkoutReference, paymentLinkReference: link.reference, result: recorded.recorded }, "checkout submission recorded");
+
+  switch (recorded.recorded) {
+    case "approved":
+      return { kind: "approved", submission: recorded.submission };
+    case "declined":
+      return { kind: "declined", reason: recorded.submission.reason ?? "Refused", submission: recorded.submission };
+    case "failed":
+      return { kind: "failed" };
+    case "voided":
+      if (outcome.kind === "approved") {
+        await deps.processor.cancel(outcome.payfacReference).catch((error: unknown) => {
+          deps.log.error({ checkoutReference, payfacReference: outcome.payfacReference, error: errorName(error) }, "could not cancel an approval the link had no slot for; cancel it by hand");
+        });
+      }
+      return { kind: "voided" };
+  }
+}
+
+/**
+ * The result must be written: the card may have been charged. A database hiccup is retried; if
+ * the write still fails, the submission stays pending (its slot held) and the error names the
+ * references an operator needs to reconcile it.
+ */
+async function recordWithRetry(deps: PayDeps, link: CheckoutLink, checkoutReference: string, outcome: ProcessorOutcome, result: AuthorizeResult | undefined) {
+  const delays = [0, 250, 1000, 3000];
+  let lastError: unknown;
+  for (const wait of delays) {
+    if (wait) await new Promise((resolve) => setTimeout(resolve, wait));
+    try {
+      return await recordResult(deps.db, checkoutReference, outcome, async (trx, recordedAs, submission) => {
+        for (const event of webhookEvents(link, submission, recordedAs, result)) {
+          await enqueuePaymentWebhook(trx, link.merchantId, event.eventType, event.message);
+        }
+      });
+    } catch (error) {
+      lastError = error;
+    }
+  }
+  deps.log.error(
+    { checkoutReference, paymentLinkReference: link.reference, payfacReference: "payfacReference" in outcome ? outcome.payfacReference : null, outcome: outcome.kind, error: errorName(lastError) },
+    "could not record a processor result; the submission stays pending until reconciled",
+  );
+  throw lastError;
+}
+
+/** A second post of one form: wait for the first post's result instead of paying twice. */
+async function awaitEarlierAttempt(deps: PayDeps, earlier: Pick<StoredSubmission, "checkoutReference" | "linkReference">): Promise<PayOutcome> {
+  const deadline = Date.now() + deps.duplicateWaitMs;
+  for (;;) {
+    const submission = await findSubmission(deps.db, earlier.linkReference, earlier.checkoutReference);
+    if (submission && submission.state !== "pending") {
+      if (submission.state === "approved") return { kind: "approved", submission };
+      if (submission.state === "declined") return { kind: "declined", reason: submission.reason ?? "Refused", submission };
+      return { kind: "failed" };
+    }
+    if (Date.now() >= deadline) return { kind: "pending" };
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+function errorName(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`.slice(0, 200);
+  return "unknown error";
+}
+
+interface WebhookEvent {
+  eventType: WebhookEventType;
+  message: UnsignedPaymentMessage;
+}
+
+/**
+ * The SPEC §4 messages for a recorded result: Authorization for a payment, Tokenization for a
+ * saved card (a pay link with a recurringProcessingModel produces both). A processor that never
+ * answered produced no processor transaction, so it produces no message.
+ */
+export function webhookEvents(link: CheckoutLink, submission: StoredSubmission, recorded: RecordedResult, result: AuthorizeResult | undefined): WebhookEvent[] {
+  if (!result || recorded === "failed") return [];
+  const tokenize = link.terms.type === "TokenizeByLink";
+  const success = recorded === "approved";
+  const reason = success && result.approved ? `${result.authCode}:${submission.cardLast4 ?? ""}:${submission.cardExpiry ?? ""}` : (submission.reason ?? (result.approved ? "Sold out" : result.reason));
+  const message = (eventType: WebhookEventType, amount: number, token: string | null): WebhookEvent => {
+    const additionalData: Record<string, string> = { eventType };
+    const put = (key: string, value: string | null | undefined) => {
+      if (value !== null && value !== undefined && value !== "") additionalData[key] = value;
+    };
+    put("cardNumber", submission.cardMasked);
+    put("cardSummary", submission.cardLast4);
+    put("cardUsage", result.cardUsage);
+    put("cardExpiryDate", submission.cardExpiry);
+    put("paymentMethod", result.paymentMethod);
+    put("threeDAuthenticated", String(result.threeDAuthenticated));
+    if (success && result.approved) put("authCode", result.authCode);
+    if (eventType === "Tokenization") put("token", token);
+    put("paymentLinkIdentifier", link.reference);
+    put("paymentLinkDescription", link.terms.description);
+    return {
+      eventType,
+      message: {
+        checkoutReference: submission.checkoutReference,
+        payfacReference: result.payfacReference,
+        merchantReference: link.reference,
+        amount: String(amount),
+        currency: submission.currency,
+        reason,
+        success: String(success),
+        additionalData,
+      },
+    };
+  };
+
+  if (tokenize) return [message("Tokenization", 0, success ? submission.token : null)];
+  const events = [message("Authorization", submission.amount, null)];
+  if (success && submission.token) events.push(message("Tokenization", submission.amount, submission.token));
+  return events;
+}

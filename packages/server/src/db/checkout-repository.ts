@@ -1,0 +1,320 @@
+// The hosted checkout's queries: visits, sale-slot reservations, submissions and their results.
+//
+// The sale cap (SPEC §2.3) is kept by the database with one atomic UPDATE per step:
+//   reserve  reserved_count + 1, only while sales_count + reserved_count < cap (and the link is open)
+//   approve  sales_count + 1, reserved_count - 1
+//   decline  reserved_count - 1
+// The processor is called between the reserve and the result, outside any transaction. A
+// reservation whose process died is released after RESERVATION_TTL_SECONDS (see
+// releaseStaleReservations), so a crash cannot hold a slot forever.
+import { randomBytes } from "node:crypto";
+import { sql, type Kysely, type Selectable, type Transaction } from "kysely";
+import { newCheckoutReference } from "../ids.ts";
+import type { Database } from "./connect.ts";
+import { findLinkByReference, type PaymentLinkRecord } from "./links-repository.ts";
+import type { DB, SubmissionsTable } from "./schema.ts";
+
+type Queryable = Kysely<DB>;
+
+/** Longer than any processor call may take (the checkout gives up on the processor after 60 s). */
+export const RESERVATION_TTL_SECONDS = 15 * 60;
+
+/** The most sales a link allows; a tokenize link saves one card. */
+const CAP = sql`(CASE WHEN type = 'TokenizeByLink' THEN 1 ELSE COALESCE(max_sales_count, 2147483647) END)`;
+
+export interface CheckoutTheme {
+  name: string;
+  primaryColor: string | null;
+  logoUrl: string | null;
+}
+
+export interface CheckoutLink extends PaymentLinkRecord {
+  reservedCount: number;
+  merchantName: string;
+  theme: CheckoutTheme | null;
+}
+
+export interface Answer {
+  field: string;
+  value: string;
+}
+
+export interface StoredSubmission {
+  checkoutReference: string;
+  linkReference: string;
+  /** pending (processor being called), approved, declined, failed, abandoned (stale reservation released). */
+  state: string;
+  completed: boolean;
+  amount: number;
+  currency: string;
+  token: string | null;
+  payfacReference: string | null;
+  authCode: string | null;
+  reason: string | null;
+  cardBrand: string | null;
+  cardMasked: string | null;
+  cardLast4: string | null;
+  cardExpiry: string | null;
+  cardUsage: string | null;
+  createdAt: Date;
+  completedAt: Date | null;
+}
+
+function toSubmission(row: Selectable<SubmissionsTable>): StoredSubmission {
+  return {
+    checkoutReference: row.id,
+    linkReference: row.link_reference,
+    state: row.state,
+    completed: row.completed,
+    amount: row.amount,
+    currency: row.currency,
+    token: row.token,
+    payfacReference: row.payfac_reference,
+    authCode: row.auth_code,
+    reason: row.reason,
+    cardBrand: row.card_brand,
+    cardMasked: row.card_masked,
+    cardLast4: row.card_last4,
+    cardExpiry: row.card_expiry,
+    cardUsage: row.card_usage,
+    createdAt: row.created_at,
+    completedAt: row.completed_at,
+  };
+}
+
+/** One visit, one atomic increment, whatever the link's status. False when the link does not exist. */
+export async function countVisit(db: Database, reference: string): Promise<boolean> {
+  const result = await db
+    .updateTable("payment_links")
+    .set((eb) => ({ visit_count: eb("visit_count", "+", 1) }))
+    .where("reference", "=", reference)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** The link with what its checkout page shows besides the terms: merchant name and theme. */
+export async function loadCheckoutLink(db: Database, reference: string): Promise<CheckoutLink | undefined> {
+  const link = await findLinkByReference(db, reference);
+  if (!link) return undefined;
+  const row = await db
+    .selectFrom("payment_links as l")
+    .innerJoin("merchants as m", "m.id", "l.merchant_id")
+    .leftJoin("themes as t", (join) => join.onRef("t.theme_key", "=", "l.theme_key").onRef("t.merchant_id", "=", "l.merchant_id"))
+    .select(["l.reserved_count", "m.name as merchant_name", "t.name as theme_name", "t.primary_color", "t.logo_url"])
+    .where("l.reference", "=", reference)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    ...link,
+    reservedCount: row.reserved_count,
+    merchantName: row.merchant_name,
+    theme: row.theme_name === null ? null : { name: row.theme_name, primaryColor: row.primary_color, logoUrl: row.logo_url },
+  };
+}
+
+export interface NewSubmission {
+  linkReference: string;
+  /** From the signed form token; null when the client did not send one. */
+  attemptKey: string | null;
+  answers: Answer[];
+  card: { brand: string; masked: string; last4: string; expiry: string };
+  now: Date;
+}
+
+export type Reservation =
+  | { kind: "reserved"; checkoutReference: string; amount: number; currency: string }
+  /** This form attempt already has a live (pending or approved) submission. */
+  | { kind: "duplicate"; submission: StoredSubmission }
+  /** Disabled, expired, or every slot is sold or held by a payment in flight. */
+  | { kind: "unavailable" };
+
+/**
+ * Reserves a sale slot and records the pending submission, in one short transaction. Nothing is
+ * recorded when no slot is free.
+ */
+export async function reserveSale(db: Database, input: NewSubmission): Promise<Reservation> {
+  try {
+    return await db.transaction().execute(async (trx): Promise<Reservation> => {
+      if (input.attemptKey !== null) {
+        const existing = await liveSubmissionForAttempt(trx, input.linkReference, input.attemptKey);
+        if (existing) return { kind: "duplicate", submission: existing };
+      }
+      const slot = await sql<{ amount: number; currency: string }>`
+        UPDATE payment_links SET reserved_count = reserved_count + 1
+        WHERE reference = ${input.linkReference}
+          AND NOT disabled
+          AND (valid_until IS NULL OR valid_until > ${input.now})
+          AND sales_count + reserved_count < ${CAP}
+        RETURNING amount, currency`.execute(trx);
+      const link = slot.rows[0];
+      if (!link) return { kind: "unavailable" };
+      const checkoutReference = newCheckoutReference();
+      await trx
+        .insertInto("submissions")
+        .values({
+          id: checkoutReference,
+          link_reference: input.linkReference,
+          answers: JSON.stringify(input.answers),
+          amount: link.amount,
+          currency: link.currency,
+          state: "pending",
+          token: null,
+          payfac_reference: null,
+          auth_code: null,
+          reason: null,
+          card_brand: input.card.brand,
+          card_masked: input.card.masked,
+          card_last4: input.card.last4,
+          card_expiry: input.card.expiry,
+          card_usage: null,
+          attempt_key: input.attemptKey,
+        })
+        .execute();
+      return { kind: "reserved", checkoutReference, amount: Number(link.amount), currency: link.currency };
+    });
+  } catch (error) {
+    // Two posts of one form raced past the check above; the unique index let one through.
+    if (input.attemptKey !== null && isUniqueViolation(error)) {
+      const existing = await liveSubmissionForAttempt(db, input.linkReference, input.attemptKey);
+      if (existing) return { kind: "duplicate", submission: existing };
+    }
+    throw error;
+  }
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "23505";
+}
+
+async function liveSubmissionForAttempt(db: Queryable, linkReference: string, attemptKey: string): Promise<StoredSubmission | undefined> {
+  const row = await db
+    .selectFrom("submissions")
+    .selectAll()
+    .where("link_reference", "=", linkReference)
+    .where("attempt_key", "=", attemptKey)
+    .where("state", "in", ["pending", "approved"])
+    .executeTakeFirst();
+  return row && toSubmission(row);
+}
+
+/**
+ * Releases reservations older than the TTL (their process died between reserve and result), in
+ * one statement: the submissions become `abandoned` and the link's reserved_count drops by
+ * exactly the number this statement changed, even when several instances sweep at once.
+ */
+export async function releaseStaleReservations(db: Database, linkReference: string, olderThanSeconds = RESERVATION_TTL_SECONDS): Promise<number> {
+  const result = await sql<{ released: number }>`
+    WITH stale AS (
+      UPDATE submissions SET state = 'abandoned', reason = 'Abandoned', completed_at = now()
+      WHERE link_reference = ${linkReference} AND state = 'pending'
+        AND created_at < now() - (${olderThanSeconds} * interval '1 second')
+      RETURNING id
+    ), released AS (
+      UPDATE payment_links SET reserved_count = reserved_count - (SELECT count(*) FROM stale)
+      WHERE reference = ${linkReference} AND EXISTS (SELECT 1 FROM stale)
+      RETURNING reference
+    )
+    SELECT count(*)::int AS released FROM stale`.execute(db);
+  return Number(result.rows[0]?.released ?? 0);
+}
+
+export type ProcessorOutcome =
+  | { kind: "approved"; payfacReference: string; authCode: string; token: string | null; cardBrand: string; cardUsage: string }
+  | { kind: "declined"; payfacReference: string; reason: string; cardBrand: string; cardUsage: string }
+  /** The processor could not be reached or did not answer in time: no outcome known. */
+  | { kind: "failed"; reason: string };
+
+/**
+ * What was recorded: `voided` is an approval that could not become a sale (the merchant lowered
+ * the cap while the card was charged); the caller cancels it at the processor.
+ */
+export type RecordedResult = "approved" | "declined" | "failed" | "voided";
+
+/**
+ * Records the processor's answer in one transaction: submission, counters, and whatever
+ * `alsoInTransaction` writes (the webhook outbox rows), so they commit together.
+ * Returns undefined when the submission had already been finished (nothing is written).
+ */
+export async function recordResult(
+  db: Database,
+  checkoutReference: string,
+  outcome: ProcessorOutcome,
+  alsoInTransaction: (trx: Transaction<DB>, recorded: RecordedResult, submission: StoredSubmission) => Promise<void>,
+): Promise<{ recorded: RecordedResult; submission: StoredSubmission } | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const current = await trx.selectFrom("submissions").selectAll().where("id", "=", checkoutReference).forUpdate().executeTakeFirst();
+    if (!current || (current.state !== "pending" && current.state !== "abandoned")) return undefined;
+    const reference = current.link_reference;
+    // An abandoned submission's slot was already released by the stale-reservation sweep.
+    const holdsSlot = current.state === "pending";
+    const releaseSlot = async () => {
+      if (holdsSlot) await sql`UPDATE payment_links SET reserved_count = reserved_count - 1 WHERE reference = ${reference}`.execute(trx);
+    };
+
+    let recorded: RecordedResult;
+    if (outcome.kind === "approved") {
+      const sold = holdsSlot
+        ? await sql`UPDATE payment_links SET sales_count = sales_count + 1, reserved_count = reserved_count - 1
+            WHERE reference = ${reference} AND sales_count < ${CAP} RETURNING reference`.execute(trx)
+        : await sql`UPDATE payment_links SET sales_count = sales_count + 1
+            WHERE reference = ${reference} AND sales_count + reserved_count < ${CAP} RETURNING reference`.execute(trx);
+      if (sold.rows.length > 0) recorded = "approved";
+      else {
+        await releaseSlot();
+        recorded = "voided";
+      }
+    } else {
+      await releaseSlot();
+      recorded = outcome.kind;
+    }
+
+    const completedAt = new Date();
+    const changes =
+      recorded === "approved" && outcome.kind === "approved"
+        ? {
+            state: "approved",
+            completed: true,
+            token: outcome.token,
+            payfac_reference: outcome.payfacReference,
+            auth_code: outcome.authCode,
+            reason: null,
+            card_brand: outcome.cardBrand,
+            card_usage: outcome.cardUsage,
+          }
+        : outcome.kind === "approved"
+          ? { state: "failed", completed: false, payfac_reference: outcome.payfacReference, reason: "Sold out", card_brand: outcome.cardBrand, card_usage: outcome.cardUsage }
+          : outcome.kind === "declined"
+            ? { state: "declined", completed: false, payfac_reference: outcome.payfacReference, reason: outcome.reason, card_brand: outcome.cardBrand, card_usage: outcome.cardUsage }
+            : { state: "failed", completed: false, reason: outcome.reason };
+    const updated = await trx
+      .updateTable("submissions")
+      .set({ ...changes, completed_at: completedAt })
+      .where("id", "=", checkoutReference)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    const submission = toSubmission(updated);
+    await alsoInTransaction(trx, recorded, submission);
+    return { recorded, submission };
+  });
+}
+
+export async function findSubmission(db: Database, linkReference: string, checkoutReference: string): Promise<StoredSubmission | undefined> {
+  const row = await db
+    .selectFrom("submissions")
+    .selectAll()
+    .where("id", "=", checkoutReference)
+    .where("link_reference", "=", linkReference)
+    .executeTakeFirst();
+  return row && toSubmission(row);
+}
+
+/** A secret every instance shares: created once by whichever instance asks first, then read. */
+export async function sharedSecret(db: Database, name: string): Promise<string> {
+  await db
+    .insertInto("server_secrets")
+    .values({ name, value: randomBytes(32).toString("hex") })
+    .onConflict((conflict) => conflict.column("name").doNothing())
+    .execute();
+  const row = await db.selectFrom("server_secrets").select("value").where("name", "=", name).executeTakeFirstOrThrow();
+  return row.value;
+}

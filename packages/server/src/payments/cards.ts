@@ -1,0 +1,60 @@
+// Card-number facts that are safe to compute and keep: brand, masked number, last four. The full
+// number and the CVC only ever live in memory for the length of one processor call.
+
+/** Luhn (mod 10) check over a string of digits. */
+export function luhnValid(digits: string): boolean {
+  if (!/^\d+$/.test(digits)) return false;
+  let sum = 0;
+  let double = false;
+  for (let i = digits.length - 1; i >= 0; i--) {
+    let digit = digits.charCodeAt(i) - 48;
+    if (double) {
+      digit *= 2;
+      if (digit > 9) digit -= 9;
+    }
+    sum += digit;
+    double = !double;
+  }
+  return sum % 10 === 0;
+}
+
+export type CardBrand = "VI" | "MC" | "AX" | "DI" | "JC" | "DC" | "UP" | "OT";
+
+/** Two-letter brand codes as the processor of the seed reports them, with the payment method name. */
+const BRANDS: Array<{ brand: CardBrand; method: string; test: (d: string) => boolean }> = [
+  { brand: "VI", method: "visa", test: (d) => d.startsWith("4") },
+  {
+    brand: "MC",
+    method: "mc",
+    test: (d) => /^5[1-5]/.test(d) || (Number(d.slice(0, 4)) >= 2221 && Number(d.slice(0, 4)) <= 2720),
+  },
+  { brand: "AX", method: "amex", test: (d) => /^3[47]/.test(d) },
+  { brand: "DC", method: "diners", test: (d) => /^3(0[0-5]|[689])/.test(d) },
+  { brand: "JC", method: "jcb", test: (d) => Number(d.slice(0, 4)) >= 3528 && Number(d.slice(0, 4)) <= 3589 },
+  { brand: "DI", method: "discover", test: (d) => /^(6011|65|64[4-9])/.test(d) },
+  { brand: "UP", method: "cup", test: (d) => d.startsWith("62") },
+];
+
+export function cardBrand(digits: string): { brand: CardBrand; paymentMethod: string } {
+  const found = BRANDS.find((b) => b.test(digits));
+  return found ? { brand: found.brand, paymentMethod: found.method } : { brand: "OT", paymentMethod: "card" };
+}
+
+/**
+ * `411111******1111`: at most the first six and the last four digits (PCI DSS display rule). Short
+ * numbers show fewer leading digits, so that at least a third of the number stays hidden.
+ */
+export function maskCardNumber(digits: string): string {
+  const last4 = digits.slice(-4);
+  const lead = Math.max(0, Math.min(6, digits.length - 4 - Math.ceil(digits.length / 3)));
+  return digits.slice(0, lead) + "*".repeat(digits.length - lead - 4) + last4;
+}
+
+export function lastFour(digits: string): string {
+  return digits.slice(-4);
+}
+
+/** Expiry as the webhook and receipts show it: `MM/YYYY`. */
+export function formatExpiry(month: number, year: number): string {
+  return `${String(month).padStart(2, "0")}/${year}`;
+}

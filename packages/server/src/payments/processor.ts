@@ -1,0 +1,74 @@
+// The payment processor as Paylink sees it (SPEC §3.1). The checkout calls it outside any database
+// transaction, once per submission; the built-in sandbox implements it deterministically, and a
+// real acquirer integration implements the same interface.
+import type { RecurringProcessingModel } from "../domain/links/types.ts";
+
+export interface CardDetails {
+  /** Digits only, Luhn-valid, 12–19 long. Never stored, never logged. */
+  number: string;
+  expiryMonth: number;
+  /** Four digits. */
+  expiryYear: number;
+  /** 3–4 digits. Never stored, never logged. */
+  cvc: string;
+  holder: string;
+}
+
+export interface AuthorizeRequest {
+  /** `payment` charges `amount`; `tokenization` only saves the card (amount 0). */
+  kind: "payment" | "tokenization";
+  /** Minor units, as on the wire. */
+  amount: number;
+  currency: string;
+  card: CardDetails;
+  /** Ask for a token for later payments (tokenize links, and pay links with a model). */
+  saveCard: boolean;
+  recurringProcessingModel: RecurringProcessingModel | null;
+  /** The submission id (checkoutReference): the processor's idempotency key for this attempt. */
+  checkoutReference: string;
+  /** The payment-link reference. */
+  merchantReference: string;
+  /** Aborted when Paylink stops waiting; the processor should give up then. */
+  signal?: AbortSignal;
+}
+
+export type CardUsage = "Debit" | "Credit";
+
+interface CardFacts {
+  /** Two-letter brand code: `VI`, `MC`… */
+  cardBrand: string;
+  cardUsage: CardUsage;
+  /** `visa`, `mc`…: additionalData.paymentMethod of the webhook. */
+  paymentMethod: string;
+  threeDAuthenticated: boolean;
+}
+
+export interface Approval extends CardFacts {
+  approved: true;
+  /** 16 uppercase letters/digits. */
+  payfacReference: string;
+  /** 6 digits. */
+  authCode: string;
+  /** 16 uppercase letters/digits when a card was saved, otherwise null. */
+  token: string | null;
+}
+
+export interface Decline extends CardFacts {
+  approved: false;
+  payfacReference: string;
+  /** Shown to the shopper and sent to the merchant: `Refused`, `Expired Card`, `CVC Declined`… */
+  reason: string;
+}
+
+export type AuthorizeResult = Approval | Decline;
+
+export interface PaymentProcessor {
+  readonly name: string;
+  /** Resolves with an approval or a decline; rejects only when the outcome is unknown (network, timeout). */
+  authorize(request: AuthorizeRequest): Promise<AuthorizeResult>;
+  /**
+   * Voids an approval Paylink could not turn into a sale (the link sold out while the card was
+   * being charged). Must be safe to call twice.
+   */
+  cancel(payfacReference: string): Promise<void>;
+}

@@ -1,0 +1,56 @@
+// The built-in sandbox processor (SPEC §3.1): deterministic by card number, no network.
+import { newUpperAlnum } from "../ids.ts";
+import { randomInt } from "node:crypto";
+import { cardBrand } from "./cards.ts";
+import type { AuthorizeRequest, AuthorizeResult, CardUsage, PaymentProcessor } from "./processor.ts";
+
+/** The test cards of SPEC §3.1; any other Luhn-valid number is approved. */
+export const SANDBOX_CARDS = {
+  "4111111111111111": { approved: true, brand: "VI", usage: "Debit" },
+  "5555555555554444": { approved: true, brand: "MC", usage: "Credit" },
+  "4000000000000002": { approved: false, reason: "Refused" },
+  "4000000000000069": { approved: false, reason: "Expired Card" },
+  "4000000000000127": { approved: false, reason: "CVC Declined" },
+} as const;
+
+export interface SandboxOptions {
+  /** Simulated processor latency, for tests of payments in flight. */
+  latencyMs?: number;
+}
+
+export class SandboxProcessor implements PaymentProcessor {
+  readonly name = "sandbox";
+  readonly cancelled = new Set<string>();
+  constructor(private readonly options: SandboxOptions = {}) {}
+
+  async authorize(request: AuthorizeRequest): Promise<AuthorizeResult> {
+    if (this.options.latencyMs) await delay(this.options.latencyMs, request.signal);
+    const known = SANDBOX_CARDS[request.card.number as keyof typeof SANDBOX_CARDS];
+    const { brand, paymentMethod } = cardBrand(request.card.number);
+    const cardUsage: CardUsage = known && "usage" in known ? known.usage : brand === "VI" ? "Debit" : "Credit";
+    const facts = { cardBrand: known && "brand" in known ? known.brand : brand, cardUsage, paymentMethod, threeDAuthenticated: false };
+    const payfacReference = newUpperAlnum(16);
+    if (known && !known.approved) return { approved: false, payfacReference, reason: known.reason, ...facts };
+    return {
+      approved: true,
+      payfacReference,
+      authCode: String(randomInt(0, 1_000_000)).padStart(6, "0"),
+      token: request.saveCard ? newUpperAlnum(16) : null,
+      ...facts,
+    };
+  }
+
+  async cancel(payfacReference: string): Promise<void> {
+    this.cancelled.add(payfacReference);
+  }
+}
+
+function delay(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    }, { once: true });
+  });
+}
