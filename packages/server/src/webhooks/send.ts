@@ -60,22 +60,57 @@ export async function sendWebhook(url: string, request: OutgoingWebhook, options
   }
   if (target.protocol !== "https:" && target.protocol !== "http:") return failure(`unsupported URL scheme ${target.protocol}`);
 
-  let vetted: VettedAddress | undefined;
-  if (!options.allowPrivate) {
-    try {
-      vetted = await (options.vet ?? ((hostname: string) => vetWebhookHost(hostname, options.resolver)))(target.hostname);
-    } catch (error) {
-      if (error instanceof WebhookTargetRefused) return failure(`refused: ${error.message}`);
-      throw error;
-    }
-  }
-
+  if (options.signal?.aborted) return failure("aborted: the worker is shutting down", { aborted: true });
   const timeoutMs = options.timeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
-  const timeout = AbortSignal.timeout(timeoutMs);
-  const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
-  const describeAbort = () => (options.signal?.aborted ? "aborted: the worker is shutting down" : `timed out after ${timeoutMs / 1000} s`);
-  if (signal.aborted) return failure(describeAbort(), { aborted: options.signal?.aborted === true });
+  // A plain timer and controller, not AbortSignal.timeout + AbortSignal.any: on Node 20 a timeout
+  // signal referenced only through AbortSignal.any can be garbage-collected and never fire.
+  // The timeout covers everything, the DNS lookup of the SSRF guard included.
+  const controller = new AbortController();
+  let abortedBy: "timeout" | "shutdown" | undefined;
+  const timer = setTimeout(() => {
+    abortedBy ??= "timeout";
+    controller.abort();
+  }, timeoutMs);
+  const onShutdown = () => {
+    abortedBy ??= "shutdown";
+    controller.abort();
+  };
+  options.signal?.addEventListener("abort", onShutdown, { once: true });
+  const abortFailure = () =>
+    abortedBy === "shutdown" ? failure("aborted: the worker is shutting down", { aborted: true }) : failure(`timed out after ${timeoutMs / 1000} s`);
 
+  try {
+    let vetted: VettedAddress | undefined;
+    if (!options.allowPrivate) {
+      const vet = options.vet ?? ((hostname: string) => vetWebhookHost(hostname, options.resolver));
+      try {
+        vetted = await Promise.race([
+          vet(target.hostname),
+          new Promise<never>((_resolve, reject) => controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true })),
+        ]);
+      } catch (error) {
+        if (abortedBy) return abortFailure();
+        if (error instanceof WebhookTargetRefused) return failure(`refused: ${error.message}`);
+        throw error;
+      }
+    }
+    return await exchange(target, request, controller.signal, vetted, failure, elapsed, () => (abortedBy ? abortFailure() : undefined));
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener("abort", onShutdown);
+  }
+}
+
+/** The HTTP exchange itself: resolves with the answer's status and excerpt, or the failure. */
+function exchange(
+  target: URL,
+  request: OutgoingWebhook,
+  signal: AbortSignal,
+  vetted: VettedAddress | undefined,
+  failure: (error: string) => SendResult,
+  elapsed: () => number,
+  abortOutcome: () => SendResult | undefined,
+): Promise<SendResult> {
   const body = Buffer.from(request.body, "utf8");
   return new Promise<SendResult>((resolve) => {
     let settled = false;
@@ -126,8 +161,7 @@ export async function sendWebhook(url: string, request: OutgoingWebhook, options
       },
     );
     outgoing.on("error", (error: NodeJS.ErrnoException) => {
-      if (signal.aborted) settle(failure(describeAbort(), { aborted: options.signal?.aborted === true }));
-      else settle(failure(describeNetworkError(error)));
+      settle(abortOutcome() ?? failure(describeNetworkError(error)));
     });
     outgoing.end(body);
   });

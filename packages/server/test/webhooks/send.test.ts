@@ -119,6 +119,23 @@ describe("sending one attempt", () => {
     assert.equal(hook.requests[0]!.headers.host, `paylink-test.invalid:${hook.port}`);
   });
 
+  test("the timeout covers the DNS lookup of the guard and a receiver that never answers", async () => {
+    const stuckDns = await sendWebhook("https://slow-dns.example/", request(), { allowPrivate: false, timeoutMs: 200, resolver: () => new Promise(() => {}) });
+    assert.equal(stuckDns.error, "timed out after 0.2 s");
+    assert.ok(stuckDns.latencyMs >= 190 && stuckDns.latencyMs < 1000);
+    const silent = await receiver(() => ({ status: 200, delayMs: 3000 }));
+    const started = Date.now();
+    const result = await sendWebhook(silent.url, request(), { allowPrivate: true, timeoutMs: 300 });
+    assert.equal(result.delivered, false);
+    assert.equal(result.error, "timed out after 0.3 s");
+    assert.ok(Date.now() - started < 1500);
+    // Shutdown is not a timeout: the attempt says nothing about the receiver.
+    const shutdown = new AbortController();
+    setTimeout(() => shutdown.abort(), 100);
+    const aborted = await sendWebhook(silent.url, request(), { allowPrivate: true, signal: shutdown.signal });
+    assert.equal(aborted.aborted, true);
+  });
+
   test("only 2xx is delivered; redirects are not followed; the first 1 KB of the answer is kept", async () => {
     const target = await receiver();
     const statuses = [200, 201, 204, 299, 301, 302, 307, 400, 404, 500];
