@@ -1,0 +1,225 @@
+// Issue #5 acceptance 3 and 4 with real `paylink serve` processes and real payments:
+//   3. a payment is made while the receiver is down, the server is killed with kill -9, the
+//      receiver comes back, the server restarts: the webhook arrives;
+//   4. two instances on one PostgreSQL and a healthy receiver: 500 payments produce exactly
+//      500 webhook requests, none twice.
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { spawn } from "node:child_process";
+import { after, describe, test } from "node:test";
+import { createPostgresDatabase } from "../support/databases.ts";
+import { freePort, PAYLINK_BIN, startServerProcess, TEST_PROCESS_SECRET_KEY, type ServerProcess } from "../support/process.ts";
+import { APPROVED_VISA, createLink, payLink } from "./shopper.ts";
+import { startReceiver, waitUntil, type Receiver } from "./support.ts";
+
+const ADMIN_TOKEN = "process-admin-token-0123456789";
+
+const running: ServerProcess[] = [];
+const receivers: Receiver[] = [];
+after(async () => {
+  await Promise.all(running.map((p) => p.stop("SIGKILL")));
+  await Promise.all(receivers.map((r) => r.close()));
+});
+
+async function start(env: Record<string, string>) {
+  const server = await startServerProcess({ PAYLINK_ADMIN_TOKEN: ADMIN_TOKEN, PAYLINK_WEBHOOK_ALLOW_PRIVATE: "true", ...env });
+  running.push(server);
+  return server;
+}
+
+async function receiver(...args: Parameters<typeof startReceiver>) {
+  const started = await startReceiver(...args);
+  receivers.push(started);
+  return started;
+}
+
+async function admin(baseUrl: string, method: string, path: string, body?: unknown): Promise<any> {
+  const response = await fetch(`${baseUrl}/admin/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = await response.json();
+  assert.equal(response.status, 200, JSON.stringify(json));
+  return json;
+}
+
+/** A merchant with a terminal, an API key and a webhook endpoint at `webhookUrl`. */
+async function provision(baseUrl: string, webhookUrl: string) {
+  const { merchantId } = await admin(baseUrl, "POST", "/merchants", { name: "Process test shop" });
+  const { terminalIdentifier } = await admin(baseUrl, "POST", `/merchants/${merchantId}/terminals`, {});
+  const { apiKey } = await admin(baseUrl, "POST", `/merchants/${merchantId}/apikeys`, {});
+  const webhook = await admin(baseUrl, "POST", `/merchants/${merchantId}/webhooks`, { url: webhookUrl });
+  return { merchantId, terminalIdentifier, apiKey, webhook };
+}
+
+describe("embedded database: kill -9 while the receiver is down", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "paylink-webhook-process-"));
+  after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  test("the webhook of a payment made before the crash arrives after the restart", async () => {
+    const receiverPort = await freePort();
+    const webhookUrl = `http://127.0.0.1:${receiverPort}/hooks`;
+    const first = await start({ PAYLINK_DATA_DIR: dataDir });
+    const shop = await provision(first.baseUrl, webhookUrl);
+    const link = await createLink(first.baseUrl, shop.apiKey, shop.terminalIdentifier, { amount: 150000, returnUrl: "http://localhost/thanks" });
+
+    const paid = await payLink(first.baseUrl, link.reference, APPROVED_VISA);
+    assert.equal(paid.status, 303);
+    // The first attempt has met a closed port, and the delivery waits for its retry.
+    const logged = await waitUntil(async () => {
+      const log = await admin(first.baseUrl, "GET", `/merchants/${shop.merchantId}/deliveries`);
+      return log.data[0]?.attempts.length >= 1 && log.data[0];
+    });
+    assert.equal(logged.state, "Pending");
+    assert.match(logged.attempts[0].error, /connection refused/);
+
+    first.child.kill("SIGKILL");
+    assert.equal(await first.exited, "SIGKILL");
+
+    const hook = await receiver(() => ({ status: 200, body: "ok" }), receiverPort);
+    const second = await start({ PAYLINK_DATA_DIR: dataDir });
+    const [request] = await hook.waitFor(1, 20_000);
+    const body = JSON.parse(request!.body);
+    assert.equal(body.checkoutReference, paid.checkoutReference);
+    assert.equal(body.merchantReference, link.reference);
+    assert.equal(request!.headers["webhook-id"], logged.deliveryId);
+    assert.equal(request!.headers.authorization, shop.webhook.apiKey);
+
+    const delivered = await waitUntil(async () => {
+      const log = await admin(second.baseUrl, "GET", `/merchants/${shop.merchantId}/deliveries`);
+      return log.data[0]?.state === "Delivered" && log.data[0];
+    });
+    assert.equal(delivered.attempts.length, 2);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(hook.requests.length, 1, "delivered once");
+    assert.equal(await second.stop(), 0, "a clean stop after the worker drained");
+  });
+});
+
+describe("PostgreSQL: two instances, 500 payments", { skip: process.env.TEST_DATABASE_URL ? false : "TEST_DATABASE_URL is not set" }, () => {
+  test("exactly 500 webhook requests, each payment's once", async () => {
+    const database = await createPostgresDatabase(process.env.TEST_DATABASE_URL!);
+    try {
+      const hook = await receiver(() => ({ status: 200, body: "ok" }));
+      const env = { DATABASE_URL: database.url };
+      const [a, b] = await Promise.all([start(env), start(env)]);
+      const shop = await provision(a!.baseUrl, hook.url);
+      const link = await createLink(a!.baseUrl, shop.apiKey, shop.terminalIdentifier, { amount: 1000, returnUrl: "http://localhost/thanks" });
+
+      const references: string[] = [];
+      let next = 0;
+      const started = Date.now();
+      // 8 shoppers at a time, alternating between the two instances.
+      await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          while (next < 500) {
+            const index = next++;
+            const paid = await payLink((index % 2 === 0 ? a! : b!).baseUrl, link.reference, APPROVED_VISA);
+            assert.equal(paid.status, 303);
+            references.push(paid.checkoutReference!);
+          }
+        }),
+      );
+      const paidIn = Date.now() - started;
+      await hook.waitFor(500, 20_000);
+      // Time for a duplicate, if there were one, to show up.
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+
+      assert.equal(hook.requests.length, 500);
+      const webhookIds = new Set(hook.requests.map((request) => String(request.headers["webhook-id"])));
+      assert.equal(webhookIds.size, 500, "no webhook-id twice");
+      const received = hook.requests.map((request) => JSON.parse(request.body).checkoutReference as string);
+      assert.equal(new Set(received).size, 500);
+      assert.deepEqual([...received].sort(), [...references].sort(), "one message per payment");
+      const log = await admin(b!.baseUrl, "GET", `/merchants/${shop.merchantId}/deliveries?state=Delivered&pageSize=1`);
+      assert.equal(log.totalCount, 500);
+      const attempts = await admin(b!.baseUrl, "GET", `/merchants/${shop.merchantId}/deliveries?pageSize=100&page=0`);
+      assert.ok(attempts.data.every((delivery: any) => delivery.attempts.length === 1), "one attempt each");
+      process.stdout.write(`# 500 payments on two instances in ${paidIn} ms; 500 webhooks, 500 distinct\n`);
+      await Promise.all([a!.stop(), b!.stop()]);
+    } finally {
+      await database.drop();
+    }
+  });
+});
+
+/** Starts a `paylink` command; `finished` resolves with its exit code and everything it printed. */
+function spawnPaylink(args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, [PAYLINK_BIN, ...args], { env: { ...process.env, LOG_LEVEL: "info", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk));
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk));
+  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  const finished = new Promise<{ code: number | string; output: string }>((resolve) =>
+    child.once("exit", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? signal ?? -1, output });
+    }),
+  );
+  return { child, finished };
+}
+const runPaylink = (args: string[], env: Record<string, string>) => spawnPaylink(args, env).finished;
+
+describe("configuration and the worker command", () => {
+  test("`paylink worker` on the embedded database explains that serve delivers webhooks itself", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "paylink-worker-"));
+    try {
+      const { code, output } = await runPaylink(["worker"], { PAYLINK_DATA_DIR: dataDir, DATABASE_URL: "" });
+      assert.equal(code, 1);
+      assert.match(output, /paylink worker needs DATABASE_URL/);
+      assert.match(output, /just run `paylink serve`/);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test("PostgreSQL without PAYLINK_SECRET_KEY, or with another key than the stored secrets', refuses to start", { skip: process.env.TEST_DATABASE_URL ? false : "TEST_DATABASE_URL is not set" }, async () => {
+    const database = await createPostgresDatabase(process.env.TEST_DATABASE_URL!);
+    try {
+      const missing = await runPaylink(["serve"], { DATABASE_URL: database.url, PAYLINK_SECRET_KEY: "", PORT: String(await freePort()) });
+      assert.equal(missing.code, 1);
+      assert.match(missing.output, /PAYLINK_SECRET_KEY must be set when DATABASE_URL is set/);
+
+      const hook = await receiver();
+      const server = await start({ DATABASE_URL: database.url });
+      await provision(server.baseUrl, hook.url);
+      await server.stop();
+      const wrongKey = await runPaylink(["serve"], { DATABASE_URL: database.url, PAYLINK_SECRET_KEY: "1".repeat(64), PORT: String(await freePort()) });
+      assert.equal(wrongKey.code, 1);
+      assert.match(wrongKey.output, /webhook secrets in the database were encrypted with key id\(s\) [0-9a-f]{8}/);
+    } finally {
+      await database.drop();
+    }
+  });
+
+  test("serve with PAYLINK_WEBHOOK_WORKER=false and a separate `paylink worker` process: the webhook arrives", { skip: process.env.TEST_DATABASE_URL ? false : "TEST_DATABASE_URL is not set" }, async () => {
+    const database = await createPostgresDatabase(process.env.TEST_DATABASE_URL!);
+    try {
+      const hook = await receiver();
+      const server = await start({ DATABASE_URL: database.url, PAYLINK_WEBHOOK_WORKER: "false" });
+      const shop = await provision(server.baseUrl, hook.url);
+      const link = await createLink(server.baseUrl, shop.apiKey, shop.terminalIdentifier, { amount: 5000, returnUrl: "http://localhost/thanks" });
+      const paid = await payLink(server.baseUrl, link.reference, APPROVED_VISA);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      assert.equal(hook.requests.length, 0, "serve alone sends nothing");
+
+      const worker = spawnPaylink(["worker"], { DATABASE_URL: database.url, PAYLINK_SECRET_KEY: TEST_PROCESS_SECRET_KEY, PAYLINK_WEBHOOK_ALLOW_PRIVATE: "true" });
+      const [request] = await hook.waitFor(1, 15_000);
+      assert.equal(JSON.parse(request!.body).checkoutReference, paid.checkoutReference);
+      await waitUntil(async () => {
+        const log = await admin(server.baseUrl, "GET", `/merchants/${shop.merchantId}/deliveries`);
+        return log.data[0]?.state === "Delivered";
+      });
+      // SIGTERM: the worker stops cleanly.
+      worker.child.kill("SIGTERM");
+      const finished = await worker.finished;
+      assert.equal(finished.code, 0, finished.output);
+      assert.match(finished.output, /Paylink webhook worker running/);
+    } finally {
+      await database.drop();
+    }
+  });
+});
