@@ -20,7 +20,7 @@ import { CHECKOUT_JS } from "./assets.ts";
 import { formText, readCheckoutForm, type FieldError, type RedisplayValues } from "./form.ts";
 import { issueFormToken, newAttemptKey, verifyFormToken } from "./form-token.ts";
 import { isLang, MESSAGES, type Lang } from "./i18n.ts";
-import { payWithLink, type PayDeps } from "./pay.ts";
+import { errorName, payWithLink, type PayDeps } from "./pay.ts";
 import { DEFAULT_THEME, pageTheme, type PageTheme } from "./theme.ts";
 import { CheckoutPage, type CheckoutAlert } from "./views/checkout-page.tsx";
 import { renderDocument } from "./views/layout.tsx";
@@ -72,8 +72,8 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
       const code = status === 413 || status === 415 ? status : 400;
       return sendPage(reply, code, (nonce) => <MessagePage lang={lang} nonce={nonce} theme={paylinkTheme()} title={m.badRequestTitle} text={m.badRequestText} />);
     }
-    // Only the error's name and message: never the request body.
-    request.log.error({ error: `${error.name}: ${error.message}`.slice(0, 300), stack: error.stack }, "checkout request failed");
+    // Only the error's name and a digit-masked message: never the request body.
+    request.log.error({ error: errorName(error), frames: error.stack?.split("\n").slice(1, 12).join("\n") }, "checkout request failed");
     return sendPage(reply, 500, (nonce) => <MessagePage lang={lang} nonce={nonce} theme={paylinkTheme()} title={m.errorPageTitle} text={m.errorPageText} />);
   });
 
