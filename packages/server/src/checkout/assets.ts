@@ -17,9 +17,9 @@ a{color:var(--accent)}
 .badge{flex:none;display:grid;place-items:center;width:36px;height:36px;border-radius:8px;background:var(--brand);color:var(--on-brand);font-weight:700}
 .lang{flex:none;color:#1a1d21;text-decoration:none;border:1px solid #c9d0d8;border-radius:999px;padding:6px 14px;font-size:.9rem}
 .lang:hover{background:#f3f5f7}
-main{padding:20px 0 32px}
+main.wrap{padding-top:20px;padding-bottom:32px}
 .grid{display:grid;gap:16px}
-@media(min-width:840px){main{padding-top:32px}.grid{grid-template-columns:minmax(0,5fr) minmax(0,6fr);gap:24px;align-items:start}.summary{position:sticky;top:16px}}
+@media(min-width:840px){main.wrap{padding-top:32px}.grid{grid-template-columns:minmax(0,5fr) minmax(0,6fr);gap:24px;align-items:start}.summary{position:sticky;top:16px}}
 .card{background:#fff;border:1px solid #e1e5ea;border-radius:12px;padding:20px}
 @media(min-width:840px){.card{padding:28px}}
 h1,h2{line-height:1.25;margin:0 0 12px}

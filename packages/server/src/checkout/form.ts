@@ -32,12 +32,22 @@ export type CheckoutFormResult =
   | { ok: true; value: ValidCheckout; redisplay: RedisplayValues }
   | { ok: false; errors: FieldError[]; redisplay: RedisplayValues };
 
-/** A posted field as one string: repeated fields take the first value; anything else is empty. */
+/**
+ * A posted field as one string: repeated fields take the first value; anything else is empty.
+ * Control characters (but tab and line breaks) and unpaired surrogates are dropped: PostgreSQL
+ * cannot store NUL or broken UTF-16 in jsonb, and no shopper means to type them.
+ */
 export function formText(body: Record<string, unknown>, name: string): string {
   if (!Object.prototype.hasOwnProperty.call(body, name)) return "";
   const raw = body[name];
   const value = Array.isArray(raw) ? raw[0] : raw;
-  return typeof value === "string" ? value : "";
+  if (typeof value !== "string") return "";
+  return value.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, "").replace(/[\uD800-\uDFFF]/g, (char, index: number, text: string) => {
+    const code = char.charCodeAt(0);
+    const pairedHigh = code <= 0xdbff && /[\uDC00-\uDFFF]/.test(text[index + 1] ?? "");
+    const pairedLow = code >= 0xdc00 && /[\uD800-\uDBFF]/.test(text[index - 1] ?? "");
+    return pairedHigh || pairedLow ? char : "";
+  });
 }
 
 /** The shopper fields the page asks for, in the merchant's order (Hidden ones are not asked). */

@@ -153,9 +153,11 @@ for (const backend of testBackends()) {
       const page = await getPage(server.baseUrl, `/pay/${reference}`);
       const bytes = Buffer.byteLength(page.html);
       assert.ok(bytes < 50 * 1024, `${bytes} bytes`);
+      console.log(`checkout page with 10 items and 9 shopper fields: ${(bytes / 1024).toFixed(1)} KB`);
       const urls = [...page.html.matchAll(/\s(?:src|href|action)="([^"]*)"/g)].map((m) => m[1]!);
       assert.ok(urls.length >= 3);
-      for (const url of urls) assert.match(url, /^\/(?!\/)/, `same-origin URL: ${url}`);
+      // Same-origin paths only; the empty data: favicon stops the browser asking for /favicon.ico.
+      for (const url of urls) assert.match(url, /^(\/(?!\/)|data:,$)/, `same-origin URL: ${url}`);
       assert.doesNotMatch(page.html, /https?:\/\//);
       assert.doesNotMatch(page.html, /@import|url\(/);
     });

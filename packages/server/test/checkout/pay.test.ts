@@ -322,6 +322,13 @@ for (const backend of testBackends()) {
       assert.deepEqual(link.submissions[0].answers, [{ field: "FullName", value: "Guðrún Ósk" }]);
     });
 
+    it("a NUL character (which PostgreSQL cannot store) in an answer is dropped, not a 500", async () => {
+      const reference = await server.createLink({ shopperInfo: [{ field: "Comments", requirementType: "Optional" }] });
+      const response = await pay(server.baseUrl, reference, { ...cardFields(), Comments: "Takk\u0000 fyrir\u0001 😀" });
+      assert.equal(response.status, 200);
+      assert.deepEqual((await readLink(reference)).submissions[0].answers, [{ field: "Comments", value: "Takk fyrir 😀" }]);
+    });
+
     it("GET of the link shows visits, sales, submissions with answers and tokens, and status (seed §2)", async () => {
       const reference = await server.createLink({
         exactSalesCount: 2,

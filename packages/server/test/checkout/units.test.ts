@@ -2,7 +2,7 @@
 // form reader, amount formatting per language, the signed form token, theme safety.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { parseExpiry, readCheckoutForm } from "../../src/checkout/form.ts";
+import { formText, parseExpiry, readCheckoutForm } from "../../src/checkout/form.ts";
 import { FORM_TOKEN_TTL_SECONDS, issueFormToken, verifyFormToken } from "../../src/checkout/form-token.ts";
 import { formatMoney, MESSAGES } from "../../src/checkout/i18n.ts";
 import { errorName } from "../../src/checkout/pay.ts";
@@ -129,6 +129,11 @@ describe("form reader", () => {
   it("takes the first of repeated fields and ignores non-string values", () => {
     const result = readCheckoutForm({ EmailAddress: ["a@b.is", "c@d.is"], cardNumber: ["4111111111111111"], cardExpiry: "08/27", cardCvc: "737" }, shopperInfo, NOW);
     assert.equal(result.ok, true);
+  });
+  it("drops characters PostgreSQL cannot store (NUL, other controls, lone surrogates), keeps emoji and line breaks", () => {
+    assert.equal(formText({ a: "An\u0000na\u0007 \uD83D\uDE00\uD800\nx\uDC00" }, "a"), "Anna \uD83D\uDE00\nx");
+    assert.equal(formText({ a: 5 }, "a"), "");
+    assert.equal(formText(Object.create({ a: "inherited" }), "a"), "");
   });
   it("reports each problem once per field", () => {
     const result = readCheckoutForm({ cardNumber: "4111 1111 1111 1112", cardExpiry: "04/26", cardCvc: "12" }, shopperInfo, NOW);

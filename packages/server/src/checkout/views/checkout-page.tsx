@@ -229,7 +229,7 @@ export function CheckoutPage(props: CheckoutPageProps) {
                   "cardExpiry",
                   m.cardExpiry,
                   (describedBy, invalid) => (
-                    <input id="cardExpiry" name="cardExpiry" type="text" inputmode="numeric" autocomplete="cc-exp" maxLength={7} required placeholder={m.cardExpiryHint} value={props.values.cardExpiry ?? ""} aria-describedby={describedBy} aria-invalid={invalid ? "true" : undefined} />
+                    <input id="cardExpiry" name="cardExpiry" type="text" inputmode="numeric" autocomplete="cc-exp" maxLength={7} required value={props.values.cardExpiry ?? ""} aria-describedby={describedBy} aria-invalid={invalid ? "true" : undefined} />
                   ),
                   { hint: m.cardExpiryHint },
                 )}
@@ -239,7 +239,7 @@ export function CheckoutPage(props: CheckoutPageProps) {
                   (describedBy, invalid) => (
                     <input id="cardCvc" name="cardCvc" type="text" inputmode="numeric" autocomplete="cc-csc" maxLength={4} required aria-describedby={describedBy} aria-invalid={invalid ? "true" : undefined} />
                   ),
-                  { hint: "CVC" },
+                  { hint: m.cardCvcHint },
                 )}
               </div>
               {field(

@@ -33,6 +33,8 @@ export function Layout(props: LayoutProps) {
         <meta name="robots" content="noindex, nofollow" />
         <meta name="referrer" content="same-origin" />
         <meta name="color-scheme" content="light" />
+        {/* No favicon request: the page makes no request it does not need. */}
+        <link rel="icon" href="data:," />
         <title>{props.title}</title>
         <style nonce={props.nonce}>{CHECKOUT_CSS}</style>
         <style nonce={props.nonce}>{themeCss}</style>
