@@ -86,8 +86,9 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
 
   app.get("/:reference", { schema: { hide: true } }, async (request, reply) => {
     const { reference } = request.params as { reference: string };
-    const visited = REFERENCE_PATTERN.test(reference) && (await countVisit(deps.db, reference));
-    const link = visited ? await loadCheckoutLink(deps.db, reference) : undefined;
+    // A HEAD (link previews, uptime checks) is not a shopper's visit.
+    const known = REFERENCE_PATTERN.test(reference) && (request.method === "HEAD" || (await countVisit(deps.db, reference)));
+    const link = known ? await loadCheckoutLink(deps.db, reference) : undefined;
     if (!link) {
       const lang = requestedLang(request) ?? acceptLanguage(request);
       return sendPage(reply, 404, (nonce) => <StatusPage lang={lang} nonce={nonce} theme={paylinkTheme()} status="NotFound" />);

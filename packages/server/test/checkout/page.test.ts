@@ -162,10 +162,11 @@ for (const backend of testBackends()) {
       assert.doesNotMatch(page.html, /@import|url\(/);
     });
 
-    it("counts every view as one visit, whatever the status; posts and QR codes are not visits", async () => {
+    it("counts every view as one visit, whatever the status; posts, HEAD requests and QR codes are not visits", async () => {
       const reference = await server.createLink({ exactSalesCount: 1 });
       for (let i = 0; i < 3; i++) assert.equal((await getPage(server.baseUrl, `/pay/${reference}`)).status, 200);
       await getPage(server.baseUrl, `/pay/${reference}/qr.svg`);
+      assert.equal((await fetch(`${server.baseUrl}/pay/${reference}`, { method: "HEAD" })).status, 200);
       assert.equal((await readLink(reference)).visitCount, 3);
       await pay(server.baseUrl, reference, cardFields(CARDS.visa));
       assert.equal((await readLink(reference)).visitCount, 4);
