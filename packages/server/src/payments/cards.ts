@@ -20,24 +20,26 @@ export function luhnValid(digits: string): boolean {
 
 export type CardBrand = "VI" | "MC" | "AX" | "DI" | "JC" | "DC" | "UP" | "OT";
 
-/** Two-letter brand codes as the processor of the seed reports them, with the payment method name. */
-const BRANDS: Array<{ brand: CardBrand; method: string; test: (d: string) => boolean }> = [
-  { brand: "VI", method: "visa", test: (d) => d.startsWith("4") },
+/**
+ * Two-letter brand codes as the processor of the seed reports them. SPEC §3.1 names the brands by
+ * these codes (Visa `VI`, Mastercard `MC`), and the webhook's `paymentMethod` carries the same code.
+ */
+const BRANDS: Array<{ brand: CardBrand; test: (d: string) => boolean }> = [
+  { brand: "VI", test: (d) => d.startsWith("4") },
   {
     brand: "MC",
-    method: "mc",
     test: (d) => /^5[1-5]/.test(d) || (Number(d.slice(0, 4)) >= 2221 && Number(d.slice(0, 4)) <= 2720),
   },
-  { brand: "AX", method: "amex", test: (d) => /^3[47]/.test(d) },
-  { brand: "DC", method: "diners", test: (d) => /^3(0[0-5]|[689])/.test(d) },
-  { brand: "JC", method: "jcb", test: (d) => Number(d.slice(0, 4)) >= 3528 && Number(d.slice(0, 4)) <= 3589 },
-  { brand: "DI", method: "discover", test: (d) => /^(6011|65|64[4-9])/.test(d) },
-  { brand: "UP", method: "cup", test: (d) => d.startsWith("62") },
+  { brand: "AX", test: (d) => /^3[47]/.test(d) },
+  { brand: "DC", test: (d) => /^3(0[0-5]|[689])/.test(d) },
+  { brand: "JC", test: (d) => Number(d.slice(0, 4)) >= 3528 && Number(d.slice(0, 4)) <= 3589 },
+  { brand: "DI", test: (d) => /^(6011|65|64[4-9])/.test(d) },
+  { brand: "UP", test: (d) => d.startsWith("62") },
 ];
 
-export function cardBrand(digits: string): { brand: CardBrand; paymentMethod: string } {
-  const found = BRANDS.find((b) => b.test(digits));
-  return found ? { brand: found.brand, paymentMethod: found.method } : { brand: "OT", paymentMethod: "card" };
+export function cardBrand(digits: string): { brand: CardBrand; paymentMethod: CardBrand } {
+  const brand = BRANDS.find((b) => b.test(digits))?.brand ?? "OT";
+  return { brand, paymentMethod: brand };
 }
 
 /**

@@ -38,7 +38,7 @@ interface CardFacts {
   /** Two-letter brand code: `VI`, `MC`… */
   cardBrand: string;
   cardUsage: CardUsage;
-  /** `visa`, `mc`…: additionalData.paymentMethod of the webhook. */
+  /** `VI`, `MC`… (the brand code): additionalData.paymentMethod of the webhook. */
   paymentMethod: string;
   threeDAuthenticated: boolean;
 }

@@ -110,7 +110,7 @@ for (const backend of testBackends()) {
         cardSummary: "1111",
         cardUsage: "Debit",
         cardExpiryDate: `08/20${expiryYear}`,
-        paymentMethod: "visa",
+        paymentMethod: "VI",
         threeDAuthenticated: "false",
         authCode: payload.reason.slice(0, 6),
         paymentLinkIdentifier: reference,
@@ -134,7 +134,7 @@ for (const backend of testBackends()) {
       assert.equal(link.status, "Active", "no cap: still open");
       const [message] = await messagesFor(reference);
       assert.equal(message!.payload.additionalData.cardUsage, "Credit");
-      assert.equal(message!.payload.additionalData.paymentMethod, "mc");
+      assert.equal(message!.payload.additionalData.paymentMethod, "MC");
     });
 
     for (const [card, reason] of [

@@ -28,10 +28,10 @@ describe("card helpers", () => {
   });
 
   it("knows the brands of the sandbox cards", () => {
-    assert.deepEqual(cardBrand("4111111111111111"), { brand: "VI", paymentMethod: "visa" });
-    assert.deepEqual(cardBrand("5555555555554444"), { brand: "MC", paymentMethod: "mc" });
-    assert.deepEqual(cardBrand("2223003122003222"), { brand: "MC", paymentMethod: "mc" });
-    assert.deepEqual(cardBrand("378282246310005"), { brand: "AX", paymentMethod: "amex" });
+    assert.deepEqual(cardBrand("4111111111111111"), { brand: "VI", paymentMethod: "VI" });
+    assert.deepEqual(cardBrand("5555555555554444"), { brand: "MC", paymentMethod: "MC" });
+    assert.deepEqual(cardBrand("2223003122003222"), { brand: "MC", paymentMethod: "MC" });
+    assert.deepEqual(cardBrand("378282246310005"), { brand: "AX", paymentMethod: "AX" });
   });
 });
 
