@@ -189,9 +189,19 @@ export async function listLinks(
     const pattern = `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     query = query.where((eb) => eb.or([eb("reference", "ilike", pattern), eb("description", "ilike", pattern)]));
   }
-  const [rows, count] = await Promise.all([
-    query.selectAll().orderBy("created_at", "desc").orderBy("reference", "desc").offset(page.offset).limit(page.limit).execute(),
-    query.select(sql<number>`count(*)`.as("count")).executeTakeFirstOrThrow(),
-  ]);
-  return { links: rows.map(toRecord), totalCount: Number(count.count) };
+  // The total comes from the same statement as the page (a window count), so the two always agree
+  // even while payments and new links change the table; an empty page asks separately.
+  const rows = await query
+    .selectAll()
+    .select(sql<string>`count(*) over ()`.as("total_count"))
+    .orderBy("created_at", "desc")
+    .orderBy("reference", "desc")
+    .offset(page.offset)
+    .limit(page.limit)
+    .execute();
+  const totalCount =
+    rows.length > 0
+      ? Number(rows[0]!.total_count)
+      : Number((await query.select(sql<string>`count(*)`.as("count")).executeTakeFirstOrThrow()).count);
+  return { links: rows.map(toRecord), totalCount };
 }

@@ -172,16 +172,20 @@ export async function listDeliveries(
   if (filter.webhookId !== undefined) query = query.where("d.endpoint_id", "=", filter.webhookId);
   if (filter.state !== undefined) query = query.where("d.state", "=", filter.state);
 
-  const [rows, count] = await Promise.all([
-    query
-      .select(["d.id", "d.endpoint_id", "e.url", "d.event_type", "d.state", "d.payload", "d.created_at", "d.delivered_at", "d.next_attempt_at", "d.last_status_code"])
-      .orderBy("d.created_at", "desc")
-      .orderBy("d.id", "desc")
-      .offset(page.offset)
-      .limit(page.limit)
-      .execute(),
-    query.select((eb) => eb.fn.countAll<number>().as("count")).executeTakeFirstOrThrow(),
-  ]);
+  // Page and total from one statement (a window count): they agree even while the worker changes
+  // states between two queries. An empty page asks for the total separately.
+  const rows = await query
+    .select(["d.id", "d.endpoint_id", "e.url", "d.event_type", "d.state", "d.payload", "d.created_at", "d.delivered_at", "d.next_attempt_at", "d.last_status_code"])
+    .select(sql<string>`count(*) over ()`.as("total_count"))
+    .orderBy("d.created_at", "desc")
+    .orderBy("d.id", "desc")
+    .offset(page.offset)
+    .limit(page.limit)
+    .execute();
+  const totalCount =
+    rows.length > 0
+      ? Number(rows[0]!.total_count)
+      : Number((await query.select((eb) => eb.fn.countAll<string>().as("count")).executeTakeFirstOrThrow()).count);
   const attempts = new Map<string, DeliveryAttempt[]>();
   if (rows.length > 0) {
     const attemptRows = await db
@@ -202,7 +206,7 @@ export async function listDeliveries(
     }
   }
   return {
-    totalCount: Number(count.count),
+    totalCount,
     deliveries: rows.map((row) => ({
       deliveryId: row.id,
       webhookId: row.endpoint_id,

@@ -77,8 +77,9 @@ export async function startServerProcess(env: Record<string, string>, options: {
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  const ended = done ? `exited with ${await exited}` : "still not ready after the timeout";
   await handle.stop("SIGKILL");
-  throw new Error(`paylink serve did not become ready:\n${output}`);
+  throw new Error(`paylink serve ${ended}; its output:\n${output}`);
 }
 
 /** The demo credentials the first start prints. */
