@@ -1,7 +1,7 @@
 // buildApp: every plugin and route module of Paylink, registered explicitly, in one place.
 import { randomUUID } from "node:crypto";
 import swagger from "@fastify/swagger";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from "fastify";
 import { sql } from "kysely";
 import { adminRoutes } from "./admin/index.ts";
 import { registerDocs } from "./api/docs.ts";
@@ -11,6 +11,7 @@ import { apiRoutes } from "./api/index.ts";
 import type { Database } from "./db/connect.ts";
 import { jsonErrorHandler, jsonNotFound } from "./http/errors.ts";
 import { registerMetrics } from "./http/metrics.ts";
+import { NO_RATE_LIMITS, registerRateLimitStore, type RateLimits } from "./http/rate-limit.ts";
 import { validatorCompiler } from "./http/validation.ts";
 import type { PaymentProcessor } from "./payments/processor.ts";
 import { SandboxProcessor } from "./payments/sandbox.ts";
@@ -24,6 +25,10 @@ export interface AppDeps {
   now?: () => Date;
   /** The card processor of the checkout page; default: the deterministic sandbox (SPEC §3.1). */
   processor?: PaymentProcessor;
+  /** The server passes the configured limits; an app built without them (tests) has none. */
+  rateLimits?: RateLimits;
+  /** Fastify's trustProxy: which X-Forwarded-For hops give the client address. */
+  trustProxy?: boolean | number | string;
 }
 
 /** Log redaction: secrets and card data never reach a log line, whatever logs them. */
@@ -46,7 +51,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     genReqId: () => randomUUID(),
     // Trusting a client-sent request id would let it forge responseIdentifier values.
     requestIdHeader: false,
+    // Fastify's overloads cannot narrow a union here; each member is a valid trustProxy value.
+    trustProxy: (deps.trustProxy ?? false) as FastifyServerOptions["trustProxy"] & string,
   });
+  const rateLimits = deps.rateLimits ?? NO_RATE_LIMITS;
   app.setValidatorCompiler(validatorCompiler);
   app.setErrorHandler(jsonErrorHandler);
   app.setNotFoundHandler(jsonNotFound);
@@ -66,6 +74,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   registerMetrics(app);
+  await registerRateLimitStore(app);
 
   app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
   app.get("/readyz", { schema: { hide: true } }, async (request, reply) => {
@@ -85,6 +94,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return deps.publicBaseUrl;
     },
     now,
+    apiRateLimitPerMinute: rateLimits.apiPerMinute,
   };
   await app.register(async (api) => apiRoutes(api, apiDeps), { prefix: "/api/v1" });
   if (deps.adminToken) {
@@ -100,6 +110,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         },
         now,
         processor: deps.processor ?? new SandboxProcessor(),
+        rateLimits,
       }),
     { prefix: "/pay" },
   );

@@ -1,6 +1,7 @@
 // Configuration comes only from environment variables (SPEC §5). It is parsed once at start and
 // every bad variable is reported at once, so an operator fixes them in one go.
 import { resolve } from "node:path";
+import { DEFAULT_RATE_LIMITS, type RateLimits } from "./http/rate-limit.ts";
 
 export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
 
@@ -24,6 +25,13 @@ export interface Config {
   secretKey: string | undefined;
   /** PAYLINK_SECRET_KEY_PREVIOUS: comma-separated older keys, still accepted for decryption (rotation). */
   previousSecretKeys: string[];
+  /** PAYLINK_RATE_LIMIT_API and PAYLINK_RATE_LIMIT_CHECKOUT_FAILURES (see http/rate-limit.ts). */
+  rateLimits: RateLimits;
+  /**
+   * PAYLINK_TRUST_PROXY: whose X-Forwarded-For to believe for the client address (Fastify's
+   * trustProxy): false, true, a number of hops, or a comma-separated list of addresses/CIDRs.
+   */
+  trustProxy: boolean | number | string;
 }
 
 export class ConfigError extends Error {
@@ -82,6 +90,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(`PAYLINK_SECRET_KEY_PREVIOUS needs PAYLINK_SECRET_KEY (the key to re-encrypt with)`);
   }
 
+  const apiPerMinute = parseCount("PAYLINK_RATE_LIMIT_API", env.PAYLINK_RATE_LIMIT_API, DEFAULT_RATE_LIMITS.apiPerMinute, problems);
+  const checkoutFailures = parseCount(
+    "PAYLINK_RATE_LIMIT_CHECKOUT_FAILURES",
+    env.PAYLINK_RATE_LIMIT_CHECKOUT_FAILURES,
+    DEFAULT_RATE_LIMITS.checkoutFailures,
+    problems,
+  );
+  const trustProxy = parseTrustProxy(env.PAYLINK_TRUST_PROXY, problems);
+
   const logLevel = (env.LOG_LEVEL ?? "info") as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) {
     problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${env.LOG_LEVEL}"`);
@@ -101,7 +118,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     runWebhookWorker,
     secretKey,
     previousSecretKeys,
+    rateLimits: { ...DEFAULT_RATE_LIMITS, apiPerMinute, checkoutFailures },
+    trustProxy,
   };
+}
+
+/** A whole number ≥ 0 (0 turns the limit off). */
+function parseCount(name: string, value: string | undefined, fallback: number, problems: string[]): number {
+  if (value === undefined || value.trim() === "") return fallback;
+  if (!/^\d{1,9}$/.test(value.trim())) {
+    problems.push(`${name} must be a whole number (0 turns the limit off), got "${value}"`);
+    return fallback;
+  }
+  return Number(value.trim());
+}
+
+function parseTrustProxy(value: string | undefined, problems: string[]): boolean | number | string {
+  const text = value?.trim() ?? "";
+  if (text === "" || /^(false|0|no)$/i.test(text)) return false;
+  if (/^(true|yes)$/i.test(text)) return true;
+  if (/^\d{1,2}$/.test(text)) return Number(text);
+  const entries = text.split(",").map((entry) => entry.trim());
+  if (entries.every((entry) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(entry))) return entries.join(",");
+  problems.push(`PAYLINK_TRUST_PROXY must be true, false, a number of proxy hops, or a comma-separated list of proxy addresses/CIDRs, got "${value}"`);
+  return false;
 }
 
 function parseBoolean(name: string, value: string | undefined, fallback: boolean, problems: string[]): boolean {

@@ -37,7 +37,14 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
   });
 
   let maintenance: NodeJS.Timeout | undefined;
-  const app = await buildApp({ db: database.db, publicBaseUrl: config.publicBaseUrl, adminToken: config.adminToken, logger });
+  const app = await buildApp({
+    db: database.db,
+    publicBaseUrl: config.publicBaseUrl,
+    adminToken: config.adminToken,
+    logger,
+    rateLimits: config.rateLimits,
+    trustProxy: config.trustProxy,
+  });
   try {
     if (!config.adminToken) {
       const demo = await bootstrapDemo(database.db);

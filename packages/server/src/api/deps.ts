@@ -5,6 +5,8 @@ export interface ApiDeps {
   db: Database;
   publicBaseUrl: string;
   now: () => Date;
+  /** Requests per minute per API key; 0 or absent: no limit. */
+  apiRateLimitPerMinute?: number;
 }
 
 export function linkUrl(publicBaseUrl: string, reference: string): string {

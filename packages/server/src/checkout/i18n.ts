@@ -104,6 +104,9 @@ const en = {
   errorPageText: "Please try again in a moment.",
   badRequestTitle: "This request could not be read",
   badRequestText: "Go back to the payment page and submit the form again.",
+  tooManyTitle: "Too many attempts",
+  tooManyText: (minutes: number) =>
+    `Several payments from this device were declined, so this form is paused for your security. Try again in ${minutes} ${minutes === 1 ? "minute" : "minutes"}, or contact the seller.`,
 };
 
 export type Messages = typeof en;
@@ -202,6 +205,9 @@ const is: Messages = {
   errorPageText: "Reyndu aftur eftir augnablik.",
   badRequestTitle: "Ekki tókst að lesa beiðnina",
   badRequestText: "Farðu aftur á greiðslusíðuna og sendu formið aftur.",
+  tooManyTitle: "Of margar tilraunir",
+  tooManyText: (minutes: number) =>
+    `Nokkrum greiðslum úr þessu tæki var hafnað og því er formið læst í bili, til öryggis. Reyndu aftur eftir ${minutes} ${minutes % 10 === 1 && minutes % 100 !== 11 ? "mínútu" : "mínútur"}, eða hafðu samband við seljandann.`,
 };
 
 export const MESSAGES: Record<Lang, Messages> = { is, en };

@@ -15,6 +15,7 @@ import { countVisit, loadCheckoutLink, sharedSecret, type CheckoutLink } from ".
 import type { Database } from "../db/connect.ts";
 import { deriveStatus } from "../domain/links/status.ts";
 import type { LinkStatus } from "../domain/links/types.ts";
+import { checkoutBrake, NO_RATE_LIMITS, type RateLimits } from "../http/rate-limit.ts";
 import type { PaymentProcessor } from "../payments/processor.ts";
 import { CHECKOUT_JS } from "./assets.ts";
 import { formText, readCheckoutForm, type FieldError, type RedisplayValues } from "./form.ts";
@@ -35,6 +36,7 @@ export interface CheckoutDeps {
   processor: PaymentProcessor;
   processorTimeoutMs?: number;
   duplicateWaitMs?: number;
+  rateLimits?: RateLimits;
 }
 
 const LANG_COOKIE = "paylink_lang";
@@ -45,6 +47,7 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
   // Form bodies are parsed only here: the JSON API keeps answering 415 to them.
   await app.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
   const formKey = Buffer.from(await sharedSecret(deps.db, "checkout-form-token"), "hex");
+  const brake = checkoutBrake(app, deps.rateLimits ?? NO_RATE_LIMITS);
   const payDeps = (request: FastifyRequest): PayDeps => ({
     db: deps.db,
     processor: deps.processor,
@@ -120,6 +123,14 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
     const status = statusOf(link, now);
     if (status !== "Active") return sendStatusPage(reply, link, lang, theme, status);
 
+    // Card testing: too many declines and rejected forms from one address on this link.
+    const waitSeconds = await brake.blockedFor(request);
+    if (waitSeconds > 0) {
+      const m = MESSAGES[lang];
+      reply.header("retry-after", String(waitSeconds));
+      return sendPage(reply, 429, (nonce) => <MessagePage lang={lang} nonce={nonce} theme={theme} title={m.tooManyTitle} text={m.tooManyText(Math.ceil(waitSeconds / 60))} />);
+    }
+
     if (body === undefined) {
       const m = MESSAGES[lang];
       return sendPage(reply, 415, (nonce) => <MessagePage lang={lang} nonce={nonce} theme={theme} title={m.badRequestTitle} text={m.badRequestText} />);
@@ -132,6 +143,7 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
       return sendCheckoutPage(reply, 403, link, { lang, theme, formToken: issueFormToken(formKey, reference, now), values: form.redisplay, errors: [], alert: { kind: "expired-form" } });
     }
     if (!form.ok) {
+      await brake.recordFailure(request);
       // Same token: the attempt has not been used yet.
       return sendCheckoutPage(reply, 422, link, { lang, theme, formToken: formText(body, "csrfToken"), values: form.redisplay, errors: form.errors });
     }
@@ -150,6 +162,7 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
         return sendPage(reply, 200, (nonce) => <ReceiptPage lang={lang} nonce={nonce} theme={theme} tokenize={tokenize} submission={outcome.submission} />);
       }
       case "declined":
+        await brake.recordFailure(request);
         return sendCheckoutPage(reply, 402, link, { lang, theme, formToken: freshToken(), values: form.redisplay, errors: [], alert: { kind: "declined", reason: outcome.reason } });
       case "failed":
         return sendCheckoutPage(reply, 502, link, { lang, theme, formToken: freshToken(), values: form.redisplay, errors: [], alert: { kind: "failed" } });

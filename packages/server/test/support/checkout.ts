@@ -4,6 +4,7 @@
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { buildApp } from "../../src/app.ts";
 import { openDatabase, type DatabaseHandle } from "../../src/db/connect.ts";
+import type { RateLimits } from "../../src/http/rate-limit.ts";
 import type { PaymentProcessor } from "../../src/payments/processor.ts";
 import { testBackends, type TestBackend, type TestDatabase } from "./databases.ts";
 import { addMerchantFixture, TEST_ADMIN_TOKEN, type ApiResponse, type MerchantFixture } from "./harness.ts";
@@ -23,6 +24,8 @@ export interface CheckoutServerOptions {
   processor?: PaymentProcessor;
   logger?: FastifyBaseLogger;
   now?: () => Date;
+  rateLimits?: RateLimits;
+  trustProxy?: boolean;
 }
 
 export async function startCheckoutServer(options: CheckoutServerOptions = {}): Promise<CheckoutTestServer> {
@@ -61,6 +64,8 @@ async function listen(db: DatabaseHandle["db"], options: CheckoutServerOptions):
     ...(options.now ? { now: options.now } : {}),
     ...(options.processor ? { processor: options.processor } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
+    ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
   });
   await app.listen({ port: 0, host: "127.0.0.1" });
   const address = app.server.address();

@@ -1,0 +1,82 @@
+// Rate limits: error 3002 (429 with Retry-After) on the API, and a brake on card testing at the
+// checkout. Counters live in each instance's memory (@fastify/rate-limit's LRU store, fixed
+// windows): with N instances behind a load balancer a client can reach up to N times a limit.
+// That is the usual trade for not writing to the database on every request; the limits are a
+// brake on abuse, not an accounting of it.
+import { createHash } from "node:crypto";
+import rateLimit from "@fastify/rate-limit";
+import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from "fastify";
+import { AppError } from "../domain/errors.ts";
+
+export interface RateLimits {
+  /** Requests per minute per API key on /api/v1 (keys are told apart by a hash). 0 turns it off. */
+  apiPerMinute: number;
+  /**
+   * Failed payment attempts (declined cards, rejected forms) per client address and link within
+   * `checkoutWindowMs`; after that the form answers 429 until the window ends. Successful payments
+   * never count, so a shopper who pays is never slowed down. 0 turns it off.
+   */
+  checkoutFailures: number;
+  checkoutWindowMs: number;
+}
+
+export const DEFAULT_RATE_LIMITS: RateLimits = { apiPerMinute: 1200, checkoutFailures: 10, checkoutWindowMs: 15 * 60 * 1000 };
+
+/** Limits off: for tests and embedded uses that build an app without configuration. */
+export const NO_RATE_LIMITS: RateLimits = { apiPerMinute: 0, checkoutFailures: 0, checkoutWindowMs: 1 };
+
+/** Registers the shared store once, at the root; the API and the checkout make their limiters from it. */
+export async function registerRateLimitStore(app: FastifyInstance): Promise<void> {
+  await app.register(rateLimit, { global: false, cache: 20_000 });
+}
+
+function digest(value: string): string {
+  return createHash("sha256").update(value).digest("base64url").slice(0, 22);
+}
+
+/** onRequest hook for /api/v1: counts every request against its API key (or address, without one). */
+export function apiRateLimit(app: FastifyInstance, perMinute: number): onRequestAsyncHookHandler | undefined {
+  if (perMinute <= 0) return undefined;
+  return app.rateLimit({
+    max: perMinute,
+    timeWindow: 60_000,
+    // A hash, so the LRU never holds a usable key; without a key the caller's address counts.
+    keyGenerator: (request) => {
+      const key = request.headers["x-api-key"];
+      return typeof key === "string" && key !== "" ? `api:${digest(key)}` : `api-ip:${request.ip}`;
+    },
+    errorResponseBuilder: (_request, context) => {
+      const seconds = Math.max(1, Math.ceil(context.ttl / 1000));
+      return new AppError("3002", `Too many requests: at most ${context.max} per minute for one API key. Retry after ${seconds} seconds.`, {
+        "retry-after": String(seconds),
+      });
+    },
+  }) as onRequestAsyncHookHandler;
+}
+
+export interface CheckoutBrake {
+  /** Seconds until the client may try again, or 0 when it may try now. */
+  blockedFor(request: FastifyRequest): Promise<number>;
+  /** Counts one failed attempt (a decline or a rejected form). */
+  recordFailure(request: FastifyRequest): Promise<void>;
+}
+
+/**
+ * Card testers try many stolen numbers on one link; each attempt is a decline. Counting failures
+ * per (address, link) stops them after a handful while leaving other shoppers of the link alone.
+ */
+export function checkoutBrake(app: FastifyInstance, limits: RateLimits): CheckoutBrake {
+  if (limits.checkoutFailures <= 0) return { blockedFor: async () => 0, recordFailure: async () => {} };
+  const key = (request: FastifyRequest) => `pay:${request.ip}:${(request.params as { reference?: string }).reference ?? ""}`;
+  const limiter = app.createRateLimit({ max: limits.checkoutFailures, timeWindow: limits.checkoutWindowMs, keyGenerator: key });
+  return {
+    async blockedFor(request) {
+      const state = await limiter(request, { increment: false });
+      if (state.isAllowed || state.remaining > 0) return 0;
+      return Math.max(1, Math.ceil(state.ttl / 1000));
+    },
+    async recordFailure(request) {
+      await limiter(request);
+    },
+  };
+}
