@@ -22,6 +22,7 @@ import { formText, readCheckoutForm, type FieldError, type RedisplayValues } fro
 import { issueFormToken, newAttemptKey, verifyFormToken } from "./form-token.ts";
 import { isLang, MESSAGES, type Lang } from "./i18n.ts";
 import { errorName, payWithLink, type PayDeps } from "./pay.ts";
+import { withCheckoutReference } from "./return-url.ts";
 import { DEFAULT_THEME, pageTheme, type PageTheme } from "./theme.ts";
 import { CheckoutPage, type CheckoutAlert } from "./views/checkout-page.tsx";
 import { renderDocument } from "./views/layout.tsx";
@@ -154,9 +155,8 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
     switch (outcome.kind) {
       case "approved": {
         if (link.terms.returnUrl) {
-          const target = new URL(link.terms.returnUrl);
-          target.searchParams.append("checkoutReference", outcome.submission.checkoutReference);
-          return reply.code(303).header("location", target.toString()).header("cache-control", "no-store").send();
+          const target = withCheckoutReference(link.terms.returnUrl, outcome.submission.checkoutReference);
+          return reply.code(303).header("location", target).header("cache-control", "no-store").send();
         }
         const tokenize = link.terms.type === "TokenizeByLink";
         return sendPage(reply, 200, (nonce) => <ReceiptPage lang={lang} nonce={nonce} theme={theme} tokenize={tokenize} submission={outcome.submission} />);

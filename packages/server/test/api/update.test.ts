@@ -305,6 +305,26 @@ for (const backend of testBackends()) {
         assertError(await update({ paymentLinkReference: reference, status: "Disabled" }), 409, "3003");
         assert.deepEqual(await getLink(server, reference), before);
       });
+
+      it("keeps a Completed tokenize link closed after it is disabled (status reads Disabled)", async () => {
+        const reference = await createLink(server, tokenizeByLink(server));
+        await setSalesCount(server, reference, 1);
+        const disabled = await server.api("POST", "/api/v1/paymentlinks/disable", { paymentLinkReference: reference });
+        assert.equal(disabled.status, 200);
+        const before = await getLink(server, reference);
+        assert.equal(before.status, "Disabled");
+        assertError(
+          await roundTrip(server, reference, (link) => {
+            link.description = "reopened";
+            link.returnUrl = "https://evil.example/";
+            link.status = "Active";
+          }),
+          409,
+          "3003",
+          "Completed",
+        );
+        assert.deepEqual(await getLink(server, reference), before);
+      });
     });
 
     describe("fields that cannot change (2013)", () => {

@@ -59,7 +59,7 @@ for (const backend of testBackends()) {
 
     it("pays, redirects 303 to returnUrl with checkoutReference, and the API shows the sale", async () => {
       const reference = await server.createLink({
-        returnUrl: "https://shop.example/thanks?order=42",
+        returnUrl: "https://shop.example/thanks?order=42&sig=a%2Fb%20c&flag#paid",
         description: "Order 42 (internal)",
         exactSalesCount: 1,
         shopperInfo: [
@@ -74,6 +74,7 @@ for (const backend of testBackends()) {
       assert.equal(location.searchParams.get("order"), "42");
       const checkoutReference = location.searchParams.get("checkoutReference")!;
       assert.match(checkoutReference, CHECKOUT_REFERENCE);
+      assert.equal(response.location, `https://shop.example/thanks?order=42&sig=a%2Fb%20c&flag&checkoutReference=${checkoutReference}#paid`, "the merchant's query kept byte for byte");
 
       const link = await readLink(reference);
       assert.equal(link.visitCount, 1);

@@ -6,6 +6,7 @@ import { formText, parseExpiry, readCheckoutForm } from "../../src/checkout/form
 import { FORM_TOKEN_TTL_SECONDS, issueFormToken, verifyFormToken } from "../../src/checkout/form-token.ts";
 import { formatMoney, MESSAGES } from "../../src/checkout/i18n.ts";
 import { errorName } from "../../src/checkout/pay.ts";
+import { withCheckoutReference } from "../../src/checkout/return-url.ts";
 import { contrastRatio, normaliseHexColour, pageTheme, safeLogoSrc } from "../../src/checkout/theme.ts";
 import { CHECKOUT_CSS } from "../../src/checkout/assets.ts";
 import { cardBrand, luhnValid, maskCardNumber } from "../../src/payments/cards.ts";
@@ -226,5 +227,18 @@ describe("theme safety", () => {
 describe("logging errors", () => {
   it("masks digits, so a card number or CVC in an error message never reaches a log", () => {
     assert.equal(errorName(new Error("card 4111111111111111 cvc 737 refused")), "Error: card # cvc # refused");
+  });
+});
+
+describe("returnUrl with checkoutReference", () => {
+  it("appends to the query as text, keeping the merchant's encoding and the fragment", () => {
+    assert.equal(withCheckoutReference("https://shop.example/thanks", "chk_1"), "https://shop.example/thanks?checkoutReference=chk_1");
+    assert.equal(withCheckoutReference("https://shop.example/t?order=42", "chk_1"), "https://shop.example/t?order=42&checkoutReference=chk_1");
+    assert.equal(
+      withCheckoutReference("https://shop.example/t?sig=a%2Fb%20c&flag&x=1~#done", "chk_1"),
+      "https://shop.example/t?sig=a%2Fb%20c&flag&x=1~&checkoutReference=chk_1#done",
+    );
+    assert.equal(withCheckoutReference("https://shop.example/t?", "chk_1"), "https://shop.example/t?checkoutReference=chk_1");
+    assert.equal(withCheckoutReference("https://shop.example/t?a=1&", "a b"), "https://shop.example/t?a=1&checkoutReference=a%20b");
   });
 });

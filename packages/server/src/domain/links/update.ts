@@ -50,7 +50,9 @@ export interface LinkChange {
 export function applyUpdate(current: StoredLink, request: UpdateLinkRequest, now: Date): LinkChange {
   const terms = current.terms;
   const currentStatus = deriveStatus({ ...terms, disabled: current.disabled, salesCount: current.salesCount }, now);
-  if (currentStatus === "Completed") {
+  // The link's contents decide, not its displayed status: a completed link that was also disabled
+  // reads "Disabled", and re-enabling it must not reopen it to changes.
+  if (terms.type === "TokenizeByLink" && current.salesCount >= 1) {
     throw new AppError("3003", "this TokenizeByLink link is Completed (the card was saved) and can no longer be changed.");
   }
 
