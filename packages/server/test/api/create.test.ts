@@ -369,7 +369,7 @@ for (const backend of testBackends()) {
       for (const returnUrl of ["http://example.com/thanks", "javascript:alert(1)", "data:text/html,hi", "ftp://example.com/", "not a url", "/relative/path"]) {
         it(`rejects returnUrl ${returnUrl}`, () => reject(bad({ returnUrl }), 400, "2008", "returnUrl"));
       }
-      for (const expiresAt of ["garbage", "2030-13-45T00:00:00Z", "31/12/2030", "0000-01-01T00:00:00Z"]) {
+      for (const expiresAt of ["garbage", "2030-13-45T00:00:00Z", "31/12/2030", "0000-01-01T00:00:00Z", "2031-02-30T00:00:00Z", "2030-06-31T10:00:00Z", "2030-01-01T24:00:00Z", "2030-01-01T10:00:00+25:00"]) {
         it(`rejects expiresAt ${expiresAt}`, () => reject(bad({ expiresAt }), 400, "2008", "expiresAt"));
       }
       it("rejects a prefilledValue that fails its field's validation", async () => {

@@ -46,16 +46,36 @@ export function checkAmountAndItems(type: LinkType, amount: number, currency: st
   }
 }
 
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|([+-])(\d{2}):?(\d{2}))?)?$/i;
 
-/** Parses an ISO 8601 date-time (2008 when it is not one). */
+/**
+ * Parses an ISO 8601 date-time (2008 when it is not one). Checked field by field, because
+ * Date.parse rolls impossible dates over (Feb 30 → Mar 2) and reads a time without an offset in
+ * the server's own time zone. Here a time without an offset, and a bare date, are UTC.
+ */
 export function parseIsoDateTime(field: string, text: string): Date {
-  const time = ISO_DATE_TIME.test(text) ? Date.parse(text) : NaN;
+  const invalid = () => new AppError("2008", `${field} ${describe(text)} is not an ISO 8601 date-time such as "2030-01-31T23:59:59Z".`);
+  const match = ISO_DATE_TIME.exec(text);
+  if (!match) throw invalid();
+  const [, y, mo, d, h = "0", mi = "0", sec = "0", fraction = "", zone, sign, offH = "0", offM = "0"] = match;
+  const year = Number(y), month = Number(mo), day = Number(d), hour = Number(h), minute = Number(mi), second = Number(sec);
   // Year 0 and before exist for Date.parse but not for PostgreSQL's timestamptz.
-  if (Number.isNaN(time) || new Date(time).getUTCFullYear() < 1) {
-    throw new AppError("2008", `${field} ${describe(text)} is not an ISO 8601 date-time such as "2030-01-31T23:59:59Z".`);
-  }
-  return new Date(time);
+  const daysInMonth = new Date(Date.UTC(2000, month, 0)).getUTCDate() - (month === 2 && !isLeapYear(year) ? 1 : 0);
+  if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59) throw invalid();
+  const offsetMinutes = zone && zone.toUpperCase() !== "Z" ? (sign === "-" ? -1 : 1) * (Number(offH) * 60 + Number(offM)) : 0;
+  if (Number(offH) > 23 || Number(offM) > 59) throw invalid();
+  const milliseconds = Number(fraction.padEnd(3, "0").slice(0, 3));
+  // setUTCFullYear, not Date.UTC: the latter maps years 0–99 to 1900–1999.
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, milliseconds);
+  date.setTime(date.getTime() - offsetMinutes * 60_000);
+  if (date.getUTCFullYear() < 1) throw invalid();
+  return date;
+}
+
+function isLeapYear(year: number): boolean {
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
 }
 
 /** An expiry time: ISO 8601 (2008) and in the future (2005). */
