@@ -5,11 +5,12 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServ
 import { sql } from "kysely";
 import { adminRoutes } from "./admin/index.ts";
 import { registerDocs } from "./api/docs.ts";
-import { checkoutRoutes } from "./checkout/routes.tsx";
+import { checkoutRoutes, sendCheckoutNotFound } from "./checkout/routes.tsx";
 import type { ApiDeps } from "./api/deps.ts";
 import { apiRoutes } from "./api/index.ts";
 import type { Database } from "./db/connect.ts";
-import { jsonErrorHandler, jsonNotFound } from "./http/errors.ts";
+import { AppError } from "./domain/errors.ts";
+import { jsonErrorHandler, jsonNotFound, sendError } from "./http/errors.ts";
 import { registerMetrics } from "./http/metrics.ts";
 import { NO_RATE_LIMITS, registerRateLimitStore, type RateLimits } from "./http/rate-limit.ts";
 import { validatorCompiler } from "./http/validation.ts";
@@ -53,6 +54,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestIdHeader: false,
     // Fastify's overloads cannot narrow a union here; each member is a valid trustProxy value.
     trustProxy: (deps.trustProxy ?? false) as FastifyServerOptions["trustProxy"] & string,
+    // The router refuses some URLs before any route or error handler runs (a path parameter over
+    // 100 characters, broken percent-encoding). Nothing can exist at such an address: answer 404
+    // in the format of the part of Paylink the URL points at, never Fastify's own body.
+    frameworkErrors: (_error, request, reply) => {
+      if (request.url.startsWith("/pay/")) return sendCheckoutNotFound(request, reply);
+      const path = request.url.split("?")[0]!;
+      const shown = path.length > 80 ? `${path.slice(0, 80)}…` : path;
+      return sendError(request, reply, new AppError("2014", `There is nothing at ${shown}.`));
+    },
   });
   const rateLimits = deps.rateLimits ?? NO_RATE_LIMITS;
   app.setValidatorCompiler(validatorCompiler);

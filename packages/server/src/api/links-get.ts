@@ -21,7 +21,8 @@ export function registerGetLink(app: FastifyInstance, deps: ApiDeps) {
     },
     async (request) => {
       const { reference } = request.params as { reference: string };
-      const link = await findLink(deps.db, request.merchantId, reference);
+      // References are at most 64 characters; a longer one is not looked up.
+      const link = reference.length <= 64 ? await findLink(deps.db, request.merchantId, reference) : undefined;
       if (!link) throw notFound(reference);
       const submissions = await listSubmissions(deps.db, reference);
       return { paymentLink: presentLink(link, submissions, deps.publicBaseUrl, deps.now()), ...envelope(request) };

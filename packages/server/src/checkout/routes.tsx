@@ -224,6 +224,15 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
   }
 }
 
+/**
+ * The checkout's 404 page for URLs the router rejects before any route runs (a reference over
+ * Fastify's parameter length, broken percent-encoding): no such link exists there either.
+ */
+export function sendCheckoutNotFound(request: FastifyRequest, reply: FastifyReply) {
+  const lang = requestedLang(request) ?? acceptLanguage(request);
+  return sendPage(reply, 404, (nonce) => <StatusPage lang={lang} nonce={nonce} theme={{ ...DEFAULT_THEME, name: "Paylink" }} status="NotFound" />);
+}
+
 function statusOf(link: CheckoutLink, now: Date): LinkStatus {
   return deriveStatus({ ...link.terms, disabled: link.disabled, salesCount: link.salesCount }, now);
 }

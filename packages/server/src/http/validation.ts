@@ -138,7 +138,8 @@ function toAppError(root: unknown, errors: SchemaError[], part: string): AppErro
       return code("2002", `${where} must be at least ${first.params.limit}.`);
     case "maximum":
     case "exclusiveMaximum":
-      return code(part === "body" ? "2019" : "2009", `${where} is too high: at most ${first.params.limit}.`);
+      // 2019 is the catalogue's "amount too high"; any other number over its cap (a quantity, a page) is 2009.
+      return code(part === "body" && AMOUNT_FIELDS.test(first.instancePath) ? "2019" : "2009", `${where} is too high: at most ${first.params.limit}.`);
     case "format":
     case "pattern":
       return code("2008", `${where} is not in a supported format${node?.description ? ` (${node.description})` : ""}.`);
@@ -146,6 +147,9 @@ function toAppError(root: unknown, errors: SchemaError[], part: string): AppErro
       return code("1005", `${where} is not valid: ${first.message}.`);
   }
 }
+
+/** Money fields, by their last path segment: over their maximum they are 2019. */
+const AMOUNT_FIELDS = /\/(amount|unitPrice|amountWithoutDiscount)$/;
 
 function fieldName(instancePath: string, part: string): string {
   if (instancePath === "") return part === "body" ? "The request body" : `The ${part}`;

@@ -443,6 +443,8 @@ for (const backend of testBackends()) {
       it("rejects an item amount above 10^11", () =>
         reject(bad({ items: [{ name: "Peysa", quantity: 1, unitPrice: 1, amountWithoutDiscount: 100_000_000_100, amount: 48900 }] }), 400, "2019", "amountWithoutDiscount"));
       it("rejects an amount beyond the safe-integer range", () => reject(simplePayByLink(rejected, { amount: 1e300 }), 400, "2019", "amount"));
+      it("gives a quantity over its cap 2009 (too many), not the amount code", () =>
+        reject(bad({ items: [{ name: "Peysa", quantity: 1_000_001, unitPrice: 0, amountWithoutDiscount: 0, amount: 0 }] }), 400, "2009", "quantity"));
     });
 
     describe("2023 tokenization amount must be 0", () => {

@@ -72,6 +72,11 @@ for (const backend of testBackends()) {
       assert.equal(link.submissions[0].completed, true);
     });
 
+    it("GET answers 404 2014 for a reference too long to exist (not a validation error)", async () => {
+      assertError(await server.api("GET", `/api/v1/paymentlinks/${"r".repeat(65)}`), 404, "2014");
+      assertError(await server.api("GET", `/api/v1/paymentlinks/${"r".repeat(5000)}`), 404, "2014");
+    });
+
     it("answers 404 2014 for an unknown reference", async () => {
       assertError(await disable({ paymentLinkReference: "noSuchLink000000" }), 404, "2014", "noSuchLink000000");
     });

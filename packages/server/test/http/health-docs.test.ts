@@ -22,6 +22,22 @@ for (const backend of testBackends()) {
     });
     after(() => server?.close());
 
+    it("URLs the router refuses (over-long parameter, broken percent-encoding) get 404 in Paylink's own formats", async () => {
+      for (const path of [`/api/v1/paymentlinks/${"x".repeat(300)}`, "/api/v1/paymentlinks/%E0%A4%A", `/admin/v1/merchants/${"m".repeat(300)}/webhooks`]) {
+        const response = await fetch(`${server.baseUrl}${path}`, { headers: { "x-api-key": server.apiKey } });
+        assert.equal(response.status, 404, path);
+        const body = (await response.json()) as Record<string, string>;
+        assert.equal(body.errorCode, "2014", path);
+        assert.ok(body.responseIdentifier && body.responseDateTime, path);
+      }
+      for (const path of [`/pay/${"x".repeat(300)}`, "/pay/%E0%A4%A"]) {
+        const response = await fetch(`${server.baseUrl}${path}`, { headers: { "accept-language": "en" } });
+        assert.equal(response.status, 404, path);
+        assert.match(response.headers.get("content-type") ?? "", /text\/html/);
+        assert.match(await response.text(), /Payment link not found/);
+      }
+    });
+
     it("GET /healthz answers 200", async () => {
       const response = await fetch(`${server.baseUrl}/healthz`);
       assert.equal(response.status, 200);
