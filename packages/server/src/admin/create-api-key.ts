@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { createApiKey } from "../db/merchants-repository.ts";
-import { requireMerchant, type AdminDeps } from "./index.ts";
+import { optionalName, requireMerchant, type AdminDeps } from "./index.ts";
 import { CreateApiKeyBody, MerchantParams } from "./schemas.ts";
 
 export function registerCreateApiKey(app: FastifyInstance, deps: AdminDeps) {
@@ -11,7 +11,8 @@ export function registerCreateApiKey(app: FastifyInstance, deps: AdminDeps) {
       const { merchantId } = request.params as { merchantId: string };
       const { name } = (request.body ?? {}) as { name?: string };
       await requireMerchant(deps.db, merchantId);
-      return createApiKey(deps.db, merchantId, name?.trim() ?? "");
+      // No name (left out, empty or only spaces) is stored as the column's default, "".
+      return createApiKey(deps.db, merchantId, optionalName(name) ?? "");
     },
   );
 }

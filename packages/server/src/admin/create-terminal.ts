@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { createTerminal } from "../db/merchants-repository.ts";
 import { checkCurrency } from "../domain/links/terms.ts";
-import { requireMerchant, type AdminDeps } from "./index.ts";
+import { optionalName, requireMerchant, type AdminDeps } from "./index.ts";
 import { CreateTerminalBody, MerchantParams } from "./schemas.ts";
 
 export function registerCreateTerminal(app: FastifyInstance, deps: AdminDeps) {
@@ -13,7 +13,8 @@ export function registerCreateTerminal(app: FastifyInstance, deps: AdminDeps) {
       const body = request.body as { name?: string; currencies?: string[] };
       const currencies = body.currencies ? [...new Set(body.currencies.map(checkCurrency))] : null;
       await requireMerchant(deps.db, merchantId);
-      const terminal = await createTerminal(deps.db, merchantId, body.name?.trim() ?? "", currencies);
+      // No name (left out, empty or only spaces) is stored as the column's default, "".
+      const terminal = await createTerminal(deps.db, merchantId, optionalName(body.name) ?? "", currencies);
       return { terminalIdentifier: terminal.terminalIdentifier, name: terminal.name, currencies: terminal.currencies };
     },
   );

@@ -33,4 +33,20 @@ export async function requireMerchant(db: Database, merchantId: string): Promise
   if (!(await merchantExists(db, merchantId))) throw new AppError("2014", `No merchant with id ${JSON.stringify(merchantId)}.`);
 }
 
+/**
+ * A required name without its surrounding white space; 000 when nothing is left, as for an empty
+ * string (the schema's minLength sees "   " as three characters).
+ */
+export function requiredName(value: string, field = "name"): string {
+  const trimmed = value.trim();
+  if (trimmed === "") throw new AppError("000", `${field} cannot be empty or only spaces.`);
+  return trimmed;
+}
+
+/** An optional name without its surrounding white space; undefined (left out) when nothing is left. */
+export function optionalName(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed === "" ? undefined : trimmed;
+}
+
 export const adminTags = ["Admin"];

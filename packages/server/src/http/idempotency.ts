@@ -21,7 +21,7 @@ export function idempotency(db: Database) {
     if (key.length === 0) throw new AppError("000", "The Idempotency-Key header is empty.");
     if (key.length > 255) throw new AppError("2009", "The Idempotency-Key header is too long: at most 255 characters.");
 
-    const requestHash = createHash("sha256").update(`${request.method} ${request.routeOptions.url}\n${JSON.stringify(request.body ?? null)}`).digest("hex");
+    const requestHash = createHash("sha256").update(`${request.method} ${request.routeOptions.url}\n${canonicalJson(request.body ?? null)}`).digest("hex");
     const claim = await claimIdempotencyKey(db, request.merchantId, key, requestHash);
     if (claim.outcome !== "claimed" && claim.requestHash !== requestHash) {
       throw new AppError("3004", "This Idempotency-Key was already used with a different request body; use a new key for a new request.");
@@ -46,4 +46,21 @@ export function idempotency(db: Database) {
   }
 
   return { checkIdempotencyKey, storeResponse };
+}
+
+/**
+ * JSON with the keys of every object sorted (arrays keep their order), so that the same body sent
+ * with its fields in another order hashes the same: JSON objects are unordered, and SPEC §2.1
+ * replays "the same body". Nesting is bounded (2009 beyond 32 levels) before this runs.
+ */
+export function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, node: unknown) => {
+    if (node === null || typeof node !== "object" || Array.isArray(node)) return node;
+    const object = node as Record<string, unknown>;
+    return Object.fromEntries(
+      Object.keys(object)
+        .sort()
+        .map((key) => [key, object[key]]),
+    );
+  });
 }

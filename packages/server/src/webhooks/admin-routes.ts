@@ -34,7 +34,7 @@ const CreateWebhookBody = Type.Object({ url: Url, apiKey: Type.Optional(ApiKey) 
 const UpdateWebhookBody = Type.Object({ url: Type.Optional(Url), apiKey: Type.Optional(ApiKey) }, { additionalProperties: false });
 const DeliveriesQuery = Type.Object(
   {
-    page: Type.Optional(Type.Integer({ minimum: 0 })),
+    page: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
     pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
     webhookId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     state: Type.Optional(Type.Union([Type.Literal("Pending"), Type.Literal("Delivered"), Type.Literal("Failed")])),

@@ -9,8 +9,8 @@
 import { lookup } from "node:dns/promises";
 import { BlockList, isIP } from "node:net";
 
-/** Addresses that are not on the public internet (IANA special-purpose registries). */
-const BLOCKED = new BlockList();
+/** IPv4 addresses that are not on the public internet (IANA special-purpose registry). */
+const BLOCKED_IPV4 = new BlockList();
 for (const [network, prefix] of [
   ["0.0.0.0", 8], // "this network"
   ["10.0.0.0", 8], // private
@@ -28,35 +28,74 @@ for (const [network, prefix] of [
   ["224.0.0.0", 4], // multicast
   ["240.0.0.0", 4], // reserved, and 255.255.255.255 broadcast
 ] as const) {
-  BLOCKED.addSubnet(network, prefix, "ipv4");
-}
-for (const [network, prefix] of [
-  ["::", 128], // unspecified
-  ["::1", 128], // loopback
-  ["64:ff9b:1::", 48], // local-use IPv4/IPv6 translation
-  ["100::", 64], // discard-only
-  ["2001:db8::", 32], // documentation
-  ["fc00::", 7], // unique local
-  ["fe80::", 10], // link-local
-  ["fec0::", 10], // site-local (deprecated)
-  ["ff00::", 8], // multicast
-] as const) {
-  BLOCKED.addSubnet(network, prefix, "ipv6");
+  BLOCKED_IPV4.addSubnet(network, prefix, "ipv4");
 }
 
 /**
- * IPv4-mapped IPv6 (::ffff:a.b.c.d) is refused outright rather than trusting what it maps to. A
- * list of its own: BlockList matches IPv4 addresses against a mapped IPv6 rule, so in BLOCKED this
- * rule would block every IPv4 address.
+ * IPv6 is judged by allow-list: only global unicast (2000::/3) can be public, which refuses in
+ * one rule everything else — unspecified and loopback, IPv4-compatible (::/96, deprecated) and
+ * IPv4-mapped (::ffff:0:0/96) addresses, local-use NAT64 (64:ff9b:1::/48), discard-only, unique-
+ * and link-local, site-local, multicast, and the unallocated space. The one exception is the
+ * well-known NAT64 prefix, judged by the IPv4 address it carries (see EMBEDDED_IPV4).
+ *
+ * Separate lists, and never an IPv4 rule beside IPv6 ones: BlockList matches IPv4 addresses
+ * against IPv4-mapped IPv6 rules and mapped IPv6 addresses against IPv4 rules.
  */
-const IPV4_MAPPED = new BlockList();
-IPV4_MAPPED.addSubnet("::ffff:0:0", 96, "ipv6");
+const GLOBAL_UNICAST = new BlockList();
+GLOBAL_UNICAST.addSubnet("2000::", 3, "ipv6");
+
+/** Parts of global unicast that are not on the public internet. */
+const BLOCKED_IPV6 = new BlockList();
+for (const [network, prefix] of [
+  ["2001::", 23], // IETF protocol assignments: Teredo (2001::/32), benchmarking, ORCHID…
+  ["2001:db8::", 32], // documentation
+  ["3fff::", 20], // documentation (RFC 9637)
+] as const) {
+  BLOCKED_IPV6.addSubnet(network, prefix, "ipv6");
+}
+
+/**
+ * Prefixes whose addresses carry an IPv4 address, which is what the packet reaches in the end:
+ * such an address is public only when the IPv4 address is. `offset` is the byte where it starts.
+ */
+const EMBEDDED_IPV4: Array<{ prefix: BlockList; offset: number }> = [
+  { prefix: subnet("64:ff9b::", 96), offset: 12 }, // well-known NAT64 prefix (RFC 6052): 64:ff9b::a.b.c.d
+  { prefix: subnet("2002::", 16), offset: 2 }, // 6to4 (RFC 3056): 2002:AABB:CCDD::/48
+];
+
+function subnet(network: string, prefix: number): BlockList {
+  const list = new BlockList();
+  list.addSubnet(network, prefix, "ipv6");
+  return list;
+}
 
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
-  if (family === 0) return false;
-  if (family === 6 && IPV4_MAPPED.check(address, "ipv6")) return false;
-  return !BLOCKED.check(address, family === 4 ? "ipv4" : "ipv6");
+  if (family === 4) return !BLOCKED_IPV4.check(address, "ipv4");
+  if (family !== 6) return false;
+  const bytes = ipv6Bytes(address);
+  // Checked in a form BlockList cannot read as IPv4: eight groups, no zone, no dotted quad.
+  const canonical = Array.from({ length: 8 }, (_, i) => ((bytes[2 * i]! << 8) | bytes[2 * i + 1]!).toString(16)).join(":");
+  for (const { prefix, offset } of EMBEDDED_IPV4) {
+    if (prefix.check(canonical, "ipv6")) return isPublicAddress(bytes.slice(offset, offset + 4).join("."));
+  }
+  return GLOBAL_UNICAST.check(canonical, "ipv6") && !BLOCKED_IPV6.check(canonical, "ipv6");
+}
+
+/** The 16 bytes of an address that isIP() accepted as IPv6 (a zone, "%eth0", is left out). */
+function ipv6Bytes(address: string): number[] {
+  let text = address.split("%")[0]!;
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.split("::") as [string, string | undefined];
+  const groups = (part: string | undefined) => (part ? part.split(":").map((group) => parseInt(group, 16)) : []);
+  const front = groups(head);
+  const back = groups(tail);
+  const all = tail === undefined ? front : [...front, ...new Array<number>(8 - front.length - back.length).fill(0), ...back];
+  return all.flatMap((group) => [group >> 8, group & 0xff]);
 }
 
 export interface VettedAddress {

@@ -161,6 +161,43 @@ for (const backend of testBackends()) {
         assertError(await admin("POST", `/merchants/${id}/themes`, { name: "T", logoUrl: "http://example.com/logo.png" }), 400, "2008", "logoUrl");
         assertError(await admin("POST", `/merchants/${id}/themes`, {}), 400, "000", "name");
       });
+      it("refuses a required name of only white space with 000, and stores nothing", async () => {
+        const id = server.merchantId;
+        const count = async (table: "merchants" | "themes") => Number((await sql<{ count: string | number }>`SELECT count(*) AS count FROM ${sql.table(table)}`.execute(server.db)).rows[0]!.count);
+        const [merchants, themes] = [await count("merchants"), await count("themes")];
+        for (const name of ["   ", " ", "\t\n \r", "\u00a0\u3000"]) {
+          assertError(await admin("POST", "/merchants", { name }), 400, "000", "name");
+          assertError(await admin("POST", `/merchants/${id}/themes`, { name }), 400, "000", "name");
+          assertError(await admin("POST", `/merchants/${id}/themes`, { name, primaryColor: "#112233" }), 400, "000", "name");
+        }
+        // before the merchant lookup, like the other body checks
+        assertError(await admin("POST", "/merchants/mer_doesnotexist/themes", { name: "   " }), 400, "000", "name");
+        assert.equal(await count("merchants"), merchants, "no merchant was created");
+        assert.equal(await count("themes"), themes, "no theme was created");
+        // a name with text in it is kept, without the spaces around it
+        const theme = ok(await admin("POST", `/merchants/${id}/themes`, { name: "  Vetur  " }));
+        assert.equal(theme.name, "Vetur");
+      });
+      it("treats an optional terminal or API key name of only white space as left out", async () => {
+        const id = server.merchantId;
+        const omitted = ok(await admin("POST", `/merchants/${id}/terminals`));
+        const spaces = ok(await admin("POST", `/merchants/${id}/terminals`, { name: "   " }));
+        assert.equal(spaces.name, omitted.name);
+        const terminalNames = await sql<{ terminal_identifier: string; name: string }>`SELECT terminal_identifier, name FROM terminals WHERE terminal_identifier IN (${omitted.terminalIdentifier}, ${spaces.terminalIdentifier})`.execute(server.db);
+        assert.equal(terminalNames.rows.length, 2);
+        assert.equal(terminalNames.rows[0]!.name, terminalNames.rows[1]!.name, "stored as if left out");
+        assert.equal(ok(await admin("POST", `/merchants/${id}/terminals`, { name: "  Kassi 2 " })).name, "Kassi 2");
+
+        const keyOmitted = ok(await admin("POST", `/merchants/${id}/apikeys`));
+        const keySpaces = ok(await admin("POST", `/merchants/${id}/apikeys`, { name: " \t " }));
+        const keyNamed = ok(await admin("POST", `/merchants/${id}/apikeys`, { name: " Bókhald " }));
+        const keyName = async (keyId: string) => (await sql<{ name: string }>`SELECT name FROM api_keys WHERE id = ${keyId}`.execute(server.db)).rows[0]!.name;
+        assert.equal(await keyName(keySpaces.keyId), await keyName(keyOmitted.keyId), "stored as if left out");
+        assert.equal(await keyName(keyNamed.keyId), "Bókhald");
+      });
+      it("refuses an e-mail of only white space (2008)", async () => {
+        assertError(await admin("POST", `/merchants/${server.merchantId}/users`, { email: "     ", password: "long enough password" }), 400, "2008", "email");
+      });
       it("refuses a second portal user with the same e-mail (409 3003)", async () => {
         ok(await admin("POST", `/merchants/${server.merchantId}/users`, { email: "dup@example.com", password: "long enough password" }));
         assertError(await admin("POST", `/merchants/${server.merchantId}/users`, { email: "DUP@example.com", password: "another long password" }), 409, "3003");

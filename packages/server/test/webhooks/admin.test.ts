@@ -62,6 +62,27 @@ for (const backend of testBackends()) {
         assert.equal(response.status, 400, url);
         assert.equal(response.body.errorCode, "2008", url);
       }
+      // IPv6 literals that reach a private IPv4 address: NAT64, IPv4-mapped (URL parsing turns
+      // [::ffff:169.254.169.254] into the hex form [::ffff:a9fe:a9fe]), IPv4-compatible, 6to4.
+      for (const url of [
+        "https://[64:ff9b::a9fe:a9fe]/latest/meta-data",
+        "https://[64:ff9b::169.254.169.254]/",
+        "https://[64:ff9b::a00:1]/hook",
+        "https://[::ffff:169.254.169.254]/",
+        "https://[::ffff:a9fe:a9fe]/",
+        "https://[::127.0.0.1]/",
+        "https://[2002:a9fe:a9fe::1]/",
+        "https://[2002:a00:1::1]/",
+      ]) {
+        const response = await admin("POST", path, { url });
+        assert.equal(response.status, 400, url);
+        assert.equal(response.body.errorCode, "2008", url);
+        assert.match(response.body.errorMessage, /private/, url);
+      }
+      for (const url of ["https://[64:ff9b::8.8.8.8]/hook", "https://[2002:808:808::1]/hook"]) {
+        const response = await admin("POST", path, { url });
+        assert.equal(response.status, 200, `${url} ${JSON.stringify(response.body)}`);
+      }
       assert.equal((await admin("POST", path, { url: "https://shop.example/", apiKey: "two\nlines" })).body.errorCode, "2008");
       assert.equal((await admin("POST", path, { url: "https://shop.example/", apiKey: "" })).body.errorCode, "000");
       assert.equal((await admin("POST", path, { url: "https://shop.example/", hmacKey: "ab" })).body.errorCode, "1006");
@@ -174,6 +195,34 @@ for (const backend of testBackends()) {
         await worker.stop(100);
         await hook.close();
       }
+    });
+
+    test("the delivery log refuses a page or pageSize out of range with 400 in the error envelope, as the link list does", async () => {
+      const path = `/merchants/${server.merchantId}/deliveries`;
+      const cases: Array<[string, string]> = [
+        ["?page=99999999999999999999", "2009"], // the offset would overflow bigint: was a 500
+        ["?page=9223372036854775807", "2009"],
+        ["?page=1000001", "2009"],
+        ["?page=1000001&pageSize=1", "2009"],
+        ["?pageSize=101", "2009"],
+        ["?pageSize=99999999999999999999", "2009"],
+        ["?page=-1", "2002"],
+        ["?pageSize=0", "2002"],
+        ["?page=1.5", "1005"],
+      ];
+      for (const [query, code] of cases) {
+        const response = await admin("GET", `${path}${query}`);
+        assert.equal(response.status, 400, `${query} ${JSON.stringify(response.body)}`);
+        assert.equal(response.body.errorCode, code, query);
+        assert.deepEqual(Object.keys(response.body).sort(), ["errorCode", "errorMessage", "responseDateTime", "responseIdentifier"], query);
+        assert.match(response.body.errorMessage, query.includes("pageSize") && !query.includes("page=") ? /pageSize/ : /page/, query);
+        // The payment-link list answers the same query the same way.
+        const links = await server.api("GET", `/api/v1/paymentlinks${query}`);
+        assert.equal(`${links.status} ${links.body.errorCode}`, `400 ${code}`, `links ${query}`);
+      }
+      const last = await admin("GET", `${path}?page=1000000&pageSize=100`);
+      assert.equal(last.status, 200, JSON.stringify(last.body));
+      assert.deepEqual(last.body, { data: [], totalCount: 0 });
     });
 
     test("resending a delivery that is being sent right now is refused (409)", async () => {

@@ -42,6 +42,61 @@ describe("SSRF guard", () => {
     }
   });
 
+  test("IPv6 transition addresses are judged by the IPv4 address they carry, or refused", () => {
+    const refused = [
+      // well-known NAT64 prefix 64:ff9b::/96 with a private, link-local or reserved IPv4 inside
+      "64:ff9b::a9fe:a9fe", // 169.254.169.254, cloud metadata
+      "64:ff9b::169.254.169.254",
+      "64:ff9b::a00:1", // 10.0.0.1
+      "64:ff9b::7f00:1", // 127.0.0.1
+      "64:ff9b::c0a8:101", // 192.168.1.1
+      "64:ff9b::0:0", // 0.0.0.0
+      "64:ff9b:0:0:0:0:ac10:1", // 172.16.0.1, uncompressed
+      "64:ff9b:1::808:808", // local-use NAT64 prefix: refused whatever it carries
+      // IPv4-mapped, dotted and hex (the form URL parsing produces), refused whatever they carry
+      "::ffff:169.254.169.254",
+      "::ffff:a9fe:a9fe",
+      "::ffff:a00:1",
+      "::ffff:808:808",
+      "0:0:0:0:0:ffff:808:808",
+      "::ffff:0:808:808", // SIIT IPv4-translated (::ffff:0:0:0/96)
+      // IPv4-compatible ::/96 (deprecated): refused whatever they carry
+      "::127.0.0.1",
+      "::7f00:1",
+      "::a9fe:a9fe",
+      "::8.8.8.8",
+      "::808:808",
+      // 6to4 2002::/16 with a private IPv4 in bits 16–48
+      "2002:a9fe:a9fe::1",
+      "2002:a00:1::",
+      "2002:7f00:1:1:1:1:1:1",
+      "2002:c058:6301::", // 192.88.99.1, the 6to4 relay anycast itself
+      // other IETF assignments and documentation
+      "2001:0:4136:e378:8000:63bf:3fff:fdd2", // Teredo
+      "2001:2::1", // benchmarking
+      "3fff::1", // documentation (RFC 9637)
+      "100::1", // discard-only
+      "fec0::1", // site-local
+      "4000::1", // unallocated
+      "fe80::1%eth0", // with a zone
+    ];
+    for (const address of refused) assert.equal(isPublicAddress(address), false, address);
+    for (const address of ["64:ff9b::808:808", "64:ff9b::8.8.8.8", "64:ff9b::101:101", "2002:808:808::1", "2001:200::1", "2c0f:fb50::1"]) {
+      assert.equal(isPublicAddress(address), true, address);
+    }
+  });
+
+  test("a hostname whose DNS64 answer embeds a private IPv4 address is refused when sending", async () => {
+    const dns = async (hostname: string) =>
+      ({ "metadata.example": ["64:ff9b::a9fe:a9fe"], "six-to-four.example": ["2002:a00:1::1"], "public64.example": ["64:ff9b::5db8:d822"] })[hostname]!.map(
+        (address) => ({ address, family: 6 }),
+      );
+    await assert.rejects(vetWebhookHost("metadata.example", dns), (error: Error) => error instanceof WebhookTargetRefused && /64:ff9b::a9fe:a9fe/.test(error.message));
+    await assert.rejects(vetWebhookHost("six-to-four.example", dns), WebhookTargetRefused);
+    await assert.rejects(vetWebhookHost("[64:ff9b::10.0.0.1]", dns), WebhookTargetRefused);
+    assert.deepEqual(await vetWebhookHost("public64.example", dns), { address: "64:ff9b::5db8:d822", family: 6 });
+  });
+
   test("a hostname is refused when any of its addresses is private; literals and brackets are checked too", async () => {
     const resolver = (answers: Record<string, string[]>) => async (hostname: string) => (answers[hostname] ?? []).map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
     const dns = resolver({ "shop.example": ["93.184.216.34", "2606:2800:220:1::1"], "mixed.example": ["93.184.216.34", "10.0.0.5"], "empty.example": [] });
