@@ -28,6 +28,8 @@ export interface AppDeps {
   processor?: PaymentProcessor;
   /** The server passes the configured limits; an app built without them (tests) has none. */
   rateLimits?: RateLimits;
+  /** PAYLINK_WEBHOOK_ALLOW_PRIVATE: outgoing requests (logo downloads) may reach private addresses. */
+  allowPrivateTargets?: boolean;
   /** Fastify's trustProxy: which X-Forwarded-For hops give the client address. */
   trustProxy?: boolean | number | string;
 }
@@ -109,7 +111,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(async (api) => apiRoutes(api, apiDeps), { prefix: "/api/v1" });
   if (deps.adminToken) {
     const adminToken = deps.adminToken;
-    await app.register(async (admin) => adminRoutes(admin, { db: deps.db, adminToken }), { prefix: "/admin/v1" });
+    await app.register(async (admin) => adminRoutes(admin, { db: deps.db, adminToken, allowPrivateTargets: deps.allowPrivateTargets ?? false }), {
+      prefix: "/admin/v1",
+    });
   }
   await app.register(
     async (pay) =>

@@ -44,6 +44,7 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
     logger,
     rateLimits: config.rateLimits,
     trustProxy: config.trustProxy,
+    allowPrivateTargets: config.webhookAllowPrivate,
   });
   try {
     if (!config.adminToken) {

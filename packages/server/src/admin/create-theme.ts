@@ -1,6 +1,10 @@
+// POST /admin/v1/merchants/{id}/themes (SPEC §5). The logo is taken in now — decoded from a data:
+// URL or downloaded once from an https URL — and stored, so the checkout serves its own copy.
 import type { FastifyInstance } from "fastify";
 import { createTheme } from "../db/merchants-repository.ts";
 import { AppError } from "../domain/errors.ts";
+import { parseDataUrlLogo, type LogoImage } from "../domain/themes/logo.ts";
+import { downloadLogo } from "./download-logo.ts";
 import { requiredName, requireMerchant, type AdminDeps } from "./index.ts";
 import { CreateThemeBody, MerchantParams } from "./schemas.ts";
 
@@ -12,20 +16,28 @@ export function registerCreateTheme(app: FastifyInstance, deps: AdminDeps) {
       const { merchantId } = request.params as { merchantId: string };
       const body = request.body as { name: string; primaryColor?: string; logoUrl?: string };
       const name = requiredName(body.name);
-      if (body.logoUrl !== undefined && !isHttpsUrl(body.logoUrl)) {
-        throw new AppError("2008", `logoUrl ${JSON.stringify(body.logoUrl)} must be an absolute https:// URL.`);
-      }
       await requireMerchant(deps.db, merchantId);
-      const theme = await createTheme(deps.db, merchantId, { name, primaryColor: body.primaryColor ?? null, logoUrl: body.logoUrl ?? null });
-      return { themeKey: theme.themeKey, name: theme.name, primaryColor: theme.primaryColor, logoUrl: theme.logoUrl };
+      const { logo, sourceUrl } = await takeLogo(body.logoUrl, deps.allowPrivateTargets);
+      const theme = await createTheme(deps.db, merchantId, { name, primaryColor: body.primaryColor ?? null, logoUrl: sourceUrl, logo });
+      return { themeKey: theme.themeKey, name: theme.name, primaryColor: theme.primaryColor, logoUrl: theme.logoUrl, hasLogo: theme.logoVersion !== null };
     },
   );
 }
 
-function isHttpsUrl(text: string): boolean {
+async function takeLogo(logoUrl: string | undefined, allowPrivate: boolean): Promise<{ logo: LogoImage | null; sourceUrl: string | null }> {
+  if (logoUrl === undefined || logoUrl.trim() === "") return { logo: null, sourceUrl: null };
+  const uploaded = parseDataUrlLogo(logoUrl);
+  if (uploaded) return { logo: uploaded, sourceUrl: null };
+  let url: URL;
   try {
-    return new URL(text).protocol === "https:";
+    url = new URL(logoUrl);
   } catch {
-    return false;
+    throw new AppError("2008", `logoUrl ${JSON.stringify(logoUrl.slice(0, 120))} is not an absolute URL.`);
   }
+  // Plain http only where private targets are allowed (development), as for webhook URLs.
+  if (url.protocol !== "https:" && !(allowPrivate && url.protocol === "http:")) {
+    throw new AppError("2008", `logoUrl ${JSON.stringify(logoUrl.slice(0, 120))} must be an absolute https:// URL or a data:image URL.`);
+  }
+  if (url.username || url.password) throw new AppError("2008", "logoUrl must not carry a user name or password.");
+  return { logo: await downloadLogo(url.toString(), { allowPrivate }), sourceUrl: url.toString() };
 }

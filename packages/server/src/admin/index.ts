@@ -15,6 +15,8 @@ import { registerWebhookAdmin } from "../webhooks/admin-routes.ts";
 export interface AdminDeps {
   db: Database;
   adminToken: string;
+  /** PAYLINK_WEBHOOK_ALLOW_PRIVATE: logo downloads may reach private addresses and plain http://. */
+  allowPrivateTargets: boolean;
 }
 
 export async function adminRoutes(app: FastifyInstance, deps: AdminDeps) {

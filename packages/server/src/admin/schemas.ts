@@ -26,7 +26,12 @@ export const CreateThemeBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 100 }),
     primaryColor: Type.Optional(Type.String({ pattern: "^#[0-9a-fA-F]{6}$", description: "#rrggbb" })),
-    logoUrl: Type.Optional(Type.String({ maxLength: 2048, description: "https URL of the logo" })),
+    logoUrl: Type.Optional(
+      Type.String({
+        maxLength: 100_000,
+        description: "The logo: an https URL Paylink downloads once, or a data:image/(png|jpeg|gif|webp);base64 URL; at most 64 KB. Paylink serves its own copy.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -13,6 +13,7 @@ import type { VNode } from "preact";
 import QRCode from "qrcode";
 import { countVisit, loadCheckoutLink, sharedSecret, type CheckoutLink } from "../db/checkout-repository.ts";
 import type { Database } from "../db/connect.ts";
+import { findThemeLogo } from "../db/merchants-repository.ts";
 import { deriveStatus } from "../domain/links/status.ts";
 import type { LinkStatus } from "../domain/links/types.ts";
 import { checkoutBrake, NO_RATE_LIMITS, type RateLimits } from "../http/rate-limit.ts";
@@ -88,6 +89,21 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
       .send(CHECKOUT_JS);
   });
 
+  // Theme logos: Paylink's stored copy (downloaded or uploaded when the theme was saved).
+  app.get("/assets/logos/:themeKey", { schema: { hide: true } }, async (request, reply) => {
+    const { themeKey } = request.params as { themeKey: string };
+    const logo = /^[A-Za-z0-9_-]{1,64}$/.test(themeKey) ? await findThemeLogo(deps.db, themeKey) : undefined;
+    if (!logo) return reply.code(404).header("content-type", "text/plain; charset=utf-8").header("cache-control", "no-store").send("Not found");
+    const versioned = (request.query as { v?: unknown }).v === logo.version;
+    return reply
+      .header("content-type", logo.contentType)
+      // A versioned URL never changes content; an unversioned one may (a new logo, same theme).
+      .header("cache-control", versioned ? "public, max-age=31536000, immutable" : "public, max-age=300")
+      .header("etag", `"${logo.version}"`)
+      .header("content-security-policy", "default-src 'none'; frame-ancestors 'none'; sandbox")
+      .send(logo.bytes);
+  });
+
   app.get("/:reference", { schema: { hide: true } }, async (request, reply) => {
     const { reference } = request.params as { reference: string };
     // A HEAD (link previews, uptime checks) is not a shopper's visit.
@@ -100,7 +116,7 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
     const lang = requestedLang(request) ?? link.terms.culture;
     const query = request.query as Record<string, unknown>;
     if (isLang(query.lang)) rememberLang(reply, query.lang, deps.publicBaseUrl);
-    const theme = pageTheme(link, deps.publicBaseUrl);
+    const theme = pageTheme(link);
     const status = statusOf(link, deps.now());
     if (status !== "Active") return sendStatusPage(reply, link, lang, theme, status);
     const formToken = issueFormToken(formKey, reference, deps.now());
@@ -117,7 +133,7 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
       return sendPage(reply, 404, (nonce) => <StatusPage lang={lang} nonce={nonce} theme={paylinkTheme()} status="NotFound" />);
     }
     const lang = isLang(postedLang) ? postedLang : (requestedLang(request) ?? link.terms.culture);
-    const theme = pageTheme(link, deps.publicBaseUrl);
+    const theme = pageTheme(link);
     const now = deps.now();
 
     // A link that cannot take a payment records nothing, whatever was posted.

@@ -17,10 +17,8 @@ export interface PageTheme {
 }
 
 export const DEFAULT_BRAND = "#1f4e8c";
-/** data: logos are inlined into the page; above this they would eat the page's 50 KB budget. */
-const MAX_DATA_LOGO_LENGTH = 16 * 1024;
 
-export function pageTheme(link: Pick<CheckoutLink, "theme" | "merchantName">, publicBaseUrl: string): PageTheme {
+export function pageTheme(link: Pick<CheckoutLink, "theme" | "merchantName">): PageTheme {
   const brand = normaliseHexColour(link.theme?.primaryColor) ?? DEFAULT_BRAND;
   const onWhite = contrastRatio(brand, "#ffffff");
   const onBlack = contrastRatio(brand, "#000000");
@@ -29,7 +27,7 @@ export function pageTheme(link: Pick<CheckoutLink, "theme" | "merchantName">, pu
     brand,
     onBrand: onWhite >= 4.5 || onWhite >= onBlack ? "#ffffff" : "#111111",
     accent: onWhite >= 3 ? brand : "#1a1d21",
-    logoSrc: safeLogoSrc(link.theme?.logoUrl ?? null, publicBaseUrl),
+    logoSrc: link.theme?.logoVersion ? logoPath(link.theme.themeKey, link.theme.logoVersion) : null,
   };
 }
 
@@ -49,23 +47,11 @@ export function normaliseHexColour(value: string | null | undefined): string | n
 }
 
 /**
- * The logo is rendered only when loading it is not a third-party request: an image on Paylink's
- * own public origin, or a small inline data: image. Any other URL is not loaded; the theme's name
- * is shown instead (see docs/decisions.md, "Theme logos").
+ * The logo is always Paylink's own stored copy, on Paylink's origin: loading it is no third-party
+ * request. The version (a hash of the bytes) in the query lets browsers cache it for a year.
  */
-export function safeLogoSrc(logoUrl: string | null, publicBaseUrl: string): string | null {
-  if (!logoUrl) return null;
-  if (/^data:image\/(png|jpeg|gif|webp);base64,[A-Za-z0-9+/=]+$/.test(logoUrl)) {
-    return logoUrl.length <= MAX_DATA_LOGO_LENGTH ? logoUrl : null;
-  }
-  try {
-    const url = new URL(logoUrl);
-    const own = new URL(publicBaseUrl);
-    if ((url.protocol === "https:" || url.protocol === "http:") && url.origin === own.origin) return url.pathname + url.search;
-  } catch {
-    return null;
-  }
-  return null;
+export function logoPath(themeKey: string, version: string): string {
+  return `/pay/assets/logos/${encodeURIComponent(themeKey)}?v=${encodeURIComponent(version)}`;
 }
 
 function channel(hex: string, index: number): number {

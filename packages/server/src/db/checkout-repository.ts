@@ -23,9 +23,11 @@ export const RESERVATION_TTL_SECONDS = 15 * 60;
 const CAP = sql`(CASE WHEN type = 'TokenizeByLink' THEN 1 ELSE COALESCE(max_sales_count, 2147483647) END)`;
 
 export interface CheckoutTheme {
+  themeKey: string;
   name: string;
   primaryColor: string | null;
-  logoUrl: string | null;
+  /** Version of the stored logo (see findThemeLogo), or null when the theme has none. */
+  logoVersion: string | null;
 }
 
 export interface CheckoutLink extends PaymentLinkRecord {
@@ -100,7 +102,7 @@ export async function loadCheckoutLink(db: Database, reference: string): Promise
     .selectFrom("payment_links as l")
     .innerJoin("merchants as m", "m.id", "l.merchant_id")
     .leftJoin("themes as t", (join) => join.onRef("t.theme_key", "=", "l.theme_key").onRef("t.merchant_id", "=", "l.merchant_id"))
-    .select(["l.reserved_count", "m.name as merchant_name", "t.name as theme_name", "t.primary_color", "t.logo_url"])
+    .select(["l.reserved_count", "m.name as merchant_name", "t.theme_key", "t.name as theme_name", "t.primary_color", "t.logo_sha256"])
     .where("l.reference", "=", reference)
     .executeTakeFirst();
   if (!row) return undefined;
@@ -108,7 +110,10 @@ export async function loadCheckoutLink(db: Database, reference: string): Promise
     ...link,
     reservedCount: row.reserved_count,
     merchantName: row.merchant_name,
-    theme: row.theme_name === null ? null : { name: row.theme_name, primaryColor: row.primary_color, logoUrl: row.logo_url },
+    theme:
+      row.theme_name === null || row.theme_key === null
+        ? null
+        : { themeKey: row.theme_key, name: row.theme_name, primaryColor: row.primary_color, logoVersion: row.logo_sha256 },
   };
 }
 

@@ -1,5 +1,7 @@
 // Merchants and what hangs off them: terminals, API keys, themes, portal users.
 import { hashApiKey, newApiKey, newApiKeyId, newMerchantId, newTerminalIdentifier, newThemeKey, newUserId } from "../ids.ts";
+import { createHash } from "node:crypto";
+import type { LogoImage } from "../domain/themes/logo.ts";
 import type { Database } from "./connect.ts";
 
 export interface Terminal {
@@ -15,7 +17,10 @@ export interface Theme {
   merchantId: string;
   name: string;
   primaryColor: string | null;
+  /** The https URL the logo was downloaded from (null for an uploaded data: logo or none). */
   logoUrl: string | null;
+  /** A short hash of the stored logo's bytes (it versions the logo's URL), or null without a logo. */
+  logoVersion: string | null;
 }
 
 export async function createMerchant(db: Database, name: string): Promise<{ merchantId: string; name: string }> {
@@ -85,19 +90,41 @@ export async function revokeApiKey(db: Database, merchantId: string, keyId: stri
 export async function createTheme(
   db: Database,
   merchantId: string,
-  theme: { name: string; primaryColor: string | null; logoUrl: string | null },
+  theme: { name: string; primaryColor: string | null; logoUrl: string | null; logo?: LogoImage | null },
 ): Promise<Theme> {
   const themeKey = newThemeKey();
+  const logo = theme.logo ?? null;
+  const logoVersion = logo ? createHash("sha256").update(logo.bytes).digest("hex").slice(0, 16) : null;
   await db
     .insertInto("themes")
-    .values({ theme_key: themeKey, merchant_id: merchantId, name: theme.name, primary_color: theme.primaryColor, logo_url: theme.logoUrl })
+    .values({
+      theme_key: themeKey,
+      merchant_id: merchantId,
+      name: theme.name,
+      primary_color: theme.primaryColor,
+      logo_url: theme.logoUrl,
+      logo_content_type: logo?.contentType ?? null,
+      logo_bytes: logo?.bytes ?? null,
+      logo_sha256: logoVersion,
+    })
     .execute();
-  return { themeKey, merchantId, ...theme };
+  return { themeKey, merchantId, name: theme.name, primaryColor: theme.primaryColor, logoUrl: theme.logoUrl, logoVersion };
+}
+
+/** The stored logo of a theme, for the checkout to serve from its own origin. */
+export async function findThemeLogo(db: Database, themeKey: string): Promise<(LogoImage & { version: string }) | undefined> {
+  const row = await db
+    .selectFrom("themes")
+    .select(["logo_content_type", "logo_bytes", "logo_sha256"])
+    .where("theme_key", "=", themeKey)
+    .executeTakeFirst();
+  if (!row?.logo_bytes || !row.logo_content_type || !row.logo_sha256) return undefined;
+  return { contentType: row.logo_content_type as LogoImage["contentType"], bytes: Buffer.from(row.logo_bytes), version: row.logo_sha256 };
 }
 
 export async function findTheme(db: Database, merchantId: string, themeKey: string): Promise<Theme | undefined> {
   const row = await db.selectFrom("themes").selectAll().where("theme_key", "=", themeKey).where("merchant_id", "=", merchantId).executeTakeFirst();
-  return row && { themeKey: row.theme_key, merchantId: row.merchant_id, name: row.name, primaryColor: row.primary_color, logoUrl: row.logo_url };
+  return row && { themeKey: row.theme_key, merchantId: row.merchant_id, name: row.name, primaryColor: row.primary_color, logoUrl: row.logo_url, logoVersion: row.logo_sha256 };
 }
 
 export async function createPortalUser(db: Database, merchantId: string, email: string, passwordHash: string): Promise<{ userId: string }> {

@@ -38,6 +38,9 @@ export interface ThemesTable {
   name: string;
   primary_color: string | null;
   logo_url: string | null;
+  logo_content_type: string | null;
+  logo_bytes: Buffer | null;
+  logo_sha256: string | null;
   created_at: Timestamp;
 }
 

@@ -167,7 +167,8 @@ function exchange(
   });
 }
 
-function pinnedLookup(vetted: VettedAddress): LookupFunction {
+/** A DNS lookup that always answers the vetted address: the socket cannot go anywhere else. */
+export function pinnedLookup(vetted: VettedAddress): LookupFunction {
   return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
     if (options.all) callback(null, [{ address: vetted.address, family: vetted.family }]);
     else callback(null, vetted.address, vetted.family);

@@ -8,6 +8,8 @@ import { testBackends } from "../support/databases.ts";
 import { startTestServer, type ApiResponse, type TestServer } from "../support/harness.ts";
 import { assertError, assertOk, getLink, payByLink, rawRequest } from "../support/fixtures.ts";
 
+const ONE_PIXEL_PNG = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+
 for (const backend of testBackends()) {
   describe(`admin API (${backend.name})`, () => {
     let server: TestServer;
@@ -105,8 +107,10 @@ for (const backend of testBackends()) {
       });
 
       it("creates a theme", async () => {
-        const body = ok(await admin("POST", `/merchants/${merchantId}/themes`, { name: "Prjón", primaryColor: "#aa3300", logoUrl: "https://prjon.is/logo.png" }));
+        const body = ok(await admin("POST", `/merchants/${merchantId}/themes`, { name: "Prjón", primaryColor: "#aa3300", logoUrl: ONE_PIXEL_PNG }));
         assert.match(body.themeKey, /^\S+$/);
+        assert.equal(body.hasLogo, true);
+        assert.equal(body.logoUrl, null, "an uploaded logo has no source URL");
         themeKey = body.themeKey;
       });
 

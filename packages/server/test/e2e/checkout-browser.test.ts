@@ -25,7 +25,9 @@ describe("checkout in Chromium", { skip: existsSync(CHROMIUM) ? false : `${CHROM
 
   before(async () => {
     server = await startCheckoutServer();
-    themeKey = (await createTheme(server.database.db, server.merchantId, { name: "Ullarbúðin", primaryColor: "#0b6e4f", logoUrl: null })).themeKey;
+    // A stored logo (what the admin API keeps of an uploaded or downloaded one): a 1×1 PNG.
+    const logo = { contentType: "image/png" as const, bytes: Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64") };
+    themeKey = (await createTheme(server.database.db, server.merchantId, { name: "Ullarbúðin", primaryColor: "#0b6e4f", logoUrl: null, logo })).themeKey;
     merchantSite = createServer((request, response) => {
       response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
       response.end(`<!doctype html><title>Thanks</title><h1>Thank you</h1><p id="url">${request.url?.replace(/[<>&"]/g, "")}</p>`);
@@ -85,6 +87,10 @@ describe("checkout in Chromium", { skip: existsSync(CHROMIUM) ? false : `${CHROM
       assert.equal(response!.status(), 200);
       await page.screenshot({ path: `${SCREENSHOTS}checkout-mobile.png`, fullPage: true });
       assert.equal(await page.locator("h1").textContent(), "Yfirlit pöntunar");
+      // The theme's logo loads from Paylink's own origin under the page's CSP.
+      const logo = page.locator("header img");
+      assert.equal(await logo.getAttribute("alt"), "Ullarbúðin");
+      assert.equal(await logo.evaluate((img: HTMLImageElement) => (img.complete ? img.naturalWidth : -1)), 1);
       assert.match((await page.locator("button.pay").textContent())!, /^Greiða 11\.780 kr\.$/);
 
       // Labels are attached to their fields (what a screen reader and autofill use).

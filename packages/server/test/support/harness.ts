@@ -41,7 +41,7 @@ export async function addMerchantFixture(db: Database, options: { currencies?: s
   return { merchantId, apiKey, terminalIdentifier: terminal.terminalIdentifier, themeKey: theme.themeKey };
 }
 
-export async function startTestServer(options: { backend?: TestBackend; now?: () => Date } = {}): Promise<TestServer> {
+export async function startTestServer(options: { backend?: TestBackend; now?: () => Date; allowPrivateTargets?: boolean } = {}): Promise<TestServer> {
   const backend = options.backend ?? testBackends()[0]!;
   const database = await backend.open();
   const merchant = await addMerchantFixture(database.db);
@@ -54,6 +54,7 @@ export async function startTestServer(options: { backend?: TestBackend; now?: ()
     },
     adminToken: TEST_ADMIN_TOKEN,
     now: options.now,
+    allowPrivateTargets: options.allowPrivateTargets ?? false,
   });
   await app.listen({ port: 0, host: "127.0.0.1" });
   const address = app.server.address();
