@@ -85,7 +85,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   });
 
-  registerMetrics(app);
+  registerMetrics(app, deps.db);
   await registerRateLimitStore(app);
 
   app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));

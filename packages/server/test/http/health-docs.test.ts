@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { testBackends } from "../support/databases.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
 import { assertError, payByLink, rawRequest } from "../support/fixtures.ts";
+import { enqueue, sampleMessage } from "../webhooks/support.ts";
 
 const OPERATIONS: Array<[string, string, string]> = [
   ["post", "/api/v1/paymentlinks/create", "createPaymentLink"],
@@ -55,6 +56,30 @@ for (const backend of testBackends()) {
       assert.equal(response.status, 200);
       assert.match(response.headers.get("content-type") ?? "", /^text\/plain/);
       assert.match(await response.text(), /^# HELP paylink_http_requests_total/m);
+    });
+
+    it("GET /metrics reports the webhook queue from the database: pending, failed, and how overdue", async () => {
+      const gauge = async (name: string) => {
+        const text = await (await fetch(`${server.baseUrl}/metrics`)).text();
+        const value = new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1];
+        assert.ok(value !== undefined, `${name} in ${text}`);
+        return Number(value);
+      };
+      const before = { pending: await gauge("paylink_webhook_deliveries_pending"), failed: await gauge("paylink_webhook_deliveries_failed") };
+      const merchant = await server.addMerchant();
+      await server.db
+        .insertInto("webhook_endpoints")
+        .values({ id: `whk_metrics_${merchant.merchantId}`, merchant_id: merchant.merchantId, url: "https://hooks.example/x", api_key: "k", hmac_key: "00".repeat(32) })
+        .execute();
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) ids.push(...(await enqueue(server.db, merchant.merchantId, sampleMessage())));
+      // No worker runs in this server: the three wait. One is ten minutes overdue, one has failed.
+      await server.db.updateTable("webhook_deliveries").set({ next_attempt_at: new Date(Date.now() - 600_000) }).where("id", "=", ids[0]!).execute();
+      await server.db.updateTable("webhook_deliveries").set({ state: "failed" }).where("id", "=", ids[1]!).execute();
+      assert.equal(await gauge("paylink_webhook_deliveries_pending"), before.pending + 2);
+      assert.equal(await gauge("paylink_webhook_deliveries_failed"), before.failed + 1);
+      const overdue = await gauge("paylink_webhook_oldest_due_seconds");
+      assert.ok(overdue >= 599 && overdue < 900, `overdue ${overdue}`);
     });
 
     describe("GET /api/v1/openapi.json", () => {
