@@ -26,6 +26,8 @@ export interface AppDeps {
   now?: () => Date;
   /** The card processor of the checkout page; default: the deterministic sandbox (SPEC §3.1). */
   processor?: PaymentProcessor;
+  /** How long a second post of one form waits for the first's result before the 202 page (default 20 s). */
+  duplicateWaitMs?: number;
   /** The server passes the configured limits; an app built without them (tests) has none. */
   rateLimits?: RateLimits;
   /** PAYLINK_WEBHOOK_ALLOW_PRIVATE: outgoing requests (logo downloads) may reach private addresses. */
@@ -125,6 +127,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         now,
         processor: deps.processor ?? new SandboxProcessor(),
         rateLimits,
+        ...(deps.duplicateWaitMs !== undefined ? { duplicateWaitMs: deps.duplicateWaitMs } : {}),
       }),
     { prefix: "/pay" },
   );

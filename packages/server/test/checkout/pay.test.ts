@@ -369,3 +369,48 @@ for (const backend of testBackends()) {
     });
   });
 }
+
+describe("a second post of one form while the first is still at the processor", () => {
+  it("gets the 202 'being processed' page, charges once, and a later post shows the result", async () => {
+    const processor = new SlowProcessor(1500);
+    const server = await startCheckoutServer({ processor, duplicateWaitMs: 200 });
+    try {
+      const reference = await server.createLink();
+      const page = await getPage(server.baseUrl, `/pay/${reference}`);
+      const fields = { ...hiddenInputs(page.html), ...cardFields(CARDS.visa), lang: "en" };
+      const firstPost = postForm(server.baseUrl, reference, fields);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const second = await postForm(server.baseUrl, reference, fields);
+      assert.equal(second.status, 202);
+      assert.match(textOf(second.html), /Your payment is being processed/);
+      assert.match(textOf(second.html), /do not pay again/);
+      const first = await firstPost;
+      assert.equal(first.status, 200);
+      const again = await postForm(server.baseUrl, reference, fields);
+      assert.equal(again.status, 200);
+      const link = (await server.api("GET", `/api/v1/paymentlinks/${reference}`)).body.paymentLink;
+      assert.equal(link.salesCount, 1);
+      assert.equal(link.submissions.length, 1);
+      assert.equal(processor.calls, 1, "one processor call for three posts");
+      assert.ok(again.html.includes(link.submissions[0].checkoutReference));
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+class SlowProcessor implements PaymentProcessor {
+  readonly name = "slow";
+  readonly sandbox: SandboxProcessor;
+  calls = 0;
+  constructor(latencyMs: number) {
+    this.sandbox = new SandboxProcessor({ latencyMs });
+  }
+  async authorize(request: AuthorizeRequest) {
+    this.calls += 1;
+    return this.sandbox.authorize(request);
+  }
+  cancel(reference: string) {
+    return this.sandbox.cancel(reference);
+  }
+}

@@ -26,6 +26,7 @@ export interface CheckoutServerOptions {
   now?: () => Date;
   rateLimits?: RateLimits;
   trustProxy?: boolean;
+  duplicateWaitMs?: number;
 }
 
 export async function startCheckoutServer(options: CheckoutServerOptions = {}): Promise<CheckoutTestServer> {
@@ -66,6 +67,7 @@ async function listen(db: DatabaseHandle["db"], options: CheckoutServerOptions):
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.rateLimits ? { rateLimits: options.rateLimits } : {}),
     ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
+    ...(options.duplicateWaitMs !== undefined ? { duplicateWaitMs: options.duplicateWaitMs } : {}),
   });
   await app.listen({ port: 0, host: "127.0.0.1" });
   const address = app.server.address();
