@@ -32,6 +32,8 @@ export interface Config {
    * trustProxy): false, true, a number of hops, or a comma-separated list of addresses/CIDRs.
    */
   trustProxy: boolean | number | string;
+  /** PAYLINK_WEBHOOK_LOG_DAYS: how long delivered and failed webhook deliveries are kept (default 90). */
+  webhookLogDays: number;
 }
 
 export class ConfigError extends Error {
@@ -98,6 +100,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems,
   );
   const trustProxy = parseTrustProxy(env.PAYLINK_TRUST_PROXY, problems);
+  const webhookLogDays = parseCount("PAYLINK_WEBHOOK_LOG_DAYS", env.PAYLINK_WEBHOOK_LOG_DAYS, 90, problems);
+  if (webhookLogDays < 1) problems.push(`PAYLINK_WEBHOOK_LOG_DAYS must be at least 1 (days of delivery log to keep)`);
 
   const logLevel = (env.LOG_LEVEL ?? "info") as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) {
@@ -120,14 +124,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     previousSecretKeys,
     rateLimits: { ...DEFAULT_RATE_LIMITS, apiPerMinute, checkoutFailures },
     trustProxy,
+    webhookLogDays,
   };
 }
 
-/** A whole number ≥ 0 (0 turns the limit off). */
+/** A whole number ≥ 0. */
 function parseCount(name: string, value: string | undefined, fallback: number, problems: string[]): number {
   if (value === undefined || value.trim() === "") return fallback;
   if (!/^\d{1,9}$/.test(value.trim())) {
-    problems.push(`${name} must be a whole number (0 turns the limit off), got "${value}"`);
+    problems.push(`${name} must be a whole number, got "${value}"`);
     return fallback;
   }
   return Number(value.trim());

@@ -7,6 +7,7 @@ import { deleteExpiredIdempotencyKeys } from "./db/idempotency-repository.ts";
 import { bootstrapDemo, demoInstructions } from "./demo.ts";
 import { configureWebhooks } from "./webhooks/runtime.ts";
 import { checkStoredSecrets, resolveSecretKeyring } from "./webhooks/secrets.ts";
+import { deleteOldDeliveries } from "./webhooks/deliveries-repository.ts";
 import { startWebhookWorker, type WebhookWorker } from "./webhooks/worker.ts";
 
 export async function serve(config: Config = loadConfig()): Promise<{ close(): Promise<void>; url: string }> {
@@ -70,6 +71,9 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
 
   maintenance = setInterval(() => {
     deleteExpiredIdempotencyKeys(database.db).catch((error) => logger.warn({ err: error }, "idempotency clean-up failed"));
+    deleteOldDeliveries(database.db, config.webhookLogDays)
+      .then((count) => count > 0 && logger.info({ deliveries: count, olderThanDays: config.webhookLogDays }, "old webhook deliveries removed from the log"))
+      .catch((error) => logger.warn({ err: error }, "delivery log clean-up failed"));
   }, 60 * 60 * 1000);
   maintenance.unref();
 

@@ -241,3 +241,33 @@ export async function resendDelivery(db: Database, merchantId: string, deliveryI
   const exists = await db.selectFrom("webhook_deliveries").select("id").where("id", "=", deliveryId).where("merchant_id", "=", merchantId).executeTakeFirst();
   return exists ? "in-flight" : "not-found";
 }
+
+/**
+ * The delivery log is kept for `retentionDays` (PAYLINK_WEBHOOK_LOG_DAYS): delivered and failed
+ * deliveries older than that go, with their attempts. Pending ones stay whatever their age — they
+ * are still owed to the merchant. Batches keep each transaction short on a large log.
+ */
+export async function deleteOldDeliveries(db: Database, retentionDays: number, batchSize = 1000): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const removed = await db.transaction().execute(async (trx) => {
+      const ids = (
+        await trx
+          .selectFrom("webhook_deliveries")
+          .select("id")
+          .where("state", "<>", "pending")
+          .where("created_at", "<", sql<Date>`now() - make_interval(days => ${retentionDays})`)
+          .limit(batchSize)
+          .forUpdate()
+          .skipLocked()
+          .execute()
+      ).map((row) => row.id);
+      if (ids.length === 0) return 0;
+      await trx.deleteFrom("webhook_attempts").where("delivery_id", "in", ids).execute();
+      await trx.deleteFrom("webhook_deliveries").where("id", "in", ids).where("state", "<>", "pending").execute();
+      return ids.length;
+    });
+    deleted += removed;
+    if (removed < batchSize) return deleted;
+  }
+}
