@@ -46,10 +46,16 @@ export type PayOutcome =
   /** The same form is still being processed by an earlier post. */
   | { kind: "pending" };
 
-export async function payWithLink(deps: PayDeps, link: CheckoutLink, checkout: ValidCheckout, attemptKey: string | null): Promise<PayOutcome> {
+export async function payWithLink(
+  deps: PayDeps,
+  link: CheckoutLink,
+  checkout: ValidCheckout,
+  attempt: { attemptKey: string | null; shownPrice: { amount: number; currency: string } },
+): Promise<PayOutcome> {
   const request = {
     linkReference: link.reference,
-    attemptKey,
+    attemptKey: attempt.attemptKey,
+    shownPrice: attempt.shownPrice,
     answers: checkout.answers,
     card: checkout.cardSummary,
     now: deps.now(),

@@ -119,7 +119,7 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
     const theme = pageTheme(link);
     const status = statusOf(link, deps.now());
     if (status !== "Active") return sendStatusPage(reply, link, lang, theme, status);
-    const formToken = issueFormToken(formKey, reference, deps.now());
+    const formToken = issueFormToken(formKey, reference, deps.now(), priceOf(link));
     return sendCheckoutPage(reply, 200, link, { lang, theme, formToken, values: {}, errors: [] });
   });
 
@@ -157,7 +157,11 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
     const token = verifyFormToken(formKey, reference, formText(body, "csrfToken"), now);
     if (!token || crossSite(request, deps.publicBaseUrl)) {
       // Nothing is recorded. The page comes back with a fresh token and the shopper's details.
-      return sendCheckoutPage(reply, 403, link, { lang, theme, formToken: issueFormToken(formKey, reference, now), values: form.redisplay, errors: [], alert: { kind: "expired-form" } });
+      return sendCheckoutPage(reply, 403, link, { lang, theme, formToken: issueFormToken(formKey, reference, now, priceOf(link)), values: form.redisplay, errors: [], alert: { kind: "expired-form" } });
+    }
+    if (!samePrice(token, link)) {
+      // The merchant changed the price while the page was open: show the new one, charge nothing.
+      return sendCheckoutPage(reply, 409, link, { lang, theme, formToken: issueFormToken(formKey, reference, now, priceOf(link)), values: form.redisplay, errors: [], alert: { kind: "price-changed" } });
     }
     if (!form.ok) {
       await brake.recordFailure(request);
@@ -165,9 +169,9 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
       return sendCheckoutPage(reply, 422, link, { lang, theme, formToken: formText(body, "csrfToken"), values: form.redisplay, errors: form.errors });
     }
 
-    const outcome = await payWithLink(payDeps(request), link, form.value, token.attemptKey);
+    const outcome = await payWithLink(payDeps(request), link, form.value, { attemptKey: token.attemptKey, shownPrice: { amount: token.amount, currency: token.currency } });
     const m = MESSAGES[lang];
-    const freshToken = () => issueFormToken(formKey, reference, deps.now(), newAttemptKey());
+    const freshToken = () => issueFormToken(formKey, reference, deps.now(), priceOf(link), newAttemptKey());
     switch (outcome.kind) {
       case "approved": {
         if (link.terms.returnUrl) {
@@ -192,6 +196,9 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
         const now2 = deps.now();
         const currentStatus = statusOf(current, now2);
         if (currentStatus !== "Active") return sendStatusPage(reply, current, lang, theme, currentStatus);
+        if (!samePrice(token, current)) {
+          return sendCheckoutPage(reply, 409, current, { lang, theme, formToken: issueFormToken(formKey, reference, now2, priceOf(current)), values: form.redisplay, errors: [], alert: { kind: "price-changed" } });
+        }
         return sendPage(reply, 410, (nonce) => <StatusPage lang={lang} nonce={nonce} theme={theme} status="Used" extra={m.soldOutInFlight} />);
       }
     }
@@ -247,6 +254,14 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
 export function sendCheckoutNotFound(request: FastifyRequest, reply: FastifyReply) {
   const lang = requestedLang(request) ?? acceptLanguage(request);
   return sendPage(reply, 404, (nonce) => <StatusPage lang={lang} nonce={nonce} theme={{ ...DEFAULT_THEME, name: "Paylink" }} status="NotFound" />);
+}
+
+function priceOf(link: CheckoutLink): { amount: number; currency: string } {
+  return { amount: link.terms.amount, currency: link.terms.currency };
+}
+
+function samePrice(shown: { amount: number; currency: string }, link: CheckoutLink): boolean {
+  return shown.amount === link.terms.amount && shown.currency === link.terms.currency;
 }
 
 function statusOf(link: CheckoutLink, now: Date): LinkStatus {

@@ -124,6 +124,8 @@ export interface NewSubmission {
   answers: Answer[];
   card: { brand: string; masked: string; last4: string; expiry: string };
   now: Date;
+  /** The price the shopper's page showed (from the signed form token); the link must still ask it. */
+  shownPrice: { amount: number; currency: string };
 }
 
 export type Reservation =
@@ -150,9 +152,18 @@ export async function reserveSale(db: Database, input: NewSubmission): Promise<R
           AND NOT disabled
           AND (valid_until IS NULL OR valid_until > ${input.now})
           AND sales_count + reserved_count < ${CAP}
+          AND amount = ${input.shownPrice.amount} AND currency = ${input.shownPrice.currency}
         RETURNING amount, currency`.execute(trx);
       const link = slot.rows[0];
-      if (!link) return { kind: "unavailable" };
+      if (!link) {
+        // On PostgreSQL a double-click can wait on the first post's row lock and then find the
+        // last slot taken — by itself. This statement sees the first post's commit: answer with it.
+        if (input.attemptKey !== null) {
+          const earlier = await liveSubmissionForAttempt(trx, input.linkReference, input.attemptKey);
+          if (earlier) return { kind: "duplicate", submission: earlier };
+        }
+        return { kind: "unavailable" };
+      }
       const checkoutReference = newCheckoutReference();
       await trx
         .insertInto("submissions")

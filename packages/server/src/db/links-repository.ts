@@ -96,7 +96,11 @@ export async function findLinkByReference(db: Queryable, reference: string): Pro
 }
 
 /** Locks the row until the transaction ends, so a sale cannot slip between a check and a write. */
-export async function findLinkForUpdate(trx: Transaction<DB>, merchantId: string, reference: string): Promise<PaymentLinkRecord | undefined> {
+export async function findLinkForUpdate(
+  trx: Transaction<DB>,
+  merchantId: string,
+  reference: string,
+): Promise<(PaymentLinkRecord & { reservedCount: number }) | undefined> {
   const row = await trx
     .selectFrom("payment_links")
     .selectAll()
@@ -104,7 +108,7 @@ export async function findLinkForUpdate(trx: Transaction<DB>, merchantId: string
     .where("merchant_id", "=", merchantId)
     .forUpdate()
     .executeTakeFirst();
-  return row && toRecord(row);
+  return row && { ...toRecord(row), reservedCount: row.reserved_count };
 }
 
 export async function saveLinkChange(trx: Transaction<DB>, reference: string, terms: LinkTerms, disabled: boolean): Promise<void> {

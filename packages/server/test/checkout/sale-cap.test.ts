@@ -6,6 +6,7 @@ import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import type { AuthorizeRequest, AuthorizeResult, PaymentProcessor } from "../../src/payments/processor.ts";
 import { SandboxProcessor } from "../../src/payments/sandbox.ts";
+import { reserveSale } from "../../src/db/checkout-repository.ts";
 import { testBackends } from "../support/databases.ts";
 import {
   addWebhookEndpoint,
@@ -190,6 +191,78 @@ for (const backend of testBackends()) {
       const states = await db.selectFrom("submissions").select(["id", "state", "completed"]).where("link_reference", "=", reference).orderBy("created_at").execute();
       assert.deepEqual(states.map((s) => [s.state, s.completed]), [["abandoned", false], ["approved", true]]);
     });
+
+    it("the price cannot change while a payment is in flight (409 3003); the sale keeps the price it was charged", async () => {
+      const reference = await server.createLink({ culture: "en" });
+      const page = await getPage(server.baseUrl, `/pay/${reference}`);
+      processor.hold();
+      const callsBefore = processor.calls;
+      const paying = postForm(server.baseUrl, reference, { ...hiddenInputs(page.html), ...cardFields(CARDS.visa) });
+      await processor.started(callsBefore + 1);
+      const { submissions: _ignored, ...editable } = (await server.api("GET", `/api/v1/paymentlinks/${reference}`)).body.paymentLink;
+      const cheaper = { amount: 12300, items: [{ name: "Lopapeysa", quantity: 1, unitPrice: 12300, amountWithoutDiscount: 12300, amount: 12300 }] };
+      const refused = await server.api("POST", "/api/v1/paymentlinks/update", { ...editable, ...cheaper });
+      assert.equal(refused.status, 409, JSON.stringify(refused.body));
+      assert.equal(refused.body.errorCode, "3003");
+      assert.match(refused.body.errorMessage, /payment is in progress/);
+      // Other fields may still change.
+      assert.equal((await server.api("POST", "/api/v1/paymentlinks/update", { ...editable, description: "still editable" })).status, 200);
+      processor.release();
+      assert.equal((await paying).status, 200);
+      const { link } = await linkState(server, reference);
+      assert.equal(link.amount, 48900);
+      assert.equal(link.submissions[0].amount, 48900);
+      const message = (await outboxMessages(server)).find((m) => m.payload.merchantReference === reference)!;
+      assert.equal(message.payload.amount, "48900");
+    });
+
+    it("a price changed after the page was opened is shown again (409) and nothing is charged; the new price is paid after a look", async () => {
+      const reference = await server.createLink({ culture: "en" });
+      const page = await getPage(server.baseUrl, `/pay/${reference}`);
+      const { submissions: _ignored, ...editable } = (await server.api("GET", `/api/v1/paymentlinks/${reference}`)).body.paymentLink;
+      const dearer = { amount: 99900, items: [{ name: "Lopapeysa", quantity: 1, unitPrice: 99900, amountWithoutDiscount: 99900, amount: 99900 }] };
+      assert.equal((await server.api("POST", "/api/v1/paymentlinks/update", { ...editable, ...dearer })).status, 200);
+      const callsBefore = processor.calls;
+      const stale = await postForm(server.baseUrl, reference, { ...hiddenInputs(page.html), ...cardFields(CARDS.visa) });
+      assert.equal(stale.status, 409);
+      assert.match(textOf(stale.html), /The price has changed/);
+      assert.match(textOf(stale.html), /Total ISK 999/, "the page shows the new total (English)");
+      assert.equal(processor.calls, callsBefore, "the processor was not called");
+      assert.equal((await linkState(server, reference)).link.submissions.length, 0);
+      // The page that came back carries the new price: paying from it charges 99900.
+      const paid = await postForm(server.baseUrl, reference, { ...hiddenInputs(stale.html), ...cardFields(CARDS.visa) });
+      assert.equal(paid.status, 200);
+      const { link } = await linkState(server, reference);
+      assert.equal(link.salesCount, 1);
+      assert.equal(link.submissions[0].amount, 99900);
+    });
+
+    if (backend.name === "postgres") {
+      it("a double-click on the last slot that waited for the first post's lock answers with the first post's payment, not 'sold out'", async () => {
+        const reference = await server.createLink({ exactSalesCount: 1 });
+        const db = server.database.db;
+        const attemptKey = "double-click-attempt-0001";
+        const card = { brand: "VI", masked: "411111******1111", last4: "1111", expiry: "08/2030" };
+        const input = { linkReference: reference, attemptKey, answers: [], card, now: new Date(), shownPrice: { amount: 48900, currency: "ISK" } };
+        // The first post's reservation, held open in its own transaction (its commit is delayed).
+        const firstCommitted = db.connection().execute(async (conn) => {
+          await sql`BEGIN`.execute(conn);
+          await sql`UPDATE payment_links SET reserved_count = reserved_count + 1 WHERE reference = ${reference}`.execute(conn);
+          await sql`INSERT INTO submissions (id, link_reference, answers, amount, currency, state, attempt_key)
+            VALUES ('firstPostOfDoubleClk', ${reference}, '[]', 48900, 'ISK', 'pending', ${attemptKey})`.execute(conn);
+          await new Promise((resolve) => setTimeout(resolve, 500));
+          await sql`COMMIT`.execute(conn);
+        });
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        // The second post: its duplicate check ran before the commit, its UPDATE waits on the lock.
+        const second = await reserveSale(db, input);
+        await firstCommitted;
+        assert.equal(second.kind, "duplicate");
+        assert.equal(second.kind === "duplicate" && second.submission.checkoutReference, "firstPostOfDoubleClk");
+        const { reservedCount } = await linkState(server, reference);
+        assert.equal(reservedCount, 1, "no second reservation");
+      });
+    }
 
     it("if the merchant lowers the cap while cards are being charged, the approval without a slot is cancelled, not oversold", async () => {
       const reference = await server.createLink({ exactSalesCount: 2, culture: "en" });

@@ -168,19 +168,23 @@ describe("amounts per language", () => {
 
 describe("form token", () => {
   const key = Buffer.alloc(32, 7);
-  it("is bound to the link and carries the attempt", () => {
-    const token = issueFormToken(key, "linkA", NOW, "attempt-key-0123456789");
-    assert.deepEqual(verifyFormToken(key, "linkA", token, NOW), { attemptKey: "attempt-key-0123456789" });
+  const price = { amount: 48900, currency: "ISK" };
+  it("is bound to the link and carries the attempt and the price shown", () => {
+    const token = issueFormToken(key, "linkA", NOW, price, "attempt-key-0123456789");
+    assert.deepEqual(verifyFormToken(key, "linkA", token, NOW), { attemptKey: "attempt-key-0123456789", amount: 48900, currency: "ISK" });
     assert.equal(verifyFormToken(key, "linkB", token, NOW), null);
     assert.equal(verifyFormToken(Buffer.alloc(32, 8), "linkA", token, NOW), null);
   });
   it("refuses tampered, malformed and expired tokens", () => {
-    const token = issueFormToken(key, "linkA", NOW);
-    const [attempt, issued, mac] = token.split(".") as [string, string, string];
-    assert.equal(verifyFormToken(key, "linkA", `${attempt}x.${issued}.${mac}`, NOW), null);
-    assert.equal(verifyFormToken(key, "linkA", `${attempt}.${Number(issued) + 1}.${mac}`, NOW), null);
+    const token = issueFormToken(key, "linkA", NOW, price);
+    const [attempt, issued, shown, mac] = token.split(".") as [string, string, string, string];
+    assert.equal(shown, "48900ISK");
+    assert.equal(verifyFormToken(key, "linkA", `${attempt}x.${issued}.${shown}.${mac}`, NOW), null);
+    assert.equal(verifyFormToken(key, "linkA", `${attempt}.${Number(issued) + 1}.${shown}.${mac}`, NOW), null);
+    assert.equal(verifyFormToken(key, "linkA", `${attempt}.${issued}.100ISK.${mac}`, NOW), null, "the price cannot be edited");
+    assert.equal(verifyFormToken(key, "linkA", `${attempt}.${issued}.48900EUR.${mac}`, NOW), null, "nor the currency");
     const flipped = mac.slice(0, -1) + (mac.endsWith("A") ? "B" : "A");
-    assert.equal(verifyFormToken(key, "linkA", `${attempt}.${issued}.${flipped}`, NOW), null);
+    assert.equal(verifyFormToken(key, "linkA", `${attempt}.${issued}.${shown}.${flipped}`, NOW), null);
     assert.equal(verifyFormToken(key, "linkA", "", NOW), null);
     assert.equal(verifyFormToken(key, "linkA", "a.b.c", NOW), null);
     const later = new Date(NOW.getTime() + (FORM_TOKEN_TTL_SECONDS + 1) * 1000);

@@ -11,6 +11,9 @@ import { SandboxProcessor } from "../../src/payments/sandbox.ts";
 import { testBackends } from "../support/databases.ts";
 import { CARDS, cardFields, decodeHtml, getPage, hiddenInputs, postForm, startCheckoutServer, textOf, type CheckoutTestServer } from "../support/checkout.ts";
 
+/** The price of the links server.createLink() makes (48900 = 489 kr.). */
+const PRICE = { amount: 48900, currency: "ISK" };
+
 class CountingProcessor implements PaymentProcessor {
   readonly name = "counting";
   calls = 0;
@@ -163,12 +166,16 @@ for (const backend of testBackends()) {
         await refused({ csrfToken: hiddenInputs(otherPage).csrfToken! });
         const token = hiddenInputs(html).csrfToken!;
         await refused({ csrfToken: token.slice(0, -2) + (token.endsWith("AA") ? "BB" : "AA") });
-        await refused({ csrfToken: issueFormToken(Buffer.alloc(32, 1), target, new Date()) });
+        await refused({ csrfToken: issueFormToken(Buffer.alloc(32, 1), target, new Date(), PRICE) });
         const secret = await server.database.db.selectFrom("server_secrets").select("value").where("name", "=", "checkout-form-token").executeTakeFirstOrThrow();
         const key = Buffer.from(secret.value, "hex");
-        await refused({ csrfToken: issueFormToken(key, target, new Date(Date.now() - 13 * 60 * 60 * 1000)) });
+        await refused({ csrfToken: issueFormToken(key, target, new Date(Date.now() - 13 * 60 * 60 * 1000), PRICE) });
+        // A genuine token for another price: the page comes back with the link's real price (409).
+        const otherPrice = await postForm(server.baseUrl, target, { ...cardFields(CARDS.visa), csrfToken: issueFormToken(key, target, new Date(), { amount: 100, currency: "ISK" }) });
+        assert.equal(otherPrice.status, 409);
+        assert.match(textOf(otherPrice.html), /The price has changed/);
         // The same key, fresh: accepted.
-        assert.equal((await postForm(server.baseUrl, target, { ...cardFields(CARDS.visa), csrfToken: issueFormToken(key, target, new Date()) })).status, 200);
+        assert.equal((await postForm(server.baseUrl, target, { ...cardFields(CARDS.visa), csrfToken: issueFormToken(key, target, new Date(), PRICE) })).status, 200);
       });
 
       it("refuses a cross-site post even with a valid token", async () => {

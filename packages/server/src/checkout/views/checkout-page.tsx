@@ -13,7 +13,8 @@ import { Layout, LockIcon } from "./layout.tsx";
 export type CheckoutAlert =
   | { kind: "declined"; reason: string }
   | { kind: "failed" }
-  | { kind: "expired-form" };
+  | { kind: "expired-form" }
+  | { kind: "price-changed" };
 
 export interface CheckoutPageProps {
   lang: Lang;
@@ -293,6 +294,13 @@ function AlertBox({ alert, m, tokenize }: { alert: CheckoutAlert; m: Messages; t
         <div class="alert info" role="alert" id="payment-alert">
           <h2>{m.expiredFormTitle}</h2>
           <p>{m.expiredFormText}</p>
+        </div>
+      );
+    case "price-changed":
+      return (
+        <div class="alert info" role="alert" id="payment-alert">
+          <h2>{m.priceChangedTitle}</h2>
+          <p>{m.priceChangedText}</p>
         </div>
       );
   }

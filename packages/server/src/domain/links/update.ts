@@ -40,6 +40,8 @@ export interface StoredLink {
   terms: LinkTerms;
   disabled: boolean;
   salesCount: number;
+  /** Payments in flight: sale slots reserved while the processor answers. */
+  reservedCount?: number;
 }
 
 export interface LinkChange {
@@ -71,6 +73,10 @@ export function applyUpdate(current: StoredLink, request: UpdateLinkRequest, now
   if (priceChanged) {
     if (current.salesCount > 0) {
       throw new AppError("3003", `amount, currency and items cannot change after a sale (this link has ${current.salesCount}).`);
+    }
+    // A shopper is paying the current price right now; a change would make the sale disagree with it.
+    if ((current.reservedCount ?? 0) > 0) {
+      throw new AppError("3003", "amount, currency and items cannot change while a payment is in progress on this link; try again in a minute.");
     }
     checkAmountAndItems(terms.type, amount, currency, items);
   }
