@@ -7,6 +7,8 @@ import { deleteExpiredIdempotencyKeys } from "./db/idempotency-repository.ts";
 import { bootstrapDemo, demoInstructions } from "./demo.ts";
 import { configureWebhooks } from "./webhooks/runtime.ts";
 import { checkStoredSecrets, resolveSecretKeyring } from "./webhooks/secrets.ts";
+import { reconcileStalePayments } from "./checkout/reconcile.ts";
+import { SandboxProcessor } from "./payments/sandbox.ts";
 import { deleteOldDeliveries } from "./webhooks/deliveries-repository.ts";
 import { startWebhookWorker, type WebhookWorker } from "./webhooks/worker.ts";
 
@@ -30,6 +32,7 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
 
   const close = onceAsync(async () => {
     clearInterval(maintenance);
+    clearInterval(reconciler);
     await app.close().catch((error) => logger.error({ err: error }, "closing the HTTP server failed"));
     // After the HTTP server (no new payments), before the database (sends in flight record their outcome).
     await worker?.stop().catch((error) => logger.error({ err: error }, "stopping the webhook worker failed"));
@@ -38,7 +41,11 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
   });
 
   let maintenance: NodeJS.Timeout | undefined;
+  let reconciler: NodeJS.Timeout | undefined;
+  // One processor for the pages and the reconciler (SPEC §3.1: the sandbox unless configured otherwise).
+  const processor = new SandboxProcessor();
   const app = await buildApp({
+    processor,
     db: database.db,
     publicBaseUrl: config.publicBaseUrl,
     adminToken: config.adminToken,
@@ -76,6 +83,11 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
       .catch((error) => logger.warn({ err: error }, "delivery log clean-up failed"));
   }, 60 * 60 * 1000);
   maintenance.unref();
+  // Payments whose outcome never arrived (lost reply, crashed instance): reversed and released.
+  reconciler = setInterval(() => {
+    reconcileStalePayments({ db: database.db, processor, log: logger }).catch((error) => logger.warn({ err: error }, "payment reconciliation failed"));
+  }, 60 * 1000);
+  reconciler.unref();
 
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : config.port;

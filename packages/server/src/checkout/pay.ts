@@ -10,7 +10,6 @@
 import type { FastifyBaseLogger } from "fastify";
 import {
   recordResult,
-  releaseStaleReservations,
   reserveSale,
   findSubmission,
   type CheckoutLink,
@@ -22,6 +21,7 @@ import type { Database } from "../db/connect.ts";
 import type { AuthorizeResult, PaymentProcessor } from "../payments/processor.ts";
 import { enqueuePaymentWebhook, notifyWebhookWorker, type UnsignedPaymentMessage, type WebhookEventType } from "../webhooks/outbox.ts";
 import type { ValidCheckout } from "./form.ts";
+import { reconcileStalePayments, reverseUnknownAttempt } from "./reconcile.ts";
 
 export interface PayDeps {
   db: Database;
@@ -44,7 +44,12 @@ export type PayOutcome =
   /** No sale slot (sold out, or all remaining slots held by payments in flight), or no longer open. */
   | { kind: "unavailable" }
   /** The same form is still being processed by an earlier post. */
-  | { kind: "pending" };
+  | { kind: "pending" }
+  /**
+   * The processor never answered and the attempt could not yet be reversed: the shopper must not
+   * pay again now; the attempt is reversed by the reconciler and never becomes a sale.
+   */
+  | { kind: "unconfirmed" };
 
 export async function payWithLink(
   deps: PayDeps,
@@ -61,7 +66,7 @@ export async function payWithLink(
     now: deps.now(),
   };
   let reservation = await reserveSale(deps.db, request);
-  if (reservation.kind === "unavailable" && (await releaseStaleReservations(deps.db, link.reference)) > 0) {
+  if (reservation.kind === "unavailable" && (await reconcileStalePayments(deps, link.reference)) > 0) {
     reservation = await reserveSale(deps.db, { ...request, now: deps.now() });
   }
   if (reservation.kind === "unavailable") return { kind: "unavailable" };
@@ -70,8 +75,10 @@ export async function payWithLink(
   const { checkoutReference, amount, currency } = reservation;
   const tokenize = link.terms.type === "TokenizeByLink";
   let result: AuthorizeResult | undefined;
+  const signal = AbortSignal.timeout(deps.processorTimeoutMs);
   try {
-    result = await deps.processor.authorize({
+    // Raced against the deadline: a processor client that ignores its signal cannot hold the shopper.
+    result = await raceDeadline(deps.processor.authorize({
       kind: tokenize ? "tokenization" : "payment",
       amount: tokenize ? 0 : amount,
       currency,
@@ -80,11 +87,14 @@ export async function payWithLink(
       recurringProcessingModel: link.terms.recurringProcessingModel,
       checkoutReference,
       merchantReference: link.reference,
-      signal: AbortSignal.timeout(deps.processorTimeoutMs),
-    });
+      signal,
+    }), deps.processorTimeoutMs);
   } catch (error) {
     // Never log the error object whole: a processor client might put the request in it.
     deps.log.warn({ checkoutReference, paymentLinkReference: link.reference, error: errorName(error) }, "payment processor call failed");
+    // The outcome is unknown: the card may have been charged. Undo the attempt before saying
+    // "not charged"; if that cannot be confirmed, keep the slot and let the reconciler finish it.
+    if (!(await reverseUnknownAttempt(deps, checkoutReference))) return { kind: "unconfirmed" };
   }
 
   const outcome: ProcessorOutcome = !result
@@ -141,6 +151,14 @@ async function recordWithRetry(deps: PayDeps, link: CheckoutLink, checkoutRefere
     "could not record a processor result; the submission stays pending until reconciled",
   );
   throw lastError;
+}
+
+function raceDeadline<T>(call: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`the processor did not answer within ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([call, deadline]).finally(() => clearTimeout(timer));
 }
 
 /** A second post of one form: wait for the first post's result instead of paying twice. */

@@ -190,6 +190,8 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
         return sendPage(reply, 410, (nonce) => <StatusPage lang={lang} nonce={nonce} theme={theme} status="Used" extra={m.soldOutWhilePaying} />);
       case "pending":
         return sendPage(reply, 202, (nonce) => <MessagePage lang={lang} nonce={nonce} theme={theme} title={m.pendingTitle} text={m.pendingText} />);
+      case "unconfirmed":
+        return sendPage(reply, 202, (nonce) => <MessagePage lang={lang} nonce={nonce} theme={theme} title={m.unconfirmedTitle} text={m.unconfirmedText} />);
       case "unavailable": {
         // Why: re-read the link. Still Active means every remaining slot is held by a payment in flight.
         const current = (await loadCheckoutLink(deps.db, reference)) ?? link;

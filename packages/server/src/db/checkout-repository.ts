@@ -5,8 +5,9 @@
 //   approve  sales_count + 1, reserved_count - 1
 //   decline  reserved_count - 1
 // The processor is called between the reserve and the result, outside any transaction. A
-// reservation whose process died is released after RESERVATION_TTL_SECONDS (see
-// releaseStaleReservations), so a crash cannot hold a slot forever.
+// reservation whose outcome never arrived (a lost reply, a crashed process) is reversed at the
+// processor and then released after RESERVATION_TTL_SECONDS (checkout/reconcile.ts), so neither a
+// slot nor a charge is held forever.
 import { randomBytes } from "node:crypto";
 import { sql, type Kysely, type Selectable, type Transaction } from "kysely";
 import { newCheckoutReference } from "../ids.ts";
@@ -218,20 +219,38 @@ async function liveSubmissionForAttempt(db: Queryable, linkReference: string, at
  * one statement: the submissions become `abandoned` and the link's reserved_count drops by
  * exactly the number this statement changed, even when several instances sweep at once.
  */
-export async function releaseStaleReservations(db: Database, linkReference: string, olderThanSeconds = RESERVATION_TTL_SECONDS): Promise<number> {
+export async function findStalePendingSubmissions(
+  db: Database,
+  options: { linkReference?: string; olderThanSeconds?: number; limit?: number } = {},
+): Promise<string[]> {
+  let query = db
+    .selectFrom("submissions")
+    .select("id")
+    .where("state", "=", "pending")
+    .where("created_at", "<", sql<Date>`now() - (${options.olderThanSeconds ?? RESERVATION_TTL_SECONDS} * interval '1 second')`);
+  if (options.linkReference !== undefined) query = query.where("link_reference", "=", options.linkReference);
+  const rows = await query.orderBy("created_at").limit(options.limit ?? 100).execute();
+  return rows.map((row) => row.id);
+}
+
+/**
+ * Gives up a pending submission whose outcome never arrived (after the processor confirmed the
+ * attempt is reversed): `abandoned`, and its slot released — in one statement, and only if it is
+ * still pending, so a result recorded meanwhile wins.
+ */
+export async function abandonSubmission(db: Database, checkoutReference: string): Promise<boolean> {
   const result = await sql<{ released: number }>`
     WITH stale AS (
       UPDATE submissions SET state = 'abandoned', reason = 'Abandoned', completed_at = now()
-      WHERE link_reference = ${linkReference} AND state = 'pending'
-        AND created_at < now() - (${olderThanSeconds} * interval '1 second')
-      RETURNING id
+      WHERE id = ${checkoutReference} AND state = 'pending'
+      RETURNING link_reference
     ), released AS (
-      UPDATE payment_links SET reserved_count = reserved_count - (SELECT count(*) FROM stale)
-      WHERE reference = ${linkReference} AND EXISTS (SELECT 1 FROM stale)
+      UPDATE payment_links SET reserved_count = reserved_count - 1
+      WHERE reference IN (SELECT link_reference FROM stale)
       RETURNING reference
     )
     SELECT count(*)::int AS released FROM stale`.execute(db);
-  return Number(result.rows[0]?.released ?? 0);
+  return Number(result.rows[0]?.released ?? 0) > 0;
 }
 
 export type ProcessorOutcome =

@@ -71,4 +71,12 @@ export interface PaymentProcessor {
    * being charged). Must be safe to call twice.
    */
   cancel(payfacReference: string): Promise<void>;
+  /**
+   * Undoes whatever `authorize` did for this checkoutReference when Paylink never learnt the
+   * outcome (a lost reply, a timeout, a crash before the result was written): voids an approval,
+   * drops a saved card. Resolves once the processor confirms nothing stays charged — also when
+   * there was nothing to undo. Rejects when it cannot confirm; Paylink tries again later.
+   * Must be safe to call any number of times.
+   */
+  reverseAttempt(checkoutReference: string): Promise<void>;
 }

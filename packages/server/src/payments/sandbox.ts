@@ -21,6 +21,9 @@ export interface SandboxOptions {
 export class SandboxProcessor implements PaymentProcessor {
   readonly name = "sandbox";
   readonly cancelled = new Set<string>();
+  /** checkoutReference → payfacReference of every approval, so an attempt can be reversed by ours. */
+  readonly approvals = new Map<string, string>();
+  readonly reversed = new Set<string>();
   constructor(private readonly options: SandboxOptions = {}) {}
 
   async authorize(request: AuthorizeRequest): Promise<AuthorizeResult> {
@@ -31,6 +34,7 @@ export class SandboxProcessor implements PaymentProcessor {
     const facts = { cardBrand: known && "brand" in known ? known.brand : brand, cardUsage, paymentMethod, threeDAuthenticated: false };
     const payfacReference = newUpperAlnum(16);
     if (known && !known.approved) return { approved: false, payfacReference, reason: known.reason, ...facts };
+    remember(this.approvals, request.checkoutReference, payfacReference);
     return {
       approved: true,
       payfacReference,
@@ -41,8 +45,23 @@ export class SandboxProcessor implements PaymentProcessor {
   }
 
   async cancel(payfacReference: string): Promise<void> {
-    this.cancelled.add(payfacReference);
+    remember(this.cancelled, payfacReference);
   }
+
+  async reverseAttempt(checkoutReference: string): Promise<void> {
+    const approval = this.approvals.get(checkoutReference);
+    if (approval) remember(this.cancelled, approval);
+    remember(this.reversed, checkoutReference);
+  }
+}
+
+/** The sandbox's memory of recent transactions, bounded so a long-running demo does not grow. */
+const MEMORY = 10_000;
+
+function remember<K>(store: Map<K, string> | Set<K>, key: K, value?: string): void {
+  if (store instanceof Map) store.set(key, value!);
+  else store.add(key);
+  if (store.size > MEMORY) store.delete(store.keys().next().value as K);
 }
 
 function delay(ms: number, signal?: AbortSignal): Promise<void> {

@@ -26,6 +26,9 @@ class LeakyFailingProcessor implements PaymentProcessor {
   cancel(reference: string) {
     return this.sandbox.cancel(reference);
   }
+  reverseAttempt(checkoutReference: string) {
+    return this.sandbox.reverseAttempt(checkoutReference);
+  }
 }
 
 for (const backend of testBackends()) {

@@ -19,6 +19,10 @@ import {
 } from "../support/checkout.ts";
 import type { AuthorizeRequest, PaymentProcessor } from "../../src/payments/processor.ts";
 import { SandboxProcessor } from "../../src/payments/sandbox.ts";
+import { reconcileStalePayments } from "../../src/checkout/reconcile.ts";
+import { sql } from "kysely";
+
+const silentLog = { warn() {}, error() {}, info() {} };
 
 const CHECKOUT_REFERENCE = /^[0-9A-Za-z]{20}$/;
 const UPPER16 = /^[0-9A-Z]{16}$/;
@@ -29,13 +33,22 @@ class SwitchableProcessor implements PaymentProcessor {
   readonly sandbox = new SandboxProcessor();
   readonly requests: AuthorizeRequest[] = [];
   failFor = new Set<string>();
+  /** Cards the processor approves but whose reply is lost on the way back (outcome unknown to Paylink). */
+  loseReplyFor = new Set<string>();
+  reverseFails = false;
   async authorize(request: AuthorizeRequest) {
     this.requests.push(request);
     if (this.failFor.has(request.card.number)) throw new Error("connection reset");
-    return this.sandbox.authorize(request);
+    const result = await this.sandbox.authorize(request);
+    if (this.loseReplyFor.has(request.card.number)) throw new Error("socket hang up");
+    return result;
   }
   cancel(reference: string) {
     return this.sandbox.cancel(reference);
+  }
+  reverseAttempt(checkoutReference: string) {
+    if (this.reverseFails) return Promise.reject(new Error("processor unreachable"));
+    return this.sandbox.reverseAttempt(checkoutReference);
   }
 }
 
@@ -285,6 +298,61 @@ for (const backend of testBackends()) {
       assert.equal((await pay(server.baseUrl, reference, cardFields(CARDS.visa))).status, 200);
     });
 
+    it("an approval whose reply was lost is reversed before the shopper is told 'not charged'; a retry leaves exactly one live charge", async () => {
+      const reference = await server.createLink({ exactSalesCount: 1, culture: "en" });
+      processor.loseReplyFor.add(CARDS.other);
+      let lost;
+      try {
+        lost = await pay(server.baseUrl, reference, cardFields(CARDS.other));
+      } finally {
+        processor.loseReplyFor.delete(CARDS.other);
+      }
+      assert.equal(lost.status, 502);
+      assert.match(textOf(lost.html), /You have not been charged/);
+      const first = (await readLink(reference)).submissions[0];
+      assert.equal(processor.sandbox.reversed.has(first.checkoutReference), true, "reversed by our reference");
+      const lostCharge = processor.sandbox.approvals.get(first.checkoutReference)!;
+      assert.ok(processor.sandbox.cancelled.has(lostCharge), "the approval nobody recorded was voided");
+
+      assert.equal((await pay(server.baseUrl, reference, cardFields(CARDS.visa))).status, 200);
+      const link = await readLink(reference);
+      assert.equal(link.salesCount, 1);
+      const live = link.submissions.map((s: any) => processor.sandbox.approvals.get(s.checkoutReference)).filter((p: string | undefined) => p && !processor.sandbox.cancelled.has(p));
+      assert.equal(live.length, 1, "one charge stands, and it is the recorded sale");
+    });
+
+    it("when the reversal cannot be confirmed either: 202 'do not pay again', the slot stays held, and the reconciler finishes it", async () => {
+      const reference = await server.createLink({ exactSalesCount: 1, culture: "en" });
+      processor.loseReplyFor.add(CARDS.other);
+      processor.reverseFails = true;
+      let unconfirmed;
+      try {
+        unconfirmed = await pay(server.baseUrl, reference, cardFields(CARDS.other));
+      } finally {
+        processor.loseReplyFor.delete(CARDS.other);
+        processor.reverseFails = false;
+      }
+      assert.equal(unconfirmed.status, 202);
+      assert.match(textOf(unconfirmed.html), /Your payment could not be confirmed/);
+      assert.match(textOf(unconfirmed.html), /do not pay again right away/);
+      const db = server.database.db;
+      const [pending] = await db.selectFrom("submissions").select(["id", "state"]).where("link_reference", "=", reference).execute();
+      assert.equal(pending!.state, "pending");
+      const reserved = async () => (await db.selectFrom("payment_links").select("reserved_count").where("reference", "=", reference).executeTakeFirstOrThrow()).reserved_count;
+      assert.equal(await reserved(), 1, "the slot stays held: the charge may have gone through");
+      assert.equal((await pay(server.baseUrl, reference, cardFields(CARDS.visa))).status, 410, "the cap cannot be exceeded meanwhile");
+
+      // Later: the sweep reverses it (the processor answers again) and releases the slot.
+      await sql`UPDATE submissions SET created_at = now() - interval '16 minutes' WHERE id = ${pending!.id}`.execute(db);
+      const released = await reconcileStalePayments({ db, processor, log: silentLog }, reference);
+      assert.equal(released, 1);
+      assert.ok(processor.sandbox.cancelled.has(processor.sandbox.approvals.get(pending!.id)!), "the unknown approval was voided");
+      const after = await db.selectFrom("submissions").select("state").where("id", "=", pending!.id).executeTakeFirstOrThrow();
+      assert.equal(after.state, "abandoned");
+      assert.equal(await reserved(), 0);
+      assert.equal((await pay(server.baseUrl, reference, cardFields(CARDS.visa))).status, 200);
+    });
+
     it("a form posted twice (double click, reload) makes one submission and one processor call", async () => {
       const reference = await server.createLink();
       const page = await getPage(server.baseUrl, `/pay/${reference}`);
@@ -412,5 +480,8 @@ class SlowProcessor implements PaymentProcessor {
   }
   cancel(reference: string) {
     return this.sandbox.cancel(reference);
+  }
+  reverseAttempt(checkoutReference: string) {
+    return this.sandbox.reverseAttempt(checkoutReference);
   }
 }

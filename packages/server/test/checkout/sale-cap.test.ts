@@ -65,6 +65,10 @@ class ObservedProcessor implements PaymentProcessor {
   async cancel(payfacReference: string) {
     this.cancelled.push(payfacReference);
   }
+  reversed: string[] = [];
+  async reverseAttempt(checkoutReference: string) {
+    this.reversed.push(checkoutReference);
+  }
 }
 
 async function linkState(server: CheckoutTestServer, reference: string) {
@@ -190,6 +194,7 @@ for (const backend of testBackends()) {
       assert.equal(reservedCount, 0);
       const states = await db.selectFrom("submissions").select(["id", "state", "completed"]).where("link_reference", "=", reference).orderBy("created_at").execute();
       assert.deepEqual(states.map((s) => [s.state, s.completed]), [["abandoned", false], ["approved", true]]);
+      assert.ok(processor.reversed.includes("crashRecent000000001"), "reversed at the processor before the slot was released");
     });
 
     it("the price cannot change while a payment is in flight (409 3003); the sale keeps the price it was charged", async () => {

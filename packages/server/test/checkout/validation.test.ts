@@ -25,6 +25,9 @@ class CountingProcessor implements PaymentProcessor {
   cancel(reference: string) {
     return this.sandbox.cancel(reference);
   }
+  reverseAttempt(checkoutReference: string) {
+    return this.sandbox.reverseAttempt(checkoutReference);
+  }
 }
 
 const ALL_FIELDS_REQUIRED = ["Ssn", "FullName", "Address", "PostCode", "City", "Country", "Telephone", "EmailAddress", "Comments"].map((field) => ({ field, requirementType: "Required" }));
