@@ -18,10 +18,11 @@ import {
   type StoredSubmission,
 } from "../db/checkout-repository.ts";
 import type { Database } from "../db/connect.ts";
+import { withDeadline } from "../payments/deadline.ts";
 import type { AuthorizeResult, PaymentProcessor } from "../payments/processor.ts";
 import { enqueuePaymentWebhook, notifyWebhookWorker, type UnsignedPaymentMessage, type WebhookEventType } from "../webhooks/outbox.ts";
 import type { ValidCheckout } from "./form.ts";
-import { reconcileStalePayments, reverseUnknownAttempt } from "./reconcile.ts";
+import { cancelVoidedApproval, reconcileStalePayments, reverseUnknownAttempt } from "./reconcile.ts";
 
 export interface PayDeps {
   db: Database;
@@ -78,7 +79,7 @@ export async function payWithLink(
   const signal = AbortSignal.timeout(deps.processorTimeoutMs);
   try {
     // Raced against the deadline: a processor client that ignores its signal cannot hold the shopper.
-    result = await raceDeadline(deps.processor.authorize({
+    result = await withDeadline(deps.processor.authorize({
       kind: tokenize ? "tokenization" : "payment",
       amount: tokenize ? 0 : amount,
       currency,
@@ -117,11 +118,9 @@ export async function payWithLink(
     case "failed":
       return { kind: "failed" };
     case "voided":
-      if (outcome.kind === "approved") {
-        await deps.processor.cancel(outcome.payfacReference).catch((error: unknown) => {
-          deps.log.error({ checkoutReference, payfacReference: outcome.payfacReference, error: errorName(error) }, "could not cancel an approval the link had no slot for; cancel it by hand");
-        });
-      }
+      // The cancel is owed (flagged in the same transaction as the result); the reconciler
+      // retries it if the processor does not confirm now.
+      if (outcome.kind === "approved") await cancelVoidedApproval(deps, checkoutReference, outcome.payfacReference);
       return { kind: "voided" };
   }
 }
@@ -151,14 +150,6 @@ async function recordWithRetry(deps: PayDeps, link: CheckoutLink, checkoutRefere
     "could not record a processor result; the submission stays pending until reconciled",
   );
   throw lastError;
-}
-
-function raceDeadline<T>(call: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`the processor did not answer within ${ms / 1000} s`)), ms);
-  });
-  return Promise.race([call, deadline]).finally(() => clearTimeout(timer));
 }
 
 /** A second post of one form: wait for the first post's result instead of paying twice. */

@@ -5,8 +5,9 @@
 // confirms, the submission is abandoned and its sale slot released. Until then the slot stays
 // held, so the cap can never be exceeded by a charge that later turns out to have gone through.
 import type { FastifyBaseLogger } from "fastify";
-import { abandonSubmission, findStalePendingSubmissions } from "../db/checkout-repository.ts";
+import { abandonSubmission, findPendingCancels, findStalePendingSubmissions, markCancelConfirmed } from "../db/checkout-repository.ts";
 import type { Database } from "../db/connect.ts";
+import { withDeadline } from "../payments/deadline.ts";
 import type { PaymentProcessor } from "../payments/processor.ts";
 
 const REVERSE_TIMEOUT_MS = 10_000;
@@ -22,29 +23,34 @@ export interface ReconcileDeps {
  * logged (with the references an operator needs) and tried again by the next sweep.
  */
 export async function reverseUnknownAttempt(deps: ReconcileDeps, checkoutReference: string): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([
-      deps.processor.reverseAttempt(checkoutReference),
-      new Promise<never>((_resolve, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${REVERSE_TIMEOUT_MS / 1000} s`)), REVERSE_TIMEOUT_MS);
-      }),
-    ]);
+    await withDeadline(deps.processor.reverseAttempt(checkoutReference), REVERSE_TIMEOUT_MS);
     return true;
   } catch (error) {
     deps.log.error(
-      { checkoutReference, error: error instanceof Error ? error.message.replace(/\d{6,}/g, "#") : "unknown" },
+      { checkoutReference, error: safeMessage(error) },
       "could not reverse a payment attempt with an unknown outcome; the sale slot stays held and the next sweep tries again",
     );
     return false;
-  } finally {
-    clearTimeout(timer);
+  }
+}
+
+/** Cancels an approval that became no sale; true once the processor confirmed (the flag is cleared). */
+export async function cancelVoidedApproval(deps: ReconcileDeps, checkoutReference: string, payfacReference: string): Promise<boolean> {
+  try {
+    await withDeadline(deps.processor.cancel(payfacReference), REVERSE_TIMEOUT_MS);
+    await markCancelConfirmed(deps.db, checkoutReference);
+    return true;
+  } catch (error) {
+    deps.log.error({ checkoutReference, payfacReference, error: safeMessage(error) }, "could not cancel an approval the link had no slot for; the reconciler tries again");
+    return false;
   }
 }
 
 /**
  * Reverses and abandons submissions pending for longer than the reservation time-out (one link's,
- * or any link's). Returns how many slots were released.
+ * on the payment path; or any link's, with the owed cancels too, on the periodic sweep). Returns
+ * how many slots were released.
  */
 export async function reconcileStalePayments(deps: ReconcileDeps, linkReference?: string): Promise<number> {
   const stale = await findStalePendingSubmissions(deps.db, linkReference === undefined ? {} : { linkReference });
@@ -56,5 +62,13 @@ export async function reconcileStalePayments(deps: ReconcileDeps, linkReference?
       deps.log.warn({ checkoutReference }, "payment attempt with an unknown outcome reversed at the processor and abandoned");
     }
   }
+  if (linkReference === undefined) {
+    for (const owed of await findPendingCancels(deps.db)) await cancelVoidedApproval(deps, owed.checkoutReference, owed.payfacReference);
+  }
   return released;
+}
+
+/** An error's message for the log, with long digit runs masked (a client might quote a card). */
+function safeMessage(error: unknown): string {
+  return error instanceof Error ? error.message.replace(/\d{6,}/g, "#").slice(0, 200) : "unknown";
 }

@@ -233,6 +233,22 @@ export async function findStalePendingSubmissions(
   return rows.map((row) => row.id);
 }
 
+/** Voided approvals whose cancel the processor has not confirmed yet: [checkoutReference, payfacReference]. */
+export async function findPendingCancels(db: Database, limit = 100): Promise<Array<{ checkoutReference: string; payfacReference: string }>> {
+  const rows = await db
+    .selectFrom("submissions")
+    .select(["id", "payfac_reference"])
+    .where("cancel_pending", "=", true)
+    .orderBy("created_at")
+    .limit(limit)
+    .execute();
+  return rows.flatMap((row) => (row.payfac_reference ? [{ checkoutReference: row.id, payfacReference: row.payfac_reference }] : []));
+}
+
+export async function markCancelConfirmed(db: Database, checkoutReference: string): Promise<void> {
+  await db.updateTable("submissions").set({ cancel_pending: false }).where("id", "=", checkoutReference).execute();
+}
+
 /**
  * Gives up a pending submission whose outcome never arrived (after the processor confirmed the
  * attempt is reversed): `abandoned`, and its slot released — in one statement, and only if it is
@@ -317,7 +333,16 @@ export async function recordResult(
             card_usage: outcome.cardUsage,
           }
         : outcome.kind === "approved"
-          ? { state: "failed", completed: false, payfac_reference: outcome.payfacReference, reason: "Sold out", card_brand: outcome.cardBrand, card_usage: outcome.cardUsage }
+          ? {
+              state: "failed",
+              completed: false,
+              payfac_reference: outcome.payfacReference,
+              reason: "Sold out",
+              card_brand: outcome.cardBrand,
+              card_usage: outcome.cardUsage,
+              // Committed with the result: the cancel is owed even if this process dies next.
+              cancel_pending: true,
+            }
           : outcome.kind === "declined"
             ? { state: "declined", completed: false, payfac_reference: outcome.payfacReference, reason: outcome.reason, card_brand: outcome.cardBrand, card_usage: outcome.cardUsage }
             : { state: "failed", completed: false, reason: outcome.reason };

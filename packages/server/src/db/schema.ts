@@ -98,6 +98,8 @@ export interface SubmissionsTable {
   completed_at: NullableTimestamp;
   /** The checkout form attempt this submission came from (migration 0003). */
   attempt_key: ColumnType<string | null, string | null | undefined, string | null>;
+  /** An approval without a sale, whose cancel the processor has not confirmed yet (migration 0008). */
+  cancel_pending: Generated<boolean>;
 }
 
 export interface ServerSecretsTable {

@@ -7,6 +7,7 @@ import { sql } from "kysely";
 import type { AuthorizeRequest, AuthorizeResult, PaymentProcessor } from "../../src/payments/processor.ts";
 import { SandboxProcessor } from "../../src/payments/sandbox.ts";
 import { reserveSale } from "../../src/db/checkout-repository.ts";
+import { reconcileStalePayments } from "../../src/checkout/reconcile.ts";
 import { testBackends } from "../support/databases.ts";
 import {
   addWebhookEndpoint,
@@ -62,7 +63,9 @@ class ObservedProcessor implements PaymentProcessor {
       this.inFlight--;
     }
   }
+  cancelFails = false;
   async cancel(payfacReference: string) {
+    if (this.cancelFails) throw new Error("processor unreachable");
     this.cancelled.push(payfacReference);
   }
   reversed: string[] = [];
@@ -294,6 +297,34 @@ for (const backend of testBackends()) {
       const messages = (await outboxMessages(server)).filter((m) => m.payload.merchantReference === reference);
       assert.deepEqual(messages.map((m) => m.payload.success).sort(), ["false", "true"]);
       assert.equal(messages.find((m) => m.payload.success === "false")!.payload.reason, "Sold out");
+      const flags = await server.database.db.selectFrom("submissions").select(["cancel_pending"]).where("link_reference", "=", reference).execute();
+      assert.deepEqual(flags.map((f) => f.cancel_pending), [false, false], "the cancel was confirmed");
+    });
+
+    it("a voided approval whose cancel the processor does not confirm stays flagged until the reconciler cancels it", async () => {
+      const reference = await server.createLink({ exactSalesCount: 2, culture: "en" });
+      const [a, b] = await Promise.all([getPage(server.baseUrl, `/pay/${reference}`), getPage(server.baseUrl, `/pay/${reference}`)]);
+      processor.hold();
+      processor.cancelFails = true;
+      const callsBefore = processor.calls;
+      try {
+        const payments = [a, b].map((page) => postForm(server.baseUrl, reference, { ...hiddenInputs(page.html), ...cardFields(CARDS.visa) }));
+        await processor.started(callsBefore + 2);
+        const { submissions: _ignored, ...editable } = (await server.api("GET", `/api/v1/paymentlinks/${reference}`)).body.paymentLink;
+        assert.equal((await server.api("POST", "/api/v1/paymentlinks/update", { ...editable, maxSalesCount: 1 })).status, 200);
+        processor.release();
+        assert.deepEqual((await Promise.all(payments)).map((r) => r.status).sort(), [200, 410]);
+      } finally {
+        processor.cancelFails = false;
+      }
+      const db = server.database.db;
+      const owed = await db.selectFrom("submissions").select(["id", "payfac_reference"]).where("link_reference", "=", reference).where("cancel_pending", "=", true).execute();
+      assert.equal(owed.length, 1, "the cancel is owed and recorded");
+      const cancelledBefore = processor.cancelled.length;
+      await reconcileStalePayments({ db, processor, log: { warn() {}, error() {}, info() {} } });
+      assert.deepEqual(processor.cancelled.slice(cancelledBefore), [owed[0]!.payfac_reference]);
+      const left = await db.selectFrom("submissions").select("id").where("link_reference", "=", reference).where("cancel_pending", "=", true).execute();
+      assert.equal(left.length, 0);
     });
   });
 }
