@@ -1,5 +1,6 @@
 // Payment links and their submissions. Rows are turned into domain values here and nowhere else.
 import { sql, type ExpressionBuilder, type Selectable, type Transaction } from "kysely";
+import { pageTotal, WINDOW_TOTAL } from "./page-total.ts";
 import type { Item, LinkStatus, LinkTerms, LinkType, ShopperInfo, Culture, RecurringProcessingModel } from "../domain/links/types.ts";
 import type { Database } from "./connect.ts";
 import type { DB, PaymentLinksTable } from "./schema.ts";
@@ -193,19 +194,14 @@ export async function listLinks(
     const pattern = `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     query = query.where((eb) => eb.or([eb("reference", "ilike", pattern), eb("description", "ilike", pattern)]));
   }
-  // The total comes from the same statement as the page (a window count), so the two always agree
-  // even while payments and new links change the table; an empty page asks separately.
   const rows = await query
     .selectAll()
-    .select(sql<string>`count(*) over ()`.as("total_count"))
+    .select(WINDOW_TOTAL)
     .orderBy("created_at", "desc")
     .orderBy("reference", "desc")
     .offset(page.offset)
     .limit(page.limit)
     .execute();
-  const totalCount =
-    rows.length > 0
-      ? Number(rows[0]!.total_count)
-      : Number((await query.select(sql<string>`count(*)`.as("count")).executeTakeFirstOrThrow()).count);
+  const totalCount = await pageTotal(rows, () => query.select(sql<string>`count(*)`.as("count")).executeTakeFirstOrThrow());
   return { links: rows.map(toRecord), totalCount };
 }

@@ -3,6 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import type { Database } from "../db/connect.ts";
+import { pageTotal, WINDOW_TOTAL } from "../db/page-total.ts";
 import type { UnsignedPaymentMessage, WebhookEventType } from "./outbox.ts";
 
 export type DeliveryState = "pending" | "delivered" | "failed";
@@ -172,20 +173,15 @@ export async function listDeliveries(
   if (filter.webhookId !== undefined) query = query.where("d.endpoint_id", "=", filter.webhookId);
   if (filter.state !== undefined) query = query.where("d.state", "=", filter.state);
 
-  // Page and total from one statement (a window count): they agree even while the worker changes
-  // states between two queries. An empty page asks for the total separately.
   const rows = await query
     .select(["d.id", "d.endpoint_id", "e.url", "d.event_type", "d.state", "d.payload", "d.created_at", "d.delivered_at", "d.next_attempt_at", "d.last_status_code"])
-    .select(sql<string>`count(*) over ()`.as("total_count"))
+    .select(WINDOW_TOTAL)
     .orderBy("d.created_at", "desc")
     .orderBy("d.id", "desc")
     .offset(page.offset)
     .limit(page.limit)
     .execute();
-  const totalCount =
-    rows.length > 0
-      ? Number(rows[0]!.total_count)
-      : Number((await query.select((eb) => eb.fn.countAll<string>().as("count")).executeTakeFirstOrThrow()).count);
+  const totalCount = await pageTotal(rows, () => query.select((eb) => eb.fn.countAll<string>().as("count")).executeTakeFirstOrThrow());
   const attempts = new Map<string, DeliveryAttempt[]>();
   if (rows.length > 0) {
     const attemptRows = await db
