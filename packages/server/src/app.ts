@@ -10,6 +10,7 @@ import type { ApiDeps } from "./api/deps.ts";
 import { apiRoutes } from "./api/index.ts";
 import type { Database } from "./db/connect.ts";
 import { AppError } from "./domain/errors.ts";
+import { clientErrorHandler } from "./http/client-errors.ts";
 import { jsonErrorHandler, jsonNotFound, sendError } from "./http/errors.ts";
 import { registerMetrics } from "./http/metrics.ts";
 import { NO_RATE_LIMITS, registerRateLimitStore, type RateLimits } from "./http/rate-limit.ts";
@@ -61,6 +62,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // The router refuses some URLs before any route or error handler runs (a path parameter over
     // 100 characters, broken percent-encoding). Nothing can exist at such an address: answer 404
     // in the format of the part of Paylink the URL points at, never Fastify's own body.
+    clientErrorHandler,
     frameworkErrors: (_error, request, reply) => {
       if (request.url.startsWith("/pay/")) return sendCheckoutNotFound(request, reply);
       const path = request.url.split("?")[0]!;
