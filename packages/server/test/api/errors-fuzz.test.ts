@@ -3,9 +3,9 @@
 // with a catalogue code whose HTTP status it carries, and afterwards the database must hold only
 // the links it held before.
 //
-// The generator is a small seeded PRNG (no dependency): each case starts from a valid body, may
-// get a few "noise" changes that are valid or not, and always ends with one change that is
-// certainly invalid, so no case may succeed. A fraction of the cases are raw bytes instead: invalid
+// The generator is a small seeded PRNG (no dependency; test/support/fuzz.ts): each case starts
+// from a valid body, may get a few "noise" changes that are valid or not, and always ends with one
+// change that is certainly invalid, so no case may succeed. A fraction of the cases are raw bytes instead: invalid
 // or truncated JSON, random bytes, prototype-pollution keys, wrong content types, oversized bodies.
 // Set FUZZ_SEED to explore other cases; FUZZ_CASES to change the number per endpoint.
 import { after, before, describe, it } from "node:test";
@@ -14,147 +14,11 @@ import { sql } from "kysely";
 import { testBackends } from "../support/databases.ts";
 import { startTestServer, type ApiResponse, type MerchantFixture, type TestServer } from "../support/harness.ts";
 import { as, assertErrorShape, createLink, getLink, rawRequest } from "../support/fixtures.ts";
+import { inPool, nested, PROTO_KEYS, Random, randomString, randomValue, UNSTORABLE_STRINGS, wrongType, WRONG_CONTENT_TYPES, type Kind } from "../support/fuzz.ts";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_240_602);
 const CASES_PER_ENDPOINT = Math.max(500, Number(process.env.FUZZ_CASES ?? 600));
 const IN_FLIGHT = 8;
-
-// ---------------------------------------------------------------------------------------------
-// Seeded pseudo-random numbers (mulberry32)
-
-class Random {
-  private state: number;
-  constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) | 0;
-    let t = Math.imul(this.state ^ (this.state >>> 15), 1 | this.state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  }
-  int(maxExclusive: number): number {
-    return Math.floor(this.next() * maxExclusive);
-  }
-  chance(p: number): boolean {
-    return this.next() < p;
-  }
-  pick<T>(list: readonly T[]): T {
-    return list[this.int(list.length)]!;
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Values
-
-const WEIRD_STRINGS = [
-  "",
-  " ",
-  "NaN",
-  "Infinity",
-  "-Infinity",
-  "null",
-  "undefined",
-  "true",
-  "0",
-  "-1",
-  "1e999",
-  "0x10",
-  "48900",
-  "48900.0",
-  "١٢٣٤",
-  "𝟘𝟙𝟚",
-  "Ω≈ç√∫˜µ≤",
-  "🧶🔥👩‍👩‍👧",
-  "\u202Eevil",
-  "Jón Þór Ægisson",
-  "東京都",
-  "<script>alert(1)</script>",
-  "' OR 1=1 --",
-  "%00",
-  "../../etc/passwd",
-  "${7*7}",
-  "{{7*7}}",
-  "\n\r\t",
-  "PayByLink ",
-  "paybylink",
-  "isk",
-  "__proto__",
-  "constructor",
-  "x".repeat(1000),
-  "é".repeat(600),
-];
-const WEIRD_NUMBERS = [0, -0, -1, 1, 0.5, -0.0001, 1.5, 2 ** 31, 2 ** 53, 2 ** 53 + 2, -(2 ** 53), 100_000_000_100, 1e15, 1e21, 1e308, -1e308, 5e-324];
-const UNSTORABLE_STRINGS = ["a\u0000b", "\u0000", "half \ud83d", "\udc00 alone", "x\ud800\ud800y"];
-const PROTO_KEYS = ["__proto__", "constructor", "prototype", "__defineGetter__", "hasOwnProperty", "toString", "valueOf"];
-
-function randomString(r: Random): string {
-  if (r.chance(0.6)) return r.pick(WEIRD_STRINGS);
-  const length = r.int(30);
-  let text = "";
-  for (let i = 0; i < length; i++) {
-    const range = r.pick([
-      [0x20, 0x7e],
-      [0xa0, 0x2ff],
-      [0x400, 0x4ff],
-      [0x4e00, 0x4fff],
-      [0x1f300, 0x1f6ff],
-    ] as const);
-    text += String.fromCodePoint(range[0] + r.int(range[1] - range[0]));
-  }
-  return text;
-}
-
-function nested(r: Random, depth: number, leaf: unknown): unknown {
-  let value = leaf;
-  for (let i = 0; i < depth; i++) value = r.chance(0.5) ? [value] : { [r.pick(["a", "items", "x", "0"])]: value };
-  return value;
-}
-
-function randomValue(r: Random, depth = 2): unknown {
-  switch (r.int(depth > 0 ? 8 : 5)) {
-    case 0:
-      return null;
-    case 1:
-      return r.chance(0.5);
-    case 2:
-      return r.pick(WEIRD_NUMBERS);
-    case 3:
-      return r.int(2_000_000) - 1_000_000;
-    case 4:
-      return randomString(r);
-    case 5:
-      return Array.from({ length: r.int(4) }, () => randomValue(r, depth - 1));
-    case 6:
-      return Object.fromEntries(Array.from({ length: r.int(4) }, () => [randomString(r).slice(0, 20), randomValue(r, depth - 1)]));
-    default:
-      return nested(r, 1 + r.int(60), randomValue(r, 0));
-  }
-}
-
-type Kind = "string" | "integer" | "array" | "object";
-
-function hasKind(value: unknown, kind: Kind): boolean {
-  switch (kind) {
-    case "string":
-      return typeof value === "string";
-    case "integer":
-      return typeof value === "number" && Number.isInteger(value);
-    case "array":
-      return Array.isArray(value);
-    case "object":
-      return typeof value === "object" && value !== null && !Array.isArray(value);
-  }
-}
-
-/** A JSON value that is certainly not of this kind (and not null when null is allowed). */
-function wrongType(r: Random, kind: Kind, nullable: boolean): unknown {
-  for (;;) {
-    const value = r.chance(0.15) ? r.pick([0.5, 1.5, -0.25, 3.14159]) : randomValue(r);
-    if (value === null && nullable) continue;
-    if (!hasKind(value, kind)) return value;
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // The shapes of the three bodies
@@ -388,19 +252,6 @@ function breakBody(r: Random, model: EndpointModel, body: Body): string {
   }
 }
 
-const WRONG_CONTENT_TYPES = [
-  "text/plain",
-  "text/plain; charset=utf-8",
-  "application/x-www-form-urlencoded",
-  "multipart/form-data; boundary=xyz",
-  "application/xml",
-  "text/json",
-  "application/jsonp",
-  "application/json-patch+json",
-  "application/octet-stream",
-  "image/png",
-];
-
 /** A request that is broken below the JSON level: bytes, syntax, media type, size. */
 function rawCase(r: Random, model: EndpointModel): Case {
   const valid = JSON.stringify(model.base(r));
@@ -508,34 +359,28 @@ interface Outcome {
 async function runCases(server: TestServer, merchant: MerchantFixture, path: string, cases: Case[]): Promise<Outcome> {
   const failures: string[] = [];
   const codes = new Map<string, number>();
-  let next = 0;
-  const worker = async () => {
-    while (next < cases.length) {
-      const index = next++;
-      const c = cases[index]!;
-      let response: ApiResponse;
-      try {
-        response = await rawRequest({ baseUrl: server.baseUrl, apiKey: merchant.apiKey }, "POST", path, {
-          body: c.body,
-          contentType: c.contentType,
-          headers: c.headers,
-        });
-      } catch (error) {
-        failures.push(`#${index} ${c.label}: request failed: ${String(error)}`);
-        continue;
-      }
-      const code = typeof response.body === "object" && response.body !== null ? String(response.body.errorCode) : "(none)";
-      codes.set(`${response.status} ${code}`, (codes.get(`${response.status} ${code}`) ?? 0) + 1);
-      try {
-        assert.ok(response.status >= 400 && response.status < 500, `status ${response.status} is not 4xx`);
-        assertErrorShape(response);
-      } catch (error) {
-        const sent = typeof c.body === "string" ? c.body.slice(0, 300) : `<${c.body?.length ?? 0} bytes>`;
-        failures.push(`#${index} ${c.label}: ${(error as Error).message.split("\n")[0]} — got ${response.status} ${JSON.stringify(response.body).slice(0, 200)} — sent ${sent}`);
-      }
+  await inPool(cases, IN_FLIGHT, async (c, index) => {
+    let response: ApiResponse;
+    try {
+      response = await rawRequest({ baseUrl: server.baseUrl, apiKey: merchant.apiKey }, "POST", path, {
+        body: c.body,
+        contentType: c.contentType,
+        headers: c.headers,
+      });
+    } catch (error) {
+      failures.push(`#${index} ${c.label}: request failed: ${String(error)}`);
+      return;
     }
-  };
-  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+    const code = typeof response.body === "object" && response.body !== null ? String(response.body.errorCode) : "(none)";
+    codes.set(`${response.status} ${code}`, (codes.get(`${response.status} ${code}`) ?? 0) + 1);
+    try {
+      assert.ok(response.status >= 400 && response.status < 500, `status ${response.status} is not 4xx`);
+      assertErrorShape(response);
+    } catch (error) {
+      const sent = typeof c.body === "string" ? c.body.slice(0, 300) : `<${c.body?.length ?? 0} bytes>`;
+      failures.push(`#${index} ${c.label}: ${(error as Error).message.split("\n")[0]} — got ${response.status} ${JSON.stringify(response.body).slice(0, 200)} — sent ${sent}`);
+    }
+  });
   return { failures, codes };
 }
 

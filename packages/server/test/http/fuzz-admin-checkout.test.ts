@@ -16,9 +16,9 @@
 //      bytes (dots, percent-encoded garbage, raw UTF-8 and non-UTF-8 bytes, control characters,
 //      over-long segments): never a 5xx.
 //
-// Same generator style as errors-fuzz: a seeded mulberry32 PRNG; each body case starts valid, may
-// get "noise" changes that are valid or not, and ends with one change that is certainly invalid;
-// a fraction are raw bytes below the JSON/form level. Requests go through node:http (and a raw
+// Same generator toolkit as errors-fuzz (test/support/fuzz.ts): a seeded mulberry32 PRNG; each
+// body case starts valid, may get "noise" changes that are valid or not, and ends with one change
+// that is certainly invalid; a fraction are raw bytes below the JSON/form level. Requests go through node:http (and a raw
 // socket for the paths), so the bytes on the wire are exactly the generated ones: fetch would
 // normalise dot segments and re-encode the URL. Set FUZZ_SEED to explore other cases; FUZZ_CASES
 // / FUZZ_PATH_CASES to send more per endpoint.
@@ -31,6 +31,7 @@ import { configureWebhooks } from "../../src/webhooks/runtime.ts";
 import { CARDS, cardFields, getPage, hiddenInputs, postForm, textOf } from "../support/checkout.ts";
 import { testBackends } from "../support/databases.ts";
 import { assertErrorShape, createLink, getLink, payByLink, simplePayByLink } from "../support/fixtures.ts";
+import { inPool, nested, PROTO_KEYS, Random, randomString, randomValue, UNSTORABLE_STRINGS, WEIRD_NUMBERS, WEIRD_STRINGS, wrongType, WRONG_CONTENT_TYPES, type Kind } from "../support/fuzz.ts";
 import { startTestServer, type ApiResponse, type TestServer } from "../support/harness.ts";
 import { testKeyring } from "../webhooks/support.ts";
 
@@ -40,123 +41,7 @@ const PATH_CASES = Math.max(200, Number(process.env.FUZZ_PATH_CASES ?? 200));
 const IN_FLIGHT = 8;
 
 // ---------------------------------------------------------------------------------------------
-// Seeded pseudo-random numbers (mulberry32) and values — as in test/api/errors-fuzz.test.ts
-
-class Random {
-  private state: number;
-  constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) | 0;
-    let t = Math.imul(this.state ^ (this.state >>> 15), 1 | this.state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  }
-  int(maxExclusive: number): number {
-    return Math.floor(this.next() * maxExclusive);
-  }
-  chance(p: number): boolean {
-    return this.next() < p;
-  }
-  pick<T>(list: readonly T[]): T {
-    return list[this.int(list.length)]!;
-  }
-}
-
-const WEIRD_STRINGS = [
-  "",
-  " ",
-  "NaN",
-  "Infinity",
-  "null",
-  "undefined",
-  "true",
-  "0",
-  "-1",
-  "1e999",
-  "0x10",
-  "48900",
-  "١٢٣٤",
-  "𝟘𝟙𝟚",
-  "Ω≈ç√∫˜µ≤",
-  "🧶🔥👩‍👩‍👧",
-  "\u202Eevil",
-  "Jón Þór Ægisson",
-  "東京都",
-  "<script>alert(1)</script>",
-  "' OR 1=1 --",
-  "%00",
-  "../../etc/passwd",
-  "${7*7}",
-  "{{7*7}}",
-  "\n\r\t",
-  "__proto__",
-  "constructor",
-  "x".repeat(1000),
-  "é".repeat(600),
-];
-const WEIRD_NUMBERS = [0, -0, -1, 1, 0.5, -0.0001, 1.5, 2 ** 31, 2 ** 53, 2 ** 53 + 2, -(2 ** 53), 100_000_000_100, 1e15, 1e21, 1e308, -1e308, 5e-324];
-const UNSTORABLE_STRINGS = ["a\u0000b", "\u0000", "half \ud83d", "\udc00 alone", "x\ud800\ud800y"];
-const PROTO_KEYS = ["__proto__", "constructor", "prototype", "__defineGetter__", "hasOwnProperty", "toString", "valueOf"];
-
-function randomString(r: Random): string {
-  if (r.chance(0.6)) return r.pick(WEIRD_STRINGS);
-  const length = r.int(30);
-  let text = "";
-  for (let i = 0; i < length; i++) {
-    const range = r.pick([
-      [0x20, 0x7e],
-      [0xa0, 0x2ff],
-      [0x400, 0x4ff],
-      [0x4e00, 0x4fff],
-      [0x1f300, 0x1f6ff],
-    ] as const);
-    text += String.fromCodePoint(range[0] + r.int(range[1] - range[0]));
-  }
-  return text;
-}
-
-function nested(r: Random, depth: number, leaf: unknown): unknown {
-  let value = leaf;
-  for (let i = 0; i < depth; i++) value = r.chance(0.5) ? [value] : { [r.pick(["a", "items", "x", "0"])]: value };
-  return value;
-}
-
-function randomValue(r: Random, depth = 2): unknown {
-  switch (r.int(depth > 0 ? 8 : 5)) {
-    case 0:
-      return null;
-    case 1:
-      return r.chance(0.5);
-    case 2:
-      return r.pick(WEIRD_NUMBERS);
-    case 3:
-      return r.int(2_000_000) - 1_000_000;
-    case 4:
-      return randomString(r);
-    case 5:
-      return Array.from({ length: r.int(4) }, () => randomValue(r, depth - 1));
-    case 6:
-      return Object.fromEntries(Array.from({ length: r.int(4) }, () => [randomString(r).slice(0, 20), randomValue(r, depth - 1)]));
-    default:
-      return nested(r, 1 + r.int(60), randomValue(r, 0));
-  }
-}
-
-type Kind = "string" | "array";
-
-function hasKind(value: unknown, kind: Kind): boolean {
-  return kind === "string" ? typeof value === "string" : Array.isArray(value);
-}
-
-/** A JSON value that is certainly not of this kind. */
-function wrongType(r: Random, kind: Kind): unknown {
-  for (;;) {
-    const value = r.chance(0.15) ? r.pick([0.5, 1.5, -0.25, 3.14159]) : randomValue(r);
-    if (!hasKind(value, kind)) return value;
-  }
-}
+// Ids and URL segments
 
 const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 const alnum = (r: Random, length: number) => Array.from({ length }, () => r.pick([...ALNUM])).join("");
@@ -292,18 +177,6 @@ function dechunk(body: Buffer): Buffer {
     at = eol + 2 + size + 2;
   }
   return Buffer.concat(parts);
-}
-
-async function inPool<T>(items: T[], work: (item: T, index: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: IN_FLIGHT }, async () => {
-      while (next < items.length) {
-        const index = next++;
-        await work(items[index]!, index);
-      }
-    }),
-  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -473,21 +346,6 @@ function breakBody(r: Random, fields: Record<string, FieldSpec>, body: Body): { 
     }
   }
 }
-
-const WRONG_CONTENT_TYPES = [
-  "text/plain",
-  "text/plain; charset=utf-8",
-  "application/x-www-form-urlencoded",
-  "multipart/form-data; boundary=xyz",
-  "application/xml",
-  "text/json",
-  "application/jsonx",
-  "application/json-patch+json",
-  "application/octet-stream",
-  "image/png",
-  "json",
-  "*/*",
-];
 
 interface RawCase {
   label: string;
@@ -971,7 +829,7 @@ function tally(outcome: Outcome, key: string): void {
 
 async function runAdminCases(server: TestServer, cases: AdminCase[]): Promise<Outcome> {
   const outcome: Outcome = { failures: [], codes: new Map(), successes: 0, sent: 0 };
-  await inPool(cases, async (c, index) => {
+  await inPool(cases, IN_FLIGHT, async (c, index) => {
     const headers: Record<string, string> = { ...c.headers };
     if (c.contentType) headers["content-type"] = c.contentType;
     let response: Reply;
@@ -1348,7 +1206,7 @@ function generatePathCases(r: Random, prefix: string, count: number): PathCase[]
 async function runPathCases(server: TestServer, cases: PathCase[], kind: "pay" | "api"): Promise<Outcome & { parserRefusals: number }> {
   const outcome = { failures: [] as string[], codes: new Map<string, number>(), successes: 0, sent: 0, parserRefusals: 0 };
   const port = new URL(server.baseUrl).port;
-  await inPool(cases, async (c, index) => {
+  await inPool(cases, IN_FLIGHT, async (c, index) => {
     const headers = [`Host: 127.0.0.1:${port}`, "Connection: close"];
     if (kind === "api") headers.push(`X-API-key: ${server.apiKey}`);
     let body = Buffer.alloc(0);
@@ -1466,7 +1324,7 @@ for (const backend of testBackends()) {
       const cases = generateCheckoutCases(new Random(SEED + 300), tokens, CASES);
 
       const outcome: Outcome = { failures: [], codes: new Map(), successes: 0, sent: 0 };
-      await inPool(cases, async (c, index) => {
+      await inPool(cases, IN_FLIGHT, async (c, index) => {
         let response: Reply;
         try {
           response = await send(server.baseUrl, "POST", c.path, { body: c.body, headers: c.headers });
