@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync, existsSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import pino from "pino";
+import { REDACTED_PATHS } from "../src/app.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -55,4 +57,32 @@ test("the data directory lock refuses a live owner and takes over a dead one", (
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("the embedded data directory is closed to other users (0700), also when it existed before", () => {
+  const parent = mkdtempSync(join(tmpdir(), "paylink-perm-"));
+  try {
+    const fresh = join(parent, "fresh");
+    lockDataDir(fresh).release();
+    assert.equal(statSync(fresh).mode & 0o777, 0o700);
+    const existing = join(parent, "existing");
+    mkdirSync(existing, { mode: 0o755 });
+    chmodSync(existing, 0o755);
+    lockDataDir(existing).release();
+    assert.equal(statSync(existing).mode & 0o777, 0o700);
+  } finally {
+    rmSync(parent, { recursive: true, force: true });
+  }
+});
+
+test("log redaction hides card fields at the top level and two levels down", () => {
+  const lines: string[] = [];
+  const logger = pino({ redact: { paths: REDACTED_PATHS, censor: "[redacted]" } }, { write: (line: string) => void lines.push(line) });
+  logger.info({ cardNumber: "4111111111111111", cardCvc: "737" }, "top");
+  logger.info({ req: { body: { cardNumber: "4111111111111111", cardCvc: "737" } } }, "nested");
+  logger.info({ form: { cardNumber: "4111111111111111" } }, "one level");
+  const text = lines.join("\n");
+  assert.equal(lines.length, 3);
+  assert.ok(!text.includes("4111111111111111"), text);
+  assert.ok(!text.includes("737"), text);
 });

@@ -10,6 +10,7 @@ import { registerCreateMerchant } from "./create-merchant.ts";
 import { registerCreateTerminal } from "./create-terminal.ts";
 import { registerCreateTheme } from "./create-theme.ts";
 import { registerCreateUser } from "./create-user.ts";
+import { registerRevokeApiKey } from "./revoke-api-key.ts";
 import { registerWebhookAdmin } from "../webhooks/admin-routes.ts";
 
 export interface AdminDeps {
@@ -25,6 +26,7 @@ export async function adminRoutes(app: FastifyInstance, deps: AdminDeps) {
   registerCreateMerchant(app, deps);
   registerCreateTerminal(app, deps);
   registerCreateApiKey(app, deps);
+  registerRevokeApiKey(app, deps);
   registerCreateUser(app, deps);
   registerCreateTheme(app, deps);
   registerWebhookAdmin(app, deps);

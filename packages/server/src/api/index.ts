@@ -4,7 +4,7 @@ import type { FastifyInstance } from "fastify";
 import { apiKeyAuth } from "../http/auth.ts";
 import { requireJsonContentType } from "../http/content-type.ts";
 import { idempotency } from "../http/idempotency.ts";
-import { apiRateLimit } from "../http/rate-limit.ts";
+import { apiRateLimit, authFailureBrake } from "../http/rate-limit.ts";
 import type { ApiDeps } from "./deps.ts";
 import { registerCreateLink } from "./links-create.ts";
 import { registerDisableLink } from "./links-disable.ts";
@@ -17,7 +17,7 @@ export async function apiRoutes(app: FastifyInstance, deps: ApiDeps) {
   // Before authentication: a flood of requests costs no database lookups once it is limited.
   const rateLimit = apiRateLimit(app, deps.apiRateLimitPerMinute ?? 0);
   if (rateLimit) app.addHook("onRequest", rateLimit);
-  app.addHook("onRequest", apiKeyAuth(deps.db));
+  app.addHook("onRequest", apiKeyAuth(deps.db, authFailureBrake(app, (deps.apiRateLimitPerMinute ?? 0) > 0)));
   app.addHook("onRequest", requireJsonContentType);
   app.addHook("preHandler", async (request, reply) => {
     if (request.method === "POST") return checkIdempotencyKey(request, reply);

@@ -1,7 +1,7 @@
 // Two processes writing one PGlite data directory would corrupt it: PGlite has no postmaster
 // to refuse the second one. This lock file does. It holds the owner's PID; a lock whose process
 // is gone (after kill -9 or a crash) is taken over, so a restart never needs a manual clean-up.
-import { mkdirSync, openSync, readFileSync, rmSync, writeSync, closeSync } from "node:fs";
+import { chmodSync, mkdirSync, openSync, readFileSync, rmSync, writeSync, closeSync } from "node:fs";
 import { join } from "node:path";
 
 export class DataDirInUseError extends Error {
@@ -19,7 +19,10 @@ export interface DataDirLock {
 }
 
 export function lockDataDir(dataDir: string): DataDirLock {
-  mkdirSync(dataDir, { recursive: true });
+  // Owner only: PGlite writes its files world-readable (0666 under the usual umask), and they hold
+  // shopper details, card tokens and the form-token key. A closed directory keeps others out.
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  chmodSync(dataDir, 0o700);
   const path = join(dataDir, "paylink.lock");
   for (let attempt = 0; attempt < 3; attempt++) {
     try {

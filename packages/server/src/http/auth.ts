@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { AppError } from "../domain/errors.ts";
 import type { Database } from "../db/connect.ts";
 import { findMerchantIdByApiKey } from "../db/merchants-repository.ts";
+import type { FailureBrake } from "./rate-limit.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -11,14 +12,25 @@ declare module "fastify" {
   }
 }
 
-export function apiKeyAuth(db: Database) {
+export function apiKeyAuth(db: Database, failures?: FailureBrake) {
   return async function authenticate(request: FastifyRequest, _reply: FastifyReply) {
+    // An address that keeps sending wrong keys is stopped before any lookup.
+    const wait = failures ? await failures.blockedFor(request) : 0;
+    if (wait > 0) {
+      throw new AppError("3002", `Too many requests with a missing or wrong API key from this address. Retry after ${wait} seconds.`, { "retry-after": String(wait) });
+    }
     const header = request.headers["x-api-key"];
     const apiKey = Array.isArray(header) ? header[0] : header;
-    if (!apiKey) throw new AppError("3001", "Send your API key in the X-API-key header.");
+    if (!apiKey) {
+      await failures?.recordFailure(request);
+      throw new AppError("3001", "Send your API key in the X-API-key header.");
+    }
     // Cheap shape check first: a malformed key never costs a database round trip.
     const merchantId = /^plk_[0-9A-Za-z]{32}$/.test(apiKey) ? await findMerchantIdByApiKey(db, apiKey) : undefined;
-    if (!merchantId) throw new AppError("3001", "The API key is unknown or has been revoked.");
+    if (!merchantId) {
+      await failures?.recordFailure(request);
+      throw new AppError("3001", "The API key is unknown or has been revoked.");
+    }
     request.merchantId = merchantId;
   };
 }

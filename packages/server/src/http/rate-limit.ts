@@ -4,7 +4,7 @@
 // That is the usual trade for not writing to the database on every request; the limits are a
 // brake on abuse, not an accounting of it.
 import { createHash } from "node:crypto";
-import rateLimit from "@fastify/rate-limit";
+import rateLimit, { normalizeIP } from "@fastify/rate-limit";
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from "fastify";
 import { AppError } from "../domain/errors.ts";
 
@@ -43,7 +43,7 @@ export function apiRateLimit(app: FastifyInstance, perMinute: number): onRequest
     // A hash, so the LRU never holds a usable key; without a key the caller's address counts.
     keyGenerator: (request) => {
       const key = request.headers["x-api-key"];
-      return typeof key === "string" && key !== "" ? `api:${digest(key)}` : `api-ip:${request.ip}`;
+      return typeof key === "string" && key !== "" ? `api:${digest(key)}` : `api-ip:${clientKey(request)}`;
     },
     errorResponseBuilder: (_request, context) => {
       const seconds = Math.max(1, Math.ceil(context.ttl / 1000));
@@ -54,21 +54,30 @@ export function apiRateLimit(app: FastifyInstance, perMinute: number): onRequest
   }) as onRequestAsyncHookHandler;
 }
 
-export interface CheckoutBrake {
-  /** Seconds until the client may try again, or 0 when it may try now. */
-  blockedFor(request: FastifyRequest): Promise<number>;
-  /** Counts one failed attempt (a decline or a rejected form). */
-  recordFailure(request: FastifyRequest): Promise<void>;
+/**
+ * The client's address as the limits count it: IPv6 by its /64 (one customer's network), since a
+ * single host commonly holds a whole /64 and could otherwise take a fresh address per request.
+ */
+export function clientKey(request: FastifyRequest): string {
+  return normalizeIP(request.ip, 64);
 }
 
+/** Failed API-key checks per client address per minute before 429 (a key-guessing flood). */
+export const AUTH_FAILURES_PER_MINUTE = 30;
+
 /**
- * Card testers try many stolen numbers on one link; each attempt is a decline. Counting failures
- * per (address, link) stops them after a handful while leaving other shoppers of the link alone.
+ * Every random key gets a fresh per-key counter, so the per-key limit alone would let a flood of
+ * made-up keys reach the database. Failed authentications are also counted per address.
  */
-export function checkoutBrake(app: FastifyInstance, limits: RateLimits): CheckoutBrake {
-  if (limits.checkoutFailures <= 0) return { blockedFor: async () => 0, recordFailure: async () => {} };
-  const key = (request: FastifyRequest) => `pay:${request.ip}:${(request.params as { reference?: string }).reference ?? ""}`;
-  const limiter = app.createRateLimit({ max: limits.checkoutFailures, timeWindow: limits.checkoutWindowMs, keyGenerator: key });
+export function authFailureBrake(app: FastifyInstance, enabled: boolean): FailureBrake {
+  if (!enabled) return { blockedFor: async () => 0, recordFailure: async () => {} };
+  const limiter = app.createRateLimit({ max: AUTH_FAILURES_PER_MINUTE, timeWindow: 60_000, keyGenerator: (request) => `auth:${clientKey(request)}` });
+  return brakeOf(limiter);
+}
+
+type Limiter = ReturnType<FastifyInstance["createRateLimit"]>;
+
+function brakeOf(limiter: Limiter): FailureBrake {
   return {
     async blockedFor(request) {
       const state = await limiter(request, { increment: false });
@@ -79,4 +88,21 @@ export function checkoutBrake(app: FastifyInstance, limits: RateLimits): Checkou
       await limiter(request);
     },
   };
+}
+
+export interface FailureBrake {
+  /** Seconds until the client may try again, or 0 when it may try now. */
+  blockedFor(request: FastifyRequest): Promise<number>;
+  /** Counts one failed attempt (a decline or a rejected form). */
+  recordFailure(request: FastifyRequest): Promise<void>;
+}
+
+/**
+ * Card testers try many stolen numbers on one link; each attempt is a decline. Counting failures
+ * per (address, link) stops them after a handful while leaving other shoppers of the link alone.
+ */
+export function checkoutBrake(app: FastifyInstance, limits: RateLimits): FailureBrake {
+  if (limits.checkoutFailures <= 0) return { blockedFor: async () => 0, recordFailure: async () => {} };
+  const key = (request: FastifyRequest) => `pay:${clientKey(request)}:${(request.params as { reference?: string }).reference ?? ""}`;
+  return brakeOf(app.createRateLimit({ max: limits.checkoutFailures, timeWindow: limits.checkoutWindowMs, keyGenerator: key }));
 }

@@ -99,6 +99,17 @@ for (const backend of testBackends()) {
         assert.notEqual(again.apiKey, apiKey);
       });
 
+      it("revokes an API key: requests with it get 401 at once; revoking again, or another merchant's key, is 404", async () => {
+        const created = ok(await admin("POST", `/merchants/${merchantId}/apikeys`, { name: "Leaked" }));
+        const list = (key: string) => server.api("GET", "/api/v1/paymentlinks?pageSize=1", undefined, { "x-api-key": key });
+        assert.equal((await list(created.apiKey)).status, 200);
+        assertError(await admin("POST", `/merchants/${server.merchantId}/apikeys/${created.keyId}/revoke`), 404, "2014");
+        assert.deepEqual(ok(await admin("POST", `/merchants/${merchantId}/apikeys/${created.keyId}/revoke`)), { keyId: created.keyId, revoked: true });
+        assertError(await list(created.apiKey), 401, "3001");
+        assertError(await admin("POST", `/merchants/${merchantId}/apikeys/${created.keyId}/revoke`), 404, "2014");
+        assert.equal((await list(apiKey)).status, 200, "the merchant's other key still works");
+      });
+
       it("creates a portal user", async () => {
         const body = ok(await admin("POST", `/merchants/${merchantId}/users`, { email: "owner@prjon.is", password: "correct horse battery" }));
         assert.match(body.userId, /^\S+$/);

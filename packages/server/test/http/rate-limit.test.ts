@@ -51,6 +51,29 @@ describe("API rate limit per key", () => {
   });
 });
 
+describe("API key guessing", () => {
+  test("made-up keys each have a fresh per-key budget, so wrong keys are also counted per address: 30 a minute, then 429", async () => {
+    const server = await startCheckoutServer({ rateLimits: { ...DEFAULT_RATE_LIMITS, apiPerMinute: 5, checkoutFailures: 0 }, trustProxy: true });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 32; i++) {
+        const key = `plk_${String(i).padStart(32, "0")}`;
+        const response = await fetch(`${server.baseUrl}/api/v1/paymentlinks?pageSize=1`, { headers: { "x-api-key": key, "x-forwarded-for": "2001:db8:1:2::7" } });
+        statuses.push(response.status);
+      }
+      assert.deepEqual(statuses, [...Array(30).fill(401), 429, 429]);
+      // Another address of the same /64 is the same client; another /64 is not.
+      const sameNet = await fetch(`${server.baseUrl}/api/v1/paymentlinks?pageSize=1`, { headers: { "x-api-key": server.apiKey, "x-forwarded-for": "2001:db8:1:2::99" } });
+      assert.equal(sameNet.status, 429);
+      assert.equal(((await sameNet.json()) as any).errorCode, "3002");
+      const otherNet = await fetch(`${server.baseUrl}/api/v1/paymentlinks?pageSize=1`, { headers: { "x-api-key": server.apiKey, "x-forwarded-for": "2001:db8:1:3::7" } });
+      assert.equal(otherNet.status, 200);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe("checkout brake on card testing", () => {
   let server: CheckoutTestServer;
   before(async () => {
@@ -96,6 +119,13 @@ describe("checkout brake on card testing", () => {
     assert.equal(otherShopper.status, 200, textOf(otherShopper.html));
     const otherLink = await server.createLink({ culture: "en" });
     assert.equal((await payFrom(otherLink, "198.51.100.7", cardFields(CARDS.visa))).status, 200);
+  });
+
+  test("an IPv6 client counts by its /64: rotating addresses inside it does not escape the brake", async () => {
+    const reference = await server.createLink({ culture: "en" });
+    const statuses: number[] = [];
+    for (let i = 1; i <= 4; i++) statuses.push((await payFrom(reference, `2001:db8:aa:bb::${i}`, cardFields(CARDS.refused))).status);
+    assert.deepEqual(statuses, [402, 402, 402, 429]);
   });
 
   test("successful payments never count", async () => {
