@@ -21,6 +21,7 @@ import type { Database } from "../db/connect.ts";
 import { withDeadline } from "../payments/deadline.ts";
 import type { AuthorizeResult, PaymentProcessor } from "../payments/processor.ts";
 import { enqueuePaymentWebhook, notifyWebhookWorker, type UnsignedPaymentMessage, type WebhookEventType } from "../webhooks/outbox.ts";
+import { errorName } from "../payments/error-name.ts";
 import type { ValidCheckout } from "./form.ts";
 import { cancelVoidedApproval, reconcileStalePayments, reverseUnknownAttempt } from "./reconcile.ts";
 
@@ -165,15 +166,6 @@ async function awaitEarlierAttempt(deps: PayDeps, earlier: Pick<StoredSubmission
     if (Date.now() >= deadline) return { kind: "pending" };
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-}
-
-/**
- * What of an error may be logged: its name and message with every run of digits masked, since a
- * processor client could quote the card number or CVC in a message.
- */
-export function errorName(error: unknown): string {
-  if (error instanceof Error) return `${error.name}: ${error.message}`.replace(/\d+/g, "#").slice(0, 200);
-  return "unknown error";
 }
 
 interface WebhookEvent {

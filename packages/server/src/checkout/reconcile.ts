@@ -8,6 +8,7 @@ import type { FastifyBaseLogger } from "fastify";
 import { abandonSubmission, findPendingCancels, findStalePendingSubmissions, markCancelConfirmed } from "../db/checkout-repository.ts";
 import type { Database } from "../db/connect.ts";
 import { withDeadline } from "../payments/deadline.ts";
+import { errorName } from "../payments/error-name.ts";
 import type { PaymentProcessor } from "../payments/processor.ts";
 
 const REVERSE_TIMEOUT_MS = 10_000;
@@ -28,7 +29,7 @@ export async function reverseUnknownAttempt(deps: ReconcileDeps, checkoutReferen
     return true;
   } catch (error) {
     deps.log.error(
-      { checkoutReference, error: safeMessage(error) },
+      { checkoutReference, error: errorName(error) },
       "could not reverse a payment attempt with an unknown outcome; the sale slot stays held and the next sweep tries again",
     );
     return false;
@@ -42,7 +43,7 @@ export async function cancelVoidedApproval(deps: ReconcileDeps, checkoutReferenc
     await markCancelConfirmed(deps.db, checkoutReference);
     return true;
   } catch (error) {
-    deps.log.error({ checkoutReference, payfacReference, error: safeMessage(error) }, "could not cancel an approval the link had no slot for; the reconciler tries again");
+    deps.log.error({ checkoutReference, payfacReference, error: errorName(error) }, "could not cancel an approval the link had no slot for; the reconciler tries again");
     return false;
   }
 }
@@ -66,9 +67,4 @@ export async function reconcileStalePayments(deps: ReconcileDeps, linkReference?
     for (const owed of await findPendingCancels(deps.db)) await cancelVoidedApproval(deps, owed.checkoutReference, owed.payfacReference);
   }
   return released;
-}
-
-/** An error's message for the log, with long digit runs masked (a client might quote a card). */
-function safeMessage(error: unknown): string {
-  return error instanceof Error ? error.message.replace(/\d{6,}/g, "#").slice(0, 200) : "unknown";
 }

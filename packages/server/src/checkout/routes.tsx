@@ -20,9 +20,10 @@ import { checkoutBrake, NO_RATE_LIMITS, type RateLimits } from "../http/rate-lim
 import type { PaymentProcessor } from "../payments/processor.ts";
 import { CHECKOUT_JS } from "./assets.ts";
 import { formText, readCheckoutForm, type FieldError, type RedisplayValues } from "./form.ts";
-import { issueFormToken, newAttemptKey, verifyFormToken } from "./form-token.ts";
+import { issueFormToken, newAttemptKey, verifyFormToken, type ShownPrice } from "./form-token.ts";
 import { isLang, MESSAGES, type Lang } from "./i18n.ts";
-import { errorName, payWithLink, type PayDeps } from "./pay.ts";
+import { errorName } from "../payments/error-name.ts";
+import { payWithLink, type PayDeps } from "./pay.ts";
 import { withCheckoutReference } from "./return-url.ts";
 import { DEFAULT_THEME, pageTheme, type PageTheme } from "./theme.ts";
 import { CheckoutPage, type CheckoutAlert } from "./views/checkout-page.tsx";
@@ -64,10 +65,7 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
     return payload;
   });
 
-  app.setNotFoundHandler((request, reply) => {
-    const lang = requestedLang(request) ?? acceptLanguage(request);
-    return sendPage(reply, 404, (nonce) => <StatusPage lang={lang} nonce={nonce} theme={paylinkTheme()} status="NotFound" />);
-  });
+  app.setNotFoundHandler((request, reply) => sendCheckoutNotFound(request, reply));
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const lang = requestedLang(request) ?? acceptLanguage(request);
@@ -109,10 +107,7 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
     // A HEAD (link previews, uptime checks) is not a shopper's visit.
     const known = REFERENCE_PATTERN.test(reference) && (request.method === "HEAD" || (await countVisit(deps.db, reference)));
     const link = known ? await loadCheckoutLink(deps.db, reference) : undefined;
-    if (!link) {
-      const lang = requestedLang(request) ?? acceptLanguage(request);
-      return sendPage(reply, 404, (nonce) => <StatusPage lang={lang} nonce={nonce} theme={paylinkTheme()} status="NotFound" />);
-    }
+    if (!link) return sendCheckoutNotFound(request, reply);
     const lang = requestedLang(request) ?? link.terms.culture;
     const query = request.query as Record<string, unknown>;
     if (isLang(query.lang)) rememberLang(reply, query.lang, deps.publicBaseUrl);
@@ -128,10 +123,7 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
     const body = formBody(request);
     const link = REFERENCE_PATTERN.test(reference) ? await loadCheckoutLink(deps.db, reference) : undefined;
     const postedLang = formText(body ?? {}, "lang");
-    if (!link) {
-      const lang = isLang(postedLang) ? postedLang : (requestedLang(request) ?? acceptLanguage(request));
-      return sendPage(reply, 404, (nonce) => <StatusPage lang={lang} nonce={nonce} theme={paylinkTheme()} status="NotFound" />);
-    }
+    if (!link) return sendCheckoutNotFound(request, reply, isLang(postedLang) ? postedLang : undefined);
     const lang = isLang(postedLang) ? postedLang : (requestedLang(request) ?? link.terms.culture);
     const theme = pageTheme(link);
     const now = deps.now();
@@ -161,7 +153,7 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
     }
     if (!samePrice(token, link)) {
       // The merchant changed the price while the page was open: show the new one, charge nothing.
-      return sendCheckoutPage(reply, 409, link, { lang, theme, formToken: issueFormToken(formKey, reference, now, priceOf(link)), values: form.redisplay, errors: [], alert: { kind: "price-changed" } });
+      return sendPriceChanged(reply, link, { lang, theme, values: form.redisplay }, now);
     }
     if (!form.ok) {
       await brake.recordFailure(request);
@@ -199,7 +191,7 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
         const currentStatus = statusOf(current, now2);
         if (currentStatus !== "Active") return sendStatusPage(reply, current, lang, theme, currentStatus);
         if (!samePrice(token, current)) {
-          return sendCheckoutPage(reply, 409, current, { lang, theme, formToken: issueFormToken(formKey, reference, now2, priceOf(current)), values: form.redisplay, errors: [], alert: { kind: "price-changed" } });
+          return sendPriceChanged(reply, current, { lang, theme, values: form.redisplay }, now2);
         }
         return sendPage(reply, 410, (nonce) => <StatusPage lang={lang} nonce={nonce} theme={theme} status="Used" extra={m.soldOutInFlight} />);
       }
@@ -209,10 +201,7 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
   app.get("/:reference/qr.svg", { schema: { hide: true } }, async (request, reply) => {
     const { reference } = request.params as { reference: string };
     const link = REFERENCE_PATTERN.test(reference) ? await loadCheckoutLink(deps.db, reference) : undefined;
-    if (!link) {
-      const lang = requestedLang(request) ?? acceptLanguage(request);
-      return sendPage(reply, 404, (nonce) => <StatusPage lang={lang} nonce={nonce} theme={paylinkTheme()} status="NotFound" />);
-    }
+    if (!link) return sendCheckoutNotFound(request, reply);
     const url = `${deps.publicBaseUrl}/pay/${encodeURIComponent(reference)}`;
     const svg = await QRCode.toString(url, { type: "svg", errorCorrectionLevel: "M", margin: 2 });
     return reply
@@ -239,13 +228,15 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
     );
   }
 
+  /** The page again with the link's current price and a token for it (409); nothing was charged. */
+  function sendPriceChanged(reply: FastifyReply, link: CheckoutLink, view: { lang: Lang; theme: PageTheme; values: RedisplayValues }, now: Date) {
+    const formToken = issueFormToken(formKey, link.reference, now, priceOf(link));
+    return sendCheckoutPage(reply, 409, link, { ...view, formToken, errors: [], alert: { kind: "price-changed" } });
+  }
+
   function sendStatusPage(reply: FastifyReply, link: CheckoutLink, lang: Lang, theme: PageTheme, status: Exclude<LinkStatus, "Active">) {
     const switchHref = `/pay/${encodeURIComponent(link.reference)}?lang=${lang === "is" ? "en" : "is"}`;
     return sendPage(reply, 410, (nonce) => <StatusPage lang={lang} nonce={nonce} theme={theme} status={status} switchHref={switchHref} />);
-  }
-
-  function paylinkTheme(): PageTheme {
-    return { ...DEFAULT_THEME, name: "Paylink" };
   }
 }
 
@@ -253,16 +244,21 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
  * The checkout's 404 page for URLs the router rejects before any route runs (a reference over
  * Fastify's parameter length, broken percent-encoding): no such link exists there either.
  */
-export function sendCheckoutNotFound(request: FastifyRequest, reply: FastifyReply) {
-  const lang = requestedLang(request) ?? acceptLanguage(request);
-  return sendPage(reply, 404, (nonce) => <StatusPage lang={lang} nonce={nonce} theme={{ ...DEFAULT_THEME, name: "Paylink" }} status="NotFound" />);
+export function sendCheckoutNotFound(request: FastifyRequest, reply: FastifyReply, postedLang?: Lang) {
+  const lang = postedLang ?? requestedLang(request) ?? acceptLanguage(request);
+  return sendPage(reply, 404, (nonce) => <StatusPage lang={lang} nonce={nonce} theme={paylinkTheme()} status="NotFound" />);
 }
 
-function priceOf(link: CheckoutLink): { amount: number; currency: string } {
+/** Pages that belong to no merchant (not found, errors) wear Paylink's own name. */
+function paylinkTheme(): PageTheme {
+  return { ...DEFAULT_THEME, name: "Paylink" };
+}
+
+function priceOf(link: CheckoutLink): ShownPrice {
   return { amount: link.terms.amount, currency: link.terms.currency };
 }
 
-function samePrice(shown: { amount: number; currency: string }, link: CheckoutLink): boolean {
+function samePrice(shown: ShownPrice, link: CheckoutLink): boolean {
   return shown.amount === link.terms.amount && shown.currency === link.terms.currency;
 }
 

@@ -70,12 +70,15 @@ export const AUTH_FAILURES_PER_MINUTE = 30;
  * made-up keys reach the database. Failed authentications are also counted per address.
  */
 export function authFailureBrake(app: FastifyInstance, enabled: boolean): FailureBrake {
-  if (!enabled) return { blockedFor: async () => 0, recordFailure: async () => {} };
+  if (!enabled) return NO_BRAKE;
   const limiter = app.createRateLimit({ max: AUTH_FAILURES_PER_MINUTE, timeWindow: 60_000, keyGenerator: (request) => `auth:${clientKey(request)}` });
   return brakeOf(limiter);
 }
 
 type Limiter = ReturnType<FastifyInstance["createRateLimit"]>;
+
+/** A brake that never holds anyone back (the limit is turned off). */
+const NO_BRAKE: FailureBrake = { blockedFor: async () => 0, recordFailure: async () => {} };
 
 function brakeOf(limiter: Limiter): FailureBrake {
   return {
@@ -102,7 +105,7 @@ export interface FailureBrake {
  * per (address, link) stops them after a handful while leaving other shoppers of the link alone.
  */
 export function checkoutBrake(app: FastifyInstance, limits: RateLimits): FailureBrake {
-  if (limits.checkoutFailures <= 0) return { blockedFor: async () => 0, recordFailure: async () => {} };
+  if (limits.checkoutFailures <= 0) return NO_BRAKE;
   const key = (request: FastifyRequest) => `pay:${clientKey(request)}:${(request.params as { reference?: string }).reference ?? ""}`;
   return brakeOf(app.createRateLimit({ max: limits.checkoutFailures, timeWindow: limits.checkoutWindowMs, keyGenerator: key }));
 }

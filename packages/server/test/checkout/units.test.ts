@@ -5,7 +5,7 @@ import { describe, it } from "node:test";
 import { formText, parseExpiry, readCheckoutForm } from "../../src/checkout/form.ts";
 import { FORM_TOKEN_TTL_SECONDS, issueFormToken, verifyFormToken } from "../../src/checkout/form-token.ts";
 import { formatMoney, MESSAGES } from "../../src/checkout/i18n.ts";
-import { errorName } from "../../src/checkout/pay.ts";
+import { errorName } from "../../src/payments/error-name.ts";
 import { withCheckoutReference } from "../../src/checkout/return-url.ts";
 import { contrastRatio, logoPath, normaliseHexColour, pageTheme } from "../../src/checkout/theme.ts";
 import { CHECKOUT_CSS } from "../../src/checkout/assets.ts";

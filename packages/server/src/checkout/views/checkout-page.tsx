@@ -290,18 +290,15 @@ function AlertBox({ alert, m, tokenize }: { alert: CheckoutAlert; m: Messages; t
         </div>
       );
     case "expired-form":
+    case "price-changed": {
+      // Nothing went wrong with the card: an informational notice, then the form again.
+      const [title, text] = alert.kind === "expired-form" ? [m.expiredFormTitle, m.expiredFormText] : [m.priceChangedTitle, m.priceChangedText];
       return (
         <div class="alert info" role="alert" id="payment-alert">
-          <h2>{m.expiredFormTitle}</h2>
-          <p>{m.expiredFormText}</p>
+          <h2>{title}</h2>
+          <p>{text}</p>
         </div>
       );
-    case "price-changed":
-      return (
-        <div class="alert info" role="alert" id="payment-alert">
-          <h2>{m.priceChangedTitle}</h2>
-          <p>{m.priceChangedText}</p>
-        </div>
-      );
+    }
   }
 }
