@@ -1,9 +1,10 @@
 // Runs every *.test.ts under packages/*/test with node's test runner (through tsx), so CI reads
 // node's own summary line. Node 20 cannot expand globs in `--test`, hence this small finder.
 // Usage: node scripts/run-tests.mjs [substring-filter ...]
+
+import { spawnSync } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import { spawnSync } from "node:child_process";
 
 const root = new URL("..", import.meta.url).pathname;
 const filters = process.argv.slice(2);
@@ -22,7 +23,11 @@ function findTests(dir) {
 const files = readdirSync(join(root, "packages"))
   .flatMap((pkg) => {
     const testDir = join(root, "packages", pkg, "test");
-    try { return findTests(testDir); } catch { return []; }
+    try {
+      return findTests(testDir);
+    } catch {
+      return [];
+    }
   })
   .map((file) => relative(root, file))
   .filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)))
@@ -33,9 +38,9 @@ if (files.length === 0) {
   process.exit(1);
 }
 
-const result = spawnSync(
-  process.execPath,
-  ["--import", "tsx", "--test", "--test-concurrency=2", "--test-reporter=spec", ...files],
-  { cwd: root, stdio: "inherit", env: { ...process.env, NODE_ENV: "test" } },
-);
+const result = spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=2", "--test-reporter=spec", ...files], {
+  cwd: root,
+  stdio: "inherit",
+  env: { ...process.env, NODE_ENV: "test" },
+});
 process.exit(result.status ?? 1);

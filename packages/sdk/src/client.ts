@@ -139,10 +139,7 @@ export class PaylinkClient {
 
   /** `POST /paymentlinks/create`. Resolves with the new link's reference and shareable URL. */
   // Public methods are async so that argument errors, too, arrive as rejected promises.
-  async createPaymentLink(
-    request: CreatePaymentLinkRequest,
-    options: PostRequestOptions = {},
-  ): Promise<CreatePaymentLinkResponse> {
+  async createPaymentLink(request: CreatePaymentLinkRequest, options: PostRequestOptions = {}): Promise<CreatePaymentLinkResponse> {
     return this.#post("/paymentlinks/create", request, options);
   }
 
@@ -156,10 +153,7 @@ export class PaylinkClient {
    * `POST /paymentlinks/update`. Pass the link as read by {@link getPaymentLink}, changed:
    * `submissions` is left out of the request; the server ignores its other read-only fields.
    */
-  async updatePaymentLink(
-    link: UpdatePaymentLinkRequest | PaymentLink,
-    options: PostRequestOptions = {},
-  ): Promise<ResponseEnvelope> {
+  async updatePaymentLink(link: UpdatePaymentLinkRequest | PaymentLink, options: PostRequestOptions = {}): Promise<ResponseEnvelope> {
     const { submissions: _submissions, ...request } = link as PaymentLink;
     checkReference(request.paymentLinkReference);
     return this.#post("/paymentlinks/update", request, options);

@@ -1,6 +1,7 @@
 // paylink-sdk: typed client for the Paylink payment-link API, payment webhook signatures
 // (seed §5.1 and Standard Webhooks), and the sign/verify CLI.
-export * from "./signature.js";
-export * from "./client.js";
+
 export * from "./cli.js";
+export * from "./client.js";
+export * from "./signature.js";
 export type * from "./types.js";

@@ -3,11 +3,11 @@
 // receiver reject replays. The server signs with this same code, so the two cannot drift apart.
 import { createHmac, timingSafeEqual } from "node:crypto";
 import {
-  SIGNED_PAYMENT_FIELDS,
   describeHexKeyProblem,
   describeType,
   errorText,
   readPaymentMessage,
+  SIGNED_PAYMENT_FIELDS,
   type SignedPaymentField,
 } from "./webhook-input.js";
 
@@ -121,10 +121,7 @@ export type PaymentWebhookVerification =
  * `{ valid: false, reason, detail }`. The comparison takes constant time. On success the
  * message comes back with absent nullable fields set to null.
  */
-export function verifyPaymentWebhook(
-  messageOrRawJson: string | Uint8Array | object,
-  hexKey: string,
-): PaymentWebhookVerification {
+export function verifyPaymentWebhook(messageOrRawJson: string | Uint8Array | object, hexKey: string): PaymentWebhookVerification {
   const keyProblem = describeHexKeyProblem(hexKey);
   if (keyProblem !== undefined) return { valid: false, reason: "bad_key", detail: keyProblem };
 
@@ -192,12 +189,7 @@ export function signStandardWebhook(content: StandardWebhookContent, hexKey: str
 }
 
 /** The three Standard Webhooks headers for a message; what the server puts on every delivery. */
-export function standardWebhookHeaders(
-  id: string,
-  timestamp: number,
-  body: string | Uint8Array,
-  hexKey: string,
-): StandardWebhookHeaders {
+export function standardWebhookHeaders(id: string, timestamp: number, body: string | Uint8Array, hexKey: string): StandardWebhookHeaders {
   return {
     "webhook-id": id,
     "webhook-timestamp": String(timestamp),
@@ -287,7 +279,10 @@ export function verifyStandardWebhook(
     return fail("timestamp_too_old", `webhook-timestamp is ${Math.floor(ageSeconds)} s old; at most ${toleranceSeconds} s is accepted`);
   }
   if (-ageSeconds > toleranceSeconds) {
-    return fail("timestamp_too_new", `webhook-timestamp is ${Math.ceil(-ageSeconds)} s in the future; at most ${toleranceSeconds} s is accepted`);
+    return fail(
+      "timestamp_too_new",
+      `webhook-timestamp is ${Math.ceil(-ageSeconds)} s in the future; at most ${toleranceSeconds} s is accepted`,
+    );
   }
 
   const expected = standardDigest(webhookId, timestampHeader, body, hmacKeyFromHex(hexKey));

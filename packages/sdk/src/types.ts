@@ -15,16 +15,7 @@ export type RecurringProcessingModel = "CardOnFile" | "Subscription" | "Unschedu
 /** Default language of the checkout page. */
 export type Culture = "is" | "en";
 
-export type ShopperField =
-  | "Ssn"
-  | "FullName"
-  | "Address"
-  | "PostCode"
-  | "City"
-  | "Country"
-  | "Telephone"
-  | "EmailAddress"
-  | "Comments";
+export type ShopperField = "Ssn" | "FullName" | "Address" | "PostCode" | "City" | "Country" | "Telephone" | "EmailAddress" | "Comments";
 
 /** `Prefilled` fields show `prefilledValue` read-only; `Hidden` fields are not asked. */
 export type RequirementType = "Required" | "Optional" | "Hidden" | "Prefilled";

@@ -15,11 +15,7 @@ export const SIGNED_PAYMENT_FIELDS = [
 export type SignedPaymentField = (typeof SIGNED_PAYMENT_FIELDS)[number];
 
 /** Signed fields that the seed allows to be null (§2.6); the others are required. */
-const NULLABLE_SIGNED_FIELDS: ReadonlySet<SignedPaymentField> = new Set([
-  "checkoutReference",
-  "merchantReference",
-  "reason",
-]);
+const NULLABLE_SIGNED_FIELDS: ReadonlySet<SignedPaymentField> = new Set(["checkoutReference", "merchantReference", "reason"]);
 
 export type MessageProblemReason = "malformed_json" | "missing_signature" | "missing_field" | "wrong_type";
 export type MessageReading<T> = { ok: true; value: T } | { ok: false; reason: MessageProblemReason; detail: string };
@@ -32,10 +28,7 @@ export type ReadPaymentMessage = Record<string, unknown> & Record<SignedPaymentF
  * checks the types of its signed fields, of `additionalData`, and of `hmacSignature` when
  * `requireSignature` is set. Absent nullable fields come back as null.
  */
-export function readPaymentMessage(
-  input: unknown,
-  requireSignature: boolean,
-): MessageReading<ReadPaymentMessage> {
+export function readPaymentMessage(input: unknown, requireSignature: boolean): MessageReading<ReadPaymentMessage> {
   const parsed = parseJsonObject(input);
   if (!parsed.ok) return parsed;
   const raw = parsed.value;

@@ -1,7 +1,7 @@
-import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
+import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { runSignatureCli, signatureCliReadsStdin } from "../src/index.js";
 
@@ -41,7 +41,12 @@ describe("sign", () => {
     ["no --key", ["sign"], JSON.stringify(MESSAGE), /--key <hex> is required/],
     ["--key without value", ["sign", "--key"], JSON.stringify(MESSAGE), /--key needs a value/],
     ["a non-hex key", ["sign", "--key", "xyz"], JSON.stringify(MESSAGE), /hex digits/],
-    ["a missing payfacReference", ["sign", "--key", KEY], JSON.stringify({ ...MESSAGE, payfacReference: undefined }), /payfacReference is required/],
+    [
+      "a missing payfacReference",
+      ["sign", "--key", KEY],
+      JSON.stringify({ ...MESSAGE, payfacReference: undefined }),
+      /payfacReference is required/,
+    ],
     ["a numeric amount", ["sign", "--key", KEY], JSON.stringify({ ...MESSAGE, amount: 48900 }), /amount must be a string/],
     ["an unknown argument", ["sign", "--key", KEY, "--verbose"], JSON.stringify(MESSAGE), /unexpected argument "--verbose"/],
   ];
@@ -77,7 +82,12 @@ describe("verify", () => {
     ["no --key", ["verify"], SIGNED, /--key <hex> is required/],
     ["a non-hex key", ["verify", "--key", "12g4"], SIGNED, /non-hex character at position 3/],
     ["a missing hmacSignature", ["verify", "--key", KEY], JSON.stringify(MESSAGE), /no hmacSignature/],
-    ["a missing signed field", ["verify", "--key", KEY], JSON.stringify({ ...MESSAGE, success: null, hmacSignature: SIGNATURE }), /success is required/],
+    [
+      "a missing signed field",
+      ["verify", "--key", KEY],
+      JSON.stringify({ ...MESSAGE, success: null, hmacSignature: SIGNATURE }),
+      /success is required/,
+    ],
   ];
   for (const [name, argv, stdin, message] of badInputs) {
     it(`exits 2 on ${name}`, () => {
@@ -116,7 +126,9 @@ describe("usage", () => {
 describe("the built paylink-sdk binary", () => {
   const binPath = fileURLToPath(new URL("../dist/bin.js", import.meta.url));
 
-  it("signs and verifies a message on stdin as a real process", { skip: !existsSync(binPath) && "run npm run build -w paylink-sdk first" }, () => {
+  it("signs and verifies a message on stdin as a real process", {
+    skip: !existsSync(binPath) && "run npm run build -w paylink-sdk first",
+  }, () => {
     const signed = spawnSync(process.execPath, [binPath, "sign", "--key", KEY], { input: JSON.stringify(MESSAGE), encoding: "utf8" });
     assert.equal(signed.stderr, "");
     assert.equal(signed.status, 0);

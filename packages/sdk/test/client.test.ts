@@ -1,14 +1,14 @@
-import { after, before, beforeEach, describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { after, before, beforeEach, describe, it } from "node:test";
 import {
+  type CreatePaymentLinkRequest,
   PaylinkApiError,
   PaylinkClient,
   PaylinkError,
   PaylinkNetworkError,
   PaylinkTimeoutError,
-  type CreatePaymentLinkRequest,
   type PaymentLink,
   type PaymentLinkSummary,
 } from "../src/index.js";
@@ -266,13 +266,41 @@ describe("pagination", () => {
   it("asks for 100 links per page by default, and makes one request for an empty list", async () => {
     respond = (_request, response) => sendJson(response, 200, envelope({ data: [], totalCount: 0 }));
     for await (const _link of client().iteratePaymentLinks()) assert.fail("no links expected");
-    assert.deepEqual(requests.map((request) => request.rawUrl), ["/api/v1/paymentlinks?page=0&pageSize=100"]);
+    assert.deepEqual(
+      requests.map((request) => request.rawUrl),
+      ["/api/v1/paymentlinks?page=0&pageSize=100"],
+    );
   });
 
   function summary(reference: string): PaymentLinkSummary {
-    const { paymentLinkReference, description, amount, currency, type, status, url, createdAt, validUntil, visitCount, salesCount, maxSalesCount } =
-      sampleLink(reference);
-    return { paymentLinkReference, description, amount, currency, type, status, url, createdAt, validUntil, visitCount, salesCount, maxSalesCount };
+    const {
+      paymentLinkReference,
+      description,
+      amount,
+      currency,
+      type,
+      status,
+      url,
+      createdAt,
+      validUntil,
+      visitCount,
+      salesCount,
+      maxSalesCount,
+    } = sampleLink(reference);
+    return {
+      paymentLinkReference,
+      description,
+      amount,
+      currency,
+      type,
+      status,
+      url,
+      createdAt,
+      validUntil,
+      visitCount,
+      salesCount,
+      maxSalesCount,
+    };
   }
 });
 
@@ -285,7 +313,9 @@ describe("errors", () => {
       responseDateTime: "2025-01-01T00:00:00.000Z",
     };
     respond = (_request, response) => sendJson(response, 400, errorBody);
-    const error = await client().createPaymentLink({ ...createRequest, amount: 150 }).catch((caught: unknown) => caught);
+    const error = await client()
+      .createPaymentLink({ ...createRequest, amount: 150 })
+      .catch((caught: unknown) => caught);
 
     assert.ok(error instanceof PaylinkApiError);
     assert.ok(error instanceof PaylinkError);
@@ -311,8 +341,7 @@ describe("errors", () => {
   });
 
   it("reads Retry-After of a rate-limited response", async () => {
-    respond = (_request, response) =>
-      sendJson(response, 429, { errorCode: "3002", errorMessage: "slow down" }, { "Retry-After": "7" });
+    respond = (_request, response) => sendJson(response, 429, { errorCode: "3002", errorMessage: "slow down" }, { "Retry-After": "7" });
     await assert.rejects(client().listPaymentLinks(), { status: 429, errorCode: "3002", retryAfterSeconds: 7 });
   });
 
@@ -321,7 +350,9 @@ describe("errors", () => {
       response.writeHead(502, { "Content-Type": "text/html" });
       response.end("<html>Bad gateway</html>");
     };
-    const error = await client().listPaymentLinks().catch((caught: unknown) => caught);
+    const error = await client()
+      .listPaymentLinks()
+      .catch((caught: unknown) => caught);
     assert.ok(error instanceof PaylinkApiError);
     assert.equal(error.status, 502);
     assert.equal(error.errorCode, undefined);

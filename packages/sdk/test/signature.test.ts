@@ -1,15 +1,15 @@
-import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { describe, it } from "node:test";
 import {
-  SIGNED_PAYMENT_FIELDS,
   computePaymentSignature,
   hmacKeyFromHex,
-  paymentSignaturePayload,
-  verifyPaymentWebhook,
   type PaymentWebhookMessage,
+  paymentSignaturePayload,
+  SIGNED_PAYMENT_FIELDS,
   type SignablePaymentMessage,
+  verifyPaymentWebhook,
 } from "../src/index.js";
 
 // The shared vectors were computed by an independent implementation; `shared/` sits beside the
@@ -108,11 +108,10 @@ function randomMessage(random: Random): SignablePaymentMessage {
 function opensslSignature(payload: string, hexKey: string): Promise<string> {
   const paddedKey = hexKey.length % 2 === 1 ? `${hexKey}0` : hexKey;
   return new Promise((resolve, reject) => {
-    const child = spawn(
-      "sh",
-      ["-c", 'openssl dgst -sha256 -mac HMAC -macopt "hexkey:$HMAC_KEY" -binary | openssl base64 -A'],
-      { env: { ...process.env, HMAC_KEY: paddedKey }, stdio: ["pipe", "pipe", "pipe"] },
-    );
+    const child = spawn("sh", ["-c", 'openssl dgst -sha256 -mac HMAC -macopt "hexkey:$HMAC_KEY" -binary | openssl base64 -A'], {
+      env: { ...process.env, HMAC_KEY: paddedKey },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -145,12 +144,9 @@ describe("random messages against openssl", () => {
     const random = createRandom(seed);
     const cases = Array.from({ length: 320 }, () => ({ message: randomMessage(random), hexKey: randomHexKey(random) }));
     // The payload is rebuilt here rather than taken from the SDK, so openssl checks the whole chain.
-    const independentPayload = (message: SignablePaymentMessage) =>
-      SIGNED_PAYMENT_FIELDS.map((field) => message[field] ?? "").join(":");
+    const independentPayload = (message: SignablePaymentMessage) => SIGNED_PAYMENT_FIELDS.map((field) => message[field] ?? "").join(":");
 
-    const expected = await mapWithConcurrency(cases, 16, ({ message, hexKey }) =>
-      opensslSignature(independentPayload(message), hexKey),
-    );
+    const expected = await mapWithConcurrency(cases, 16, ({ message, hexKey }) => opensslSignature(independentPayload(message), hexKey));
     cases.forEach(({ message, hexKey }, index) => {
       assert.equal(
         computePaymentSignature(message, hexKey),
@@ -277,14 +273,22 @@ describe("verifyPaymentWebhook", () => {
     const random = createRandom(20240601);
     const garbage = (depth: number): unknown => {
       switch (random.int(0, 9)) {
-        case 0: return null;
-        case 1: return undefined;
-        case 2: return random.next() * 1e6 - 5e5;
-        case 3: return random.next() < 0.5;
-        case 4: return randomText(random);
-        case 5: return depth > 2 ? [] : Array.from({ length: random.int(0, 3) }, () => garbage(depth + 1));
-        case 6: return JSON.stringify(garbage(depth + 1)) ?? "";
-        case 7: return randomText(random).slice(0, random.int(0, 5)) + "{";
+        case 0:
+          return null;
+        case 1:
+          return undefined;
+        case 2:
+          return random.next() * 1e6 - 5e5;
+        case 3:
+          return random.next() < 0.5;
+        case 4:
+          return randomText(random);
+        case 5:
+          return depth > 2 ? [] : Array.from({ length: random.int(0, 3) }, () => garbage(depth + 1));
+        case 6:
+          return JSON.stringify(garbage(depth + 1)) ?? "";
+        case 7:
+          return `${randomText(random).slice(0, random.int(0, 5))}{`;
         default: {
           // Objects shaped like a message, with random values where the strings belong.
           const message: Record<string, unknown> = { ...signedMessage() };

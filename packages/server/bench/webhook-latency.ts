@@ -9,13 +9,14 @@
 // payment. A webhook can arrive before the shopper has read the whole response (it is queued
 // and the worker woken before the response is sent); such a latency is negative, and counted
 // as it is.
+
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { hiddenInputs, createLink } from "../test/webhooks/shopper.ts";
 import { startServerProcess } from "../test/support/process.ts";
+import { createLink, hiddenInputs } from "../test/webhooks/shopper.ts";
 
 const PAYMENTS = Number(process.argv[2] ?? 200);
 const ADMIN_TOKEN = "bench-admin-token-0123456789";
@@ -62,7 +63,13 @@ try {
   const warmup = 10;
   for (let i = 0; i < PAYMENTS + warmup; i++) {
     const page = await fetch(`${server.baseUrl}/pay/${link.reference}`);
-    const form = new URLSearchParams({ ...hiddenInputs(await page.text()), cardNumber: "4111111111111111", cardExpiry: "12/39", cardCvc: "123", cardHolder: "Bench" });
+    const form = new URLSearchParams({
+      ...hiddenInputs(await page.text()),
+      cardNumber: "4111111111111111",
+      cardExpiry: "12/39",
+      cardCvc: "123",
+      cardHolder: "Bench",
+    });
     const response = await fetch(`${server.baseUrl}/pay/${link.reference}`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
@@ -87,8 +94,12 @@ try {
   latencies.sort((x, y) => x - y);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!;
   const format = (ms: number) => `${ms.toFixed(1)} ms`;
-  console.log(`webhook latency, payment response → receiver, ${latencies.length} payments (${env.DATABASE_URL ? "PostgreSQL" : "embedded database"}):`);
-  console.log(`  median ${format(at(0.5))}   p95 ${format(at(0.95))}   p99 ${format(at(0.99))}   min ${format(latencies[0]!)}   max ${format(latencies.at(-1)!)}`);
+  console.log(
+    `webhook latency, payment response → receiver, ${latencies.length} payments (${env.DATABASE_URL ? "PostgreSQL" : "embedded database"}):`,
+  );
+  console.log(
+    `  median ${format(at(0.5))}   p95 ${format(at(0.95))}   p99 ${format(at(0.99))}   min ${format(latencies[0]!)}   max ${format(latencies.at(-1)!)}`,
+  );
 } finally {
   await server.stop();
   receiver.close();

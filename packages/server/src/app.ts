@@ -4,16 +4,16 @@ import swagger from "@fastify/swagger";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyServerOptions } from "fastify";
 import { sql } from "kysely";
 import { adminRoutes } from "./admin/index.ts";
-import { registerDocs } from "./api/docs.ts";
-import { checkoutRoutes, sendCheckoutNotFound } from "./checkout/routes.tsx";
 import type { ApiDeps } from "./api/deps.ts";
+import { registerDocs } from "./api/docs.ts";
 import { apiRoutes } from "./api/index.ts";
+import { checkoutRoutes, sendCheckoutNotFound } from "./checkout/routes.tsx";
 import type { Database } from "./db/connect.ts";
 import { AppError } from "./domain/errors.ts";
 import { clientErrorHandler } from "./http/client-errors.ts";
 import { jsonErrorHandler, jsonNotFound, sendError } from "./http/errors.ts";
 import { registerMetrics } from "./http/metrics.ts";
-import { NO_RATE_LIMITS, registerRateLimitStore, type RateLimits } from "./http/rate-limit.ts";
+import { NO_RATE_LIMITS, type RateLimits, registerRateLimitStore } from "./http/rate-limit.ts";
 import { validatorCompiler } from "./http/validation.ts";
 import type { PaymentProcessor } from "./payments/processor.ts";
 import { SandboxProcessor } from "./payments/sandbox.ts";
@@ -119,9 +119,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(async (api) => apiRoutes(api, apiDeps), { prefix: "/api/v1" });
   if (deps.adminToken) {
     const adminToken = deps.adminToken;
-    await app.register(async (admin) => adminRoutes(admin, { db: deps.db, adminToken, allowPrivateTargets: deps.allowPrivateTargets ?? false }), {
-      prefix: "/admin/v1",
-    });
+    await app.register(
+      async (admin) => adminRoutes(admin, { db: deps.db, adminToken, allowPrivateTargets: deps.allowPrivateTargets ?? false }),
+      {
+        prefix: "/admin/v1",
+      },
+    );
   }
   await app.register(
     async (pay) =>

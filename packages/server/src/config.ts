@@ -145,7 +145,9 @@ function parseTrustProxy(value: string | undefined, problems: string[]): boolean
   if (/^\d{1,2}$/.test(text)) return Number(text);
   const entries = text.split(",").map((entry) => entry.trim());
   if (entries.every((entry) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(entry))) return entries.join(",");
-  problems.push(`PAYLINK_TRUST_PROXY must be true, false, a number of proxy hops, or a comma-separated list of proxy addresses/CIDRs, got "${value}"`);
+  problems.push(
+    `PAYLINK_TRUST_PROXY must be true, false, a number of proxy hops, or a comma-separated list of proxy addresses/CIDRs, got "${value}"`,
+  );
   return false;
 }
 

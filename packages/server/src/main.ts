@@ -1,15 +1,15 @@
 // The server process: config → database → demo bootstrap → app → listen; clean shutdown on signals.
 import pino from "pino";
 import { buildApp, REDACTED_PATHS } from "./app.ts";
-import { loadConfig, type Config } from "./config.ts";
-import { openDatabase, type DatabaseHandle } from "./db/connect.ts";
+import { reconcileStalePayments } from "./checkout/reconcile.ts";
+import { type Config, loadConfig } from "./config.ts";
+import { type DatabaseHandle, openDatabase } from "./db/connect.ts";
 import { deleteExpiredIdempotencyKeys } from "./db/idempotency-repository.ts";
 import { bootstrapDemo, demoInstructions } from "./demo.ts";
-import { configureWebhooks } from "./webhooks/runtime.ts";
-import { checkStoredSecrets, resolveSecretKeyring } from "./webhooks/secrets.ts";
-import { reconcileStalePayments } from "./checkout/reconcile.ts";
 import { SandboxProcessor } from "./payments/sandbox.ts";
 import { deleteOldDeliveries } from "./webhooks/deliveries-repository.ts";
+import { configureWebhooks } from "./webhooks/runtime.ts";
+import { checkStoredSecrets, resolveSecretKeyring } from "./webhooks/secrets.ts";
 import { startWebhookWorker, type WebhookWorker } from "./webhooks/worker.ts";
 
 export async function serve(config: Config = loadConfig()): Promise<{ close(): Promise<void>; url: string }> {
@@ -26,7 +26,8 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
     await database.close();
     throw error;
   }
-  if (secrets.source === "generated-file") logger.info({ file: secrets.file }, "generated the key that encrypts webhook secrets; back it up with the data directory");
+  if (secrets.source === "generated-file")
+    logger.info({ file: secrets.file }, "generated the key that encrypts webhook secrets; back it up with the data directory");
   configureWebhooks({ keyring: secrets.keyring, allowPrivate: config.webhookAllowPrivate });
   let worker: WebhookWorker | undefined;
 
@@ -57,7 +58,7 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
   try {
     if (!config.adminToken) {
       const demo = await bootstrapDemo(database.db);
-      if (demo) process.stdout.write(demoInstructions(demo, config.publicBaseUrl) + "\n");
+      if (demo) process.stdout.write(`${demoInstructions(demo, config.publicBaseUrl)}\n`);
       else if (!config.databaseUrl) {
         process.stdout.write(
           `\n  Using the existing embedded database in ${config.dataDir}.\n` +
@@ -73,19 +74,33 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
 
   // Always on the embedded database: no other process can reach it.
   if (config.runWebhookWorker || !config.databaseUrl) {
-    worker = startWebhookWorker({ db: database.db, keyring: secrets.keyring, allowPrivate: config.webhookAllowPrivate, logger: logger.child({ component: "webhooks" }) });
+    worker = startWebhookWorker({
+      db: database.db,
+      keyring: secrets.keyring,
+      allowPrivate: config.webhookAllowPrivate,
+      logger: logger.child({ component: "webhooks" }),
+    });
   }
 
-  maintenance = setInterval(() => {
-    deleteExpiredIdempotencyKeys(database.db).catch((error) => logger.warn({ err: error }, "idempotency clean-up failed"));
-    deleteOldDeliveries(database.db, config.webhookLogDays)
-      .then((count) => count > 0 && logger.info({ deliveries: count, olderThanDays: config.webhookLogDays }, "old webhook deliveries removed from the log"))
-      .catch((error) => logger.warn({ err: error }, "delivery log clean-up failed"));
-  }, 60 * 60 * 1000);
+  maintenance = setInterval(
+    () => {
+      deleteExpiredIdempotencyKeys(database.db).catch((error) => logger.warn({ err: error }, "idempotency clean-up failed"));
+      deleteOldDeliveries(database.db, config.webhookLogDays)
+        .then(
+          (count) =>
+            count > 0 &&
+            logger.info({ deliveries: count, olderThanDays: config.webhookLogDays }, "old webhook deliveries removed from the log"),
+        )
+        .catch((error) => logger.warn({ err: error }, "delivery log clean-up failed"));
+    },
+    60 * 60 * 1000,
+  );
   maintenance.unref();
   // Payments whose outcome never arrived (lost reply, crashed instance): reversed and released.
   reconciler = setInterval(() => {
-    reconcileStalePayments({ db: database.db, processor, log: logger }).catch((error) => logger.warn({ err: error }, "payment reconciliation failed"));
+    reconcileStalePayments({ db: database.db, processor, log: logger }).catch((error) =>
+      logger.warn({ err: error }, "payment reconciliation failed"),
+    );
   }, 60 * 1000);
   reconciler.unref();
 

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
-import pino from "pino";
-import { REDACTED_PATHS } from "../src/app.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import pino from "pino";
+import { REDACTED_PATHS } from "../src/app.ts";
 import { ConfigError, loadConfig } from "../src/config.ts";
 import { DataDirInUseError, lockDataDir } from "../src/db/data-dir-lock.ts";
 
@@ -22,7 +22,14 @@ test("defaults follow SPEC §5", () => {
 
 test("every bad variable is reported at once, each with its name and value", () => {
   try {
-    loadConfig({ PORT: "eighty", PUBLIC_BASE_URL: "ftp://x", DATABASE_URL: "mysql://db", PAYLINK_ADMIN_TOKEN: "short", PAYLINK_WEBHOOK_ALLOW_PRIVATE: "maybe", LOG_LEVEL: "loud" });
+    loadConfig({
+      PORT: "eighty",
+      PUBLIC_BASE_URL: "ftp://x",
+      DATABASE_URL: "mysql://db",
+      PAYLINK_ADMIN_TOKEN: "short",
+      PAYLINK_WEBHOOK_ALLOW_PRIVATE: "maybe",
+      LOG_LEVEL: "loud",
+    });
     assert.fail("expected a ConfigError");
   } catch (error) {
     assert.ok(error instanceof ConfigError);
@@ -35,7 +42,11 @@ test("every bad variable is reported at once, each with its name and value", () 
 });
 
 test("PUBLIC_BASE_URL loses its trailing slash; booleans accept true/false/1/0", () => {
-  const config = loadConfig({ PUBLIC_BASE_URL: "https://pay.example.com/", PAYLINK_WEBHOOK_ALLOW_PRIVATE: "1", DATABASE_URL: "postgres://x@h/db" });
+  const config = loadConfig({
+    PUBLIC_BASE_URL: "https://pay.example.com/",
+    PAYLINK_WEBHOOK_ALLOW_PRIVATE: "1",
+    DATABASE_URL: "postgres://x@h/db",
+  });
   assert.equal(config.publicBaseUrl, "https://pay.example.com");
   assert.equal(config.webhookAllowPrivate, true);
   assert.equal(config.databaseUrl, "postgres://x@h/db");

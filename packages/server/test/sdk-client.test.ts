@@ -1,15 +1,11 @@
 // The published SDK client (paylink-sdk, as a merchant installs it) against the real server on
 // every test database backend: the two packages must agree on the wire format.
-import { after, before, describe, it } from "node:test";
+
 import assert from "node:assert/strict";
-import {
-  PaylinkApiError,
-  PaylinkClient,
-  type CreatePaymentLinkRequest,
-  type Item,
-} from "paylink-sdk";
-import { startTestServer, type TestServer } from "./support/harness.ts";
+import { after, before, describe, it } from "node:test";
+import { type CreatePaymentLinkRequest, type Item, PaylinkApiError, PaylinkClient } from "paylink-sdk";
 import { testBackends } from "./support/databases.ts";
+import { startTestServer, type TestServer } from "./support/harness.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -68,9 +64,10 @@ for (const backend of testBackends()) {
       assert.equal(link.maxSalesCount, null);
       assert.equal(link.validUntil, null);
       assert.equal(link.salesCount, 0);
-      assert.deepEqual(link.shopperInfo.map(({ field, requirementType }) => ({ field, requirementType })), [
-        { field: "EmailAddress", requirementType: "Required" },
-      ]);
+      assert.deepEqual(
+        link.shopperInfo.map(({ field, requirementType }) => ({ field, requirementType })),
+        [{ field: "EmailAddress", requirementType: "Required" }],
+      );
       assert.deepEqual(link.submissions, []);
     });
 
@@ -130,12 +127,25 @@ for (const backend of testBackends()) {
 
       const firstPage = await paylink.listPaymentLinks({ search: tag, pageSize: 2 });
       assert.equal(firstPage.totalCount, 5);
-      assert.deepEqual(firstPage.data.map((entry) => entry.paymentLinkReference), newestFirst.slice(0, 2));
+      assert.deepEqual(
+        firstPage.data.map((entry) => entry.paymentLinkReference),
+        newestFirst.slice(0, 2),
+      );
       const entry = firstPage.data[0];
       assert.ok(entry);
       assert.deepEqual(Object.keys(entry).sort(), [
-        "amount", "createdAt", "currency", "description", "maxSalesCount", "paymentLinkReference",
-        "salesCount", "status", "type", "url", "validUntil", "visitCount",
+        "amount",
+        "createdAt",
+        "currency",
+        "description",
+        "maxSalesCount",
+        "paymentLinkReference",
+        "salesCount",
+        "status",
+        "type",
+        "url",
+        "validUntil",
+        "visitCount",
       ]);
 
       requestedUrls.length = 0;
@@ -162,9 +172,7 @@ for (const backend of testBackends()) {
     });
 
     it("throws a typed PaylinkApiError for a validation failure", async () => {
-      const error = await paylink
-        .createPaymentLink({ ...payByLink(), amount: 150, items: [] })
-        .catch((caught: unknown) => caught);
+      const error = await paylink.createPaymentLink({ ...payByLink(), amount: 150, items: [] }).catch((caught: unknown) => caught);
       assert.ok(error instanceof PaylinkApiError, String(error));
       assert.equal(error.status, 400);
       assert.equal(error.errorCode, "2026");

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { createApiKey } from "../db/merchants-repository.ts";
-import { optionalName, requireMerchant, type AdminDeps } from "./index.ts";
+import { type AdminDeps, optionalName, requireMerchant } from "./index.ts";
 import { CreateApiKeyBody, MerchantParams } from "./schemas.ts";
 
 export function registerCreateApiKey(app: FastifyInstance, deps: AdminDeps) {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import { createMerchant } from "../db/merchants-repository.ts";
-import { requiredName, type AdminDeps } from "./index.ts";
+import { type AdminDeps, requiredName } from "./index.ts";
 import { CreateMerchantBody } from "./schemas.ts";
 
 export function registerCreateMerchant(app: FastifyInstance, deps: AdminDeps) {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { createTerminal } from "../db/merchants-repository.ts";
 import { checkCurrency } from "../domain/links/terms.ts";
-import { optionalName, requireMerchant, type AdminDeps } from "./index.ts";
+import { type AdminDeps, optionalName, requireMerchant } from "./index.ts";
 import { CreateTerminalBody, MerchantParams } from "./schemas.ts";
 
 export function registerCreateTerminal(app: FastifyInstance, deps: AdminDeps) {

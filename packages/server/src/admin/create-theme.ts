@@ -3,9 +3,9 @@
 import type { FastifyInstance } from "fastify";
 import { createTheme } from "../db/merchants-repository.ts";
 import { AppError } from "../domain/errors.ts";
-import { parseDataUrlLogo, type LogoImage } from "../domain/themes/logo.ts";
+import { type LogoImage, parseDataUrlLogo } from "../domain/themes/logo.ts";
 import { downloadLogo } from "./download-logo.ts";
-import { requiredName, requireMerchant, type AdminDeps } from "./index.ts";
+import { type AdminDeps, requiredName, requireMerchant } from "./index.ts";
 import { CreateThemeBody, MerchantParams } from "./schemas.ts";
 
 export function registerCreateTheme(app: FastifyInstance, deps: AdminDeps) {
@@ -19,7 +19,13 @@ export function registerCreateTheme(app: FastifyInstance, deps: AdminDeps) {
       await requireMerchant(deps.db, merchantId);
       const { logo, sourceUrl } = await takeLogo(body.logoUrl, deps.allowPrivateTargets);
       const theme = await createTheme(deps.db, merchantId, { name, primaryColor: body.primaryColor ?? null, logoUrl: sourceUrl, logo });
-      return { themeKey: theme.themeKey, name: theme.name, primaryColor: theme.primaryColor, logoUrl: theme.logoUrl, hasLogo: theme.logoVersion !== null };
+      return {
+        themeKey: theme.themeKey,
+        name: theme.name,
+        primaryColor: theme.primaryColor,
+        logoUrl: theme.logoUrl,
+        hasLogo: theme.logoVersion !== null,
+      };
     },
   );
 }

@@ -3,7 +3,7 @@ import { createPortalUser } from "../db/merchants-repository.ts";
 import { AppError } from "../domain/errors.ts";
 import { checkShopperValue } from "../domain/links/shopper-fields.ts";
 import { hashPassword } from "../security/passwords.ts";
-import { requireMerchant, type AdminDeps } from "./index.ts";
+import { type AdminDeps, requireMerchant } from "./index.ts";
 import { CreateUserBody, MerchantParams } from "./schemas.ts";
 
 export function registerCreateUser(app: FastifyInstance, deps: AdminDeps) {
@@ -13,12 +13,14 @@ export function registerCreateUser(app: FastifyInstance, deps: AdminDeps) {
     async (request) => {
       const { merchantId } = request.params as { merchantId: string };
       const { email, password } = request.body as { email: string; password: string };
-      if (checkShopperValue("EmailAddress", email) !== null) throw new AppError("2008", `email ${JSON.stringify(email)} is not an e-mail address.`);
+      if (checkShopperValue("EmailAddress", email) !== null)
+        throw new AppError("2008", `email ${JSON.stringify(email)} is not an e-mail address.`);
       await requireMerchant(deps.db, merchantId);
       try {
         return await createPortalUser(deps.db, merchantId, email.trim(), await hashPassword(password));
       } catch (error) {
-        if ((error as { code?: string }).code === "23505") throw new AppError("3003", `A portal user with e-mail ${JSON.stringify(email)} already exists.`);
+        if ((error as { code?: string }).code === "23505")
+          throw new AppError("3003", `A portal user with e-mail ${JSON.stringify(email)} already exists.`);
         throw error;
       }
     },

@@ -5,9 +5,9 @@
 import http from "node:http";
 import https from "node:https";
 import { AppError } from "../domain/errors.ts";
-import { checkLogoBytes, MAX_LOGO_BYTES, type LogoImage } from "../domain/themes/logo.ts";
+import { checkLogoBytes, type LogoImage, MAX_LOGO_BYTES } from "../domain/themes/logo.ts";
 import { pinnedLookup } from "../webhooks/send.ts";
-import { vetWebhookHost, WebhookTargetRefused, type VettedAddress } from "../webhooks/ssrf.ts";
+import { type VettedAddress, vetWebhookHost, WebhookTargetRefused } from "../webhooks/ssrf.ts";
 
 const DOWNLOAD_TIMEOUT_MS = 5_000;
 
@@ -37,7 +37,13 @@ export async function downloadLogo(url: string, options: { allowPrivate: boolean
         const status = response.statusCode ?? 0;
         if (status < 200 || status >= 300) {
           response.destroy();
-          reject(refuse(status >= 300 && status < 400 ? `the server answered ${status} (redirects are not followed; give the image's final URL)` : `the server answered ${status}`));
+          reject(
+            refuse(
+              status >= 300 && status < 400
+                ? `the server answered ${status} (redirects are not followed; give the image's final URL)`
+                : `the server answered ${status}`,
+            ),
+          );
           return;
         }
         const chunks: Buffer[] = [];
@@ -63,7 +69,13 @@ export async function downloadLogo(url: string, options: { allowPrivate: boolean
     const timer = setTimeout(() => request.destroy(new Error("timeout")), options.timeoutMs ?? DOWNLOAD_TIMEOUT_MS);
     request.on("close", () => clearTimeout(timer));
     request.on("error", (error: NodeJS.ErrnoException) => {
-      reject(refuse(error.message === "timeout" ? `no answer within ${(options.timeoutMs ?? DOWNLOAD_TIMEOUT_MS) / 1000} s` : (error.code ?? "network error")));
+      reject(
+        refuse(
+          error.message === "timeout"
+            ? `no answer within ${(options.timeoutMs ?? DOWNLOAD_TIMEOUT_MS) / 1000} s`
+            : (error.code ?? "network error"),
+        ),
+      );
     });
   });
   return checkLogoBytes(bytes, shown);

@@ -4,6 +4,7 @@ import type { Database } from "../db/connect.ts";
 import { merchantExists } from "../db/merchants-repository.ts";
 import { AppError } from "../domain/errors.ts";
 import { requireJsonContentType } from "../http/content-type.ts";
+import { registerWebhookAdmin } from "../webhooks/admin-routes.ts";
 import { adminTokenAuth } from "./auth.ts";
 import { registerCreateApiKey } from "./create-api-key.ts";
 import { registerCreateMerchant } from "./create-merchant.ts";
@@ -11,7 +12,6 @@ import { registerCreateTerminal } from "./create-terminal.ts";
 import { registerCreateTheme } from "./create-theme.ts";
 import { registerCreateUser } from "./create-user.ts";
 import { registerRevokeApiKey } from "./revoke-api-key.ts";
-import { registerWebhookAdmin } from "../webhooks/admin-routes.ts";
 
 export interface AdminDeps {
   db: Database;

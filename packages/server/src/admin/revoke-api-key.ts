@@ -3,9 +3,12 @@ import type { FastifyInstance } from "fastify";
 import Type from "typebox";
 import { revokeApiKey } from "../db/merchants-repository.ts";
 import { AppError } from "../domain/errors.ts";
-import { requireMerchant, type AdminDeps } from "./index.ts";
+import { type AdminDeps, requireMerchant } from "./index.ts";
 
-const ApiKeyParams = Type.Object({ merchantId: Type.String({ minLength: 1, maxLength: 64 }), keyId: Type.String({ minLength: 1, maxLength: 64 }) });
+const ApiKeyParams = Type.Object({
+  merchantId: Type.String({ minLength: 1, maxLength: 64 }),
+  keyId: Type.String({ minLength: 1, maxLength: 64 }),
+});
 
 export function registerRevokeApiKey(app: FastifyInstance, deps: AdminDeps) {
   app.post(

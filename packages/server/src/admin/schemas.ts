@@ -29,7 +29,8 @@ export const CreateThemeBody = Type.Object(
     logoUrl: Type.Optional(
       Type.String({
         maxLength: 100_000,
-        description: "The logo: an https URL Paylink downloads once, or a data:image/(png|jpeg|gif|webp);base64 URL; at most 64 KB. Paylink serves its own copy.",
+        description:
+          "The logo: an https URL Paylink downloads once, or a data:image/(png|jpeg|gif|webp);base64 URL; at most 64 KB. Paylink serves its own copy.",
       }),
     ),
   },

@@ -10,7 +10,10 @@ export async function checkTerminalAndCurrency(db: Database, merchantId: string,
     throw new AppError("2016", `terminalIdentifier "${terms.terminalIdentifier}" is not one of your terminals.`);
   }
   if (terminal.currencies !== null && !terminal.currencies.includes(terms.currency)) {
-    throw new AppError("2011", `terminal ${terminal.terminalIdentifier} does not accept ${terms.currency}; it accepts ${terminal.currencies.join(", ")}.`);
+    throw new AppError(
+      "2011",
+      `terminal ${terminal.terminalIdentifier} does not accept ${terms.currency}; it accepts ${terminal.currencies.join(", ")}.`,
+    );
   }
 }
 

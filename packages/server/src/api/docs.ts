@@ -4,7 +4,20 @@ import type { FastifyInstance } from "fastify";
 
 interface OpenApiDocument {
   info: { title: string; version: string; description?: string };
-  paths: Record<string, Record<string, { summary?: string; operationId?: string; tags?: string[]; parameters?: unknown[]; requestBody?: any; responses?: Record<string, any> }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        summary?: string;
+        operationId?: string;
+        tags?: string[];
+        parameters?: unknown[];
+        requestBody?: JsonContent;
+        responses?: Record<string, JsonContent>;
+      }
+    >
+  >;
 }
 
 export function registerDocs(app: FastifyInstance) {
@@ -19,22 +32,22 @@ export function registerDocs(app: FastifyInstance) {
           const body = op.requestBody?.content?.["application/json"]?.schema;
           const ok = op.responses?.["200"]?.content?.["application/json"]?.schema;
           const params = (op.parameters ?? []) as Array<{ name: string; in: string; required?: boolean; schema?: unknown }>;
-          return `<section id="${escape(op.operationId ?? path)}">
-  <h2><code>${method.toUpperCase()} ${escape(path)}</code></h2>
-  <p>${escape(op.summary ?? "")}</p>
-  ${params.length ? `<h3>Parameters</h3><ul>${params.map((p) => `<li><code>${escape(p.name)}</code> (${escape(p.in)}${p.required ? ", required" : ""}) <code>${escape(JSON.stringify(p.schema))}</code></li>`).join("")}</ul>` : ""}
-  ${body ? `<h3>Request body</h3><pre>${escape(JSON.stringify(body, null, 2))}</pre>` : ""}
-  ${ok ? `<details><summary>Response 200</summary><pre>${escape(JSON.stringify(ok, null, 2))}</pre></details>` : ""}
+          return `<section id="${escapeHtml(op.operationId ?? path)}">
+  <h2><code>${method.toUpperCase()} ${escapeHtml(path)}</code></h2>
+  <p>${escapeHtml(op.summary ?? "")}</p>
+  ${params.length ? `<h3>Parameters</h3><ul>${params.map((p) => `<li><code>${escapeHtml(p.name)}</code> (${escapeHtml(p.in)}${p.required ? ", required" : ""}) <code>${escapeHtml(JSON.stringify(p.schema))}</code></li>`).join("")}</ul>` : ""}
+  ${body ? `<h3>Request body</h3><pre>${escapeHtml(JSON.stringify(body, null, 2))}</pre>` : ""}
+  ${ok ? `<details><summary>Response 200</summary><pre>${escapeHtml(JSON.stringify(ok, null, 2))}</pre></details>` : ""}
 </section>`;
         }),
       );
     const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escape(doc.info.title)} — API reference</title>
+<title>${escapeHtml(doc.info.title)} — API reference</title>
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#1a1a1a}pre{background:#f4f4f6;padding:1rem;overflow:auto;font-size:13px}code{background:#f4f4f6;padding:0 .2em}section{border-top:1px solid #ddd;margin-top:2rem}</style>
 </head><body>
-<h1>${escape(doc.info.title)} <small>${escape(doc.info.version)}</small></h1>
-<p>${escape(doc.info.description ?? "")}</p>
+<h1>${escapeHtml(doc.info.title)} <small>${escapeHtml(doc.info.version)}</small></h1>
+<p>${escapeHtml(doc.info.description ?? "")}</p>
 <p>Authenticate with the header <code>X-API-key: plk_…</code>. Every response carries <code>responseDateTime</code> and <code>responseIdentifier</code>; errors carry <code>errorCode</code> and <code>errorMessage</code>. Machine-readable: <a href="/api/v1/openapi.json">openapi.json</a>.</p>
 ${sections.join("\n")}
 </body></html>`;
@@ -42,6 +55,10 @@ ${sections.join("\n")}
   });
 }
 
-function escape(text: string): string {
+interface JsonContent {
+  content?: Record<string, { schema?: unknown }>;
+}
+
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

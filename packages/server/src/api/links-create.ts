@@ -1,11 +1,11 @@
 // POST /api/v1/paymentlinks/create (seed §4.3, SPEC §2.2)
 import type { FastifyInstance } from "fastify";
 import { insertLink } from "../db/links-repository.ts";
-import { termsFromCreateRequest, type CreateLinkRequest } from "../domain/links/create.ts";
-import { newLinkReference } from "../ids.ts";
+import { type CreateLinkRequest, termsFromCreateRequest } from "../domain/links/create.ts";
 import { envelope } from "../http/envelope.ts";
+import { newLinkReference } from "../ids.ts";
 import { checkTerminalAndCurrency, checkTheme } from "./check-references.ts";
-import { linkUrl, type ApiDeps } from "./deps.ts";
+import { type ApiDeps, linkUrl } from "./deps.ts";
 import { CreateLinkBody, CreateLinkResponse, ERROR_RESPONSES } from "./schemas.ts";
 
 export function registerCreateLink(app: FastifyInstance, deps: ApiDeps) {

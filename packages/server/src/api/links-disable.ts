@@ -4,7 +4,7 @@ import { disableLink } from "../db/links-repository.ts";
 import { envelope } from "../http/envelope.ts";
 import type { ApiDeps } from "./deps.ts";
 import { notFound } from "./links-get.ts";
-import { DisableLinkBody, ERROR_RESPONSES, EnvelopeResponse } from "./schemas.ts";
+import { DisableLinkBody, EnvelopeResponse, ERROR_RESPONSES } from "./schemas.ts";
 
 export function registerDisableLink(app: FastifyInstance, deps: ApiDeps) {
   app.post(

@@ -7,7 +7,7 @@ import type { LinkStatus, LinkType } from "../domain/links/types.ts";
 import { envelope } from "../http/envelope.ts";
 import type { ApiDeps } from "./deps.ts";
 import { presentLinkSummary } from "./present-link.ts";
-import { ERROR_RESPONSES, ListLinksQuery, ListLinksResponse, type ListLinksQueryType } from "./schemas.ts";
+import { ERROR_RESPONSES, ListLinksQuery, type ListLinksQueryType, ListLinksResponse } from "./schemas.ts";
 
 export function registerListLinks(app: FastifyInstance, deps: ApiDeps) {
   app.get(
@@ -34,7 +34,13 @@ export function registerListLinks(app: FastifyInstance, deps: ApiDeps) {
       const { links, totalCount } = await listLinks(
         deps.db,
         request.merchantId,
-        { status: query.status as LinkStatus | undefined, type: query.type as LinkType | undefined, createdFrom, createdTo, search: query.search?.trim() || undefined },
+        {
+          status: query.status as LinkStatus | undefined,
+          type: query.type as LinkType | undefined,
+          createdFrom,
+          createdTo,
+          search: query.search?.trim() || undefined,
+        },
         { offset: page * pageSize, limit: pageSize },
         now,
       );

@@ -6,7 +6,7 @@ import { envelope } from "../http/envelope.ts";
 import { checkTerminalAndCurrency, checkTheme } from "./check-references.ts";
 import type { ApiDeps } from "./deps.ts";
 import { notFound } from "./links-get.ts";
-import { ERROR_RESPONSES, EnvelopeResponse, UpdateLinkBody } from "./schemas.ts";
+import { EnvelopeResponse, ERROR_RESPONSES, UpdateLinkBody } from "./schemas.ts";
 
 export function registerUpdateLink(app: FastifyInstance, deps: ApiDeps) {
   app.post(

@@ -67,7 +67,9 @@ export const CreateLinkBody = Type.Object(
     terminalIdentifier: TerminalIdentifier,
     amount: Amount("Minor units. > 0 for PayByLink (ISK: ends in 00); 0 for TokenizeByLink."),
     currency: Currency,
-    items: Type.Optional(Type.Array(Item, { maxItems: MAX_ITEMS, description: "Required for PayByLink (may be empty); empty or absent for TokenizeByLink." })),
+    items: Type.Optional(
+      Type.Array(Item, { maxItems: MAX_ITEMS, description: "Required for PayByLink (may be empty); empty or absent for TokenizeByLink." }),
+    ),
     recurringProcessingModel: Type.Optional(Nullable(RecurringProcessingModel)),
     culture: Type.Optional(Nullable(Culture)),
     themeKey: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64 }))),
@@ -182,9 +184,7 @@ export const PaymentLink = Type.Object({
   salesCount: Type.Integer(),
   maxSalesCount: NullableInteger,
   items: Type.Array(Item),
-  shopperInfo: Type.Array(
-    Type.Object({ field: Type.String(), requirementType: Type.String(), prefilledValue: NullableString }),
-  ),
+  shopperInfo: Type.Array(Type.Object({ field: Type.String(), requirementType: Type.String(), prefilledValue: NullableString })),
   submissions: Type.Array(Submission),
 });
 
@@ -212,4 +212,12 @@ export type UpdateLinkBodyType = Static<typeof UpdateLinkBody>;
 export type ListLinksQueryType = Static<typeof ListLinksQuery>;
 
 /** Error responses every authenticated JSON route can give, for OpenAPI. */
-export const ERROR_RESPONSES = { 400: ErrorResponse, 401: ErrorResponse, 404: ErrorResponse, 409: ErrorResponse, 413: ErrorResponse, 415: ErrorResponse, 422: ErrorResponse };
+export const ERROR_RESPONSES = {
+  400: ErrorResponse,
+  401: ErrorResponse,
+  404: ErrorResponse,
+  409: ErrorResponse,
+  413: ErrorResponse,
+  415: ErrorResponse,
+  422: ErrorResponse,
+};

@@ -37,12 +37,15 @@ export type CheckoutFormResult =
  * Control characters (but tab and line breaks) and unpaired surrogates are dropped: PostgreSQL
  * cannot store NUL or broken UTF-16 in jsonb, and no shopper means to type them.
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: dropping control characters is the point
+const CONTROL_CHARACTERS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g;
+
 export function formText(body: Record<string, unknown>, name: string): string {
-  if (!Object.prototype.hasOwnProperty.call(body, name)) return "";
+  if (!Object.hasOwn(body, name)) return "";
   const raw = body[name];
   const value = Array.isArray(raw) ? raw[0] : raw;
   if (typeof value !== "string") return "";
-  return value.replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, "").replace(/[\uD800-\uDFFF]/g, (char, index: number, text: string) => {
+  return value.replace(CONTROL_CHARACTERS, "").replace(/[\uD800-\uDFFF]/g, (char, index: number, text: string) => {
     const code = char.charCodeAt(0);
     const pairedHigh = code <= 0xdbff && /[\uDC00-\uDFFF]/.test(text[index + 1] ?? "");
     const pairedLow = code >= 0xdc00 && /[\uD800-\uDBFF]/.test(text[index - 1] ?? "");

@@ -81,11 +81,13 @@ const en = {
   expiredFormTitle: "This form has expired",
   expiredFormText: "For your security, please check the details and submit again.",
   priceChangedTitle: "The price has changed",
-  priceChangedText: "The seller changed this payment while the page was open. Nothing was charged. Check the new total below and pay again if you agree.",
+  priceChangedText:
+    "The seller changed this payment while the page was open. Nothing was charged. Check the new total below and pay again if you agree.",
   pendingTitle: "Your payment is being processed",
   pendingText: "Please do not pay again. The seller will confirm your payment.",
   unconfirmedTitle: "Your payment could not be confirmed",
-  unconfirmedText: "The card processor did not answer in time. If anything was reserved on your card, it is being cancelled and you will not be charged. Please do not pay again right away: try again in 15 minutes, or contact the seller.",
+  unconfirmedText:
+    "The card processor did not answer in time. If anything was reserved on your card, it is being cancelled and you will not be charged. Please do not pay again right away: try again in 15 minutes, or contact the seller.",
   receiptTitle: "Payment successful",
   receiptSavedTitle: "Card saved",
   receiptThanks: (merchant: string) => `Thank you. ${merchant} has received your payment.`,
@@ -98,11 +100,15 @@ const en = {
   status: {
     Expired: { title: "This payment link has expired", text: "Contact the seller if you still want to pay." },
     Used: { title: "Sold out", text: "This payment link has reached its maximum number of payments." },
-    Disabled: { title: "This payment link is no longer available", text: "The seller has turned this link off. Contact the seller if you still want to pay." },
+    Disabled: {
+      title: "This payment link is no longer available",
+      text: "The seller has turned this link off. Contact the seller if you still want to pay.",
+    },
     Completed: { title: "This card has already been saved", text: "This link was for saving one card, and it has been used." },
     NotFound: { title: "Payment link not found", text: "Check that you have the whole address, or ask the seller for a new link." },
   },
-  soldOutInFlight: "The last places are being paid for by other shoppers right now. If one of those payments does not go through, a place opens again: try again in a few minutes.",
+  soldOutInFlight:
+    "The last places are being paid for by other shoppers right now. If one of those payments does not go through, a place opens again: try again in a few minutes.",
   soldOutWhilePaying: "The last place was sold while you were paying. Your payment was cancelled, and you have not been charged.",
   errorPageTitle: "Something went wrong",
   errorPageText: "Please try again in a moment.",
@@ -186,11 +192,13 @@ const is: Messages = {
   expiredFormTitle: "Formið er útrunnið",
   expiredFormText: "Öryggisins vegna skaltu fara yfir upplýsingarnar og senda aftur.",
   priceChangedTitle: "Verðið hefur breyst",
-  priceChangedText: "Seljandinn breytti greiðslunni á meðan síðan var opin. Ekkert var skuldfært. Skoðaðu nýju upphæðina hér fyrir neðan og greiddu aftur ef þú samþykkir hana.",
+  priceChangedText:
+    "Seljandinn breytti greiðslunni á meðan síðan var opin. Ekkert var skuldfært. Skoðaðu nýju upphæðina hér fyrir neðan og greiddu aftur ef þú samþykkir hana.",
   pendingTitle: "Greiðslan er í vinnslu",
   pendingText: "Vinsamlegast greiddu ekki aftur. Seljandinn staðfestir greiðsluna.",
   unconfirmedTitle: "Greiðslan fékkst ekki staðfest",
-  unconfirmedText: "Færsluhirðirinn svaraði ekki í tæka tíð. Ef einhver upphæð var tekin frá á kortinu þínu er verið að fella hana niður og þú verður ekki rukkuð/rukkaður. Vinsamlegast greiddu ekki strax aftur: reyndu aftur eftir 15 mínútur eða hafðu samband við seljandann.",
+  unconfirmedText:
+    "Færsluhirðirinn svaraði ekki í tæka tíð. Ef einhver upphæð var tekin frá á kortinu þínu er verið að fella hana niður og þú verður ekki rukkuð/rukkaður. Vinsamlegast greiddu ekki strax aftur: reyndu aftur eftir 15 mínútur eða hafðu samband við seljandann.",
   receiptTitle: "Greiðsla tókst",
   receiptSavedTitle: "Kortið hefur verið vistað",
   receiptThanks: (merchant) => `Takk fyrir. ${merchant} hefur móttekið greiðsluna.`,
@@ -203,11 +211,15 @@ const is: Messages = {
   status: {
     Expired: { title: "Þessi greiðsluhlekkur er útrunninn", text: "Hafðu samband við seljandann ef þú vilt samt greiða." },
     Used: { title: "Uppselt", text: "Hámarksfjölda greiðslna um þennan hlekk er náð." },
-    Disabled: { title: "Þessi greiðsluhlekkur er ekki lengur virkur", text: "Seljandinn hefur lokað hlekknum. Hafðu samband við seljandann ef þú vilt samt greiða." },
+    Disabled: {
+      title: "Þessi greiðsluhlekkur er ekki lengur virkur",
+      text: "Seljandinn hefur lokað hlekknum. Hafðu samband við seljandann ef þú vilt samt greiða.",
+    },
     Completed: { title: "Kortið hefur þegar verið vistað", text: "Þessi hlekkur var til að vista eitt kort og hefur verið notaður." },
     NotFound: { title: "Greiðsluhlekkur fannst ekki", text: "Athugaðu hvort slóðin sé rétt og heil, eða biddu seljandann um nýjan hlekk." },
   },
-  soldOutInFlight: "Aðrir kaupendur eru að greiða fyrir síðustu sætin núna. Ef einhver þeirra greiðslna gengur ekki í gegn losnar pláss: reyndu aftur eftir nokkrar mínútur.",
+  soldOutInFlight:
+    "Aðrir kaupendur eru að greiða fyrir síðustu sætin núna. Ef einhver þeirra greiðslna gengur ekki í gegn losnar pláss: reyndu aftur eftir nokkrar mínútur.",
   soldOutWhilePaying: "Síðasta plássið seldist á meðan þú varst að greiða. Greiðslan þín var felld niður og ekkert var skuldfært.",
   errorPageTitle: "Eitthvað fór úrskeiðis",
   errorPageText: "Reyndu aftur eftir augnablik.",

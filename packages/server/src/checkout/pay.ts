@@ -9,19 +9,19 @@
 // cancelled at the processor and the shopper is told so.
 import type { FastifyBaseLogger } from "fastify";
 import {
-  recordResult,
-  reserveSale,
-  findSubmission,
   type CheckoutLink,
+  findSubmission,
   type ProcessorOutcome,
   type RecordedResult,
+  recordResult,
+  reserveSale,
   type StoredSubmission,
 } from "../db/checkout-repository.ts";
 import type { Database } from "../db/connect.ts";
 import { withDeadline } from "../payments/deadline.ts";
+import { errorName } from "../payments/error-name.ts";
 import type { AuthorizeResult, PaymentProcessor } from "../payments/processor.ts";
 import { enqueuePaymentWebhook, notifyWebhookWorker, type UnsignedPaymentMessage, type WebhookEventType } from "../webhooks/outbox.ts";
-import { errorName } from "../payments/error-name.ts";
 import type { ValidCheckout } from "./form.ts";
 import { cancelVoidedApproval, reconcileStalePayments, reverseUnknownAttempt } from "./reconcile.ts";
 
@@ -80,17 +80,20 @@ export async function payWithLink(
   const signal = AbortSignal.timeout(deps.processorTimeoutMs);
   try {
     // Raced against the deadline: a processor client that ignores its signal cannot hold the shopper.
-    result = await withDeadline(deps.processor.authorize({
-      kind: tokenize ? "tokenization" : "payment",
-      amount: tokenize ? 0 : amount,
-      currency,
-      card: checkout.card,
-      saveCard: tokenize || link.terms.recurringProcessingModel !== null,
-      recurringProcessingModel: link.terms.recurringProcessingModel,
-      checkoutReference,
-      merchantReference: link.reference,
-      signal,
-    }), deps.processorTimeoutMs);
+    result = await withDeadline(
+      deps.processor.authorize({
+        kind: tokenize ? "tokenization" : "payment",
+        amount: tokenize ? 0 : amount,
+        currency,
+        card: checkout.card,
+        saveCard: tokenize || link.terms.recurringProcessingModel !== null,
+        recurringProcessingModel: link.terms.recurringProcessingModel,
+        checkoutReference,
+        merchantReference: link.reference,
+        signal,
+      }),
+      deps.processorTimeoutMs,
+    );
   } catch (error) {
     // Never log the error object whole: a processor client might put the request in it.
     deps.log.warn({ checkoutReference, paymentLinkReference: link.reference, error: errorName(error) }, "payment processor call failed");
@@ -102,8 +105,21 @@ export async function payWithLink(
   const outcome: ProcessorOutcome = !result
     ? { kind: "failed", reason: "Processor unavailable" }
     : result.approved
-      ? { kind: "approved", payfacReference: result.payfacReference, authCode: result.authCode, token: result.token, cardBrand: result.cardBrand, cardUsage: result.cardUsage }
-      : { kind: "declined", payfacReference: result.payfacReference, reason: result.reason, cardBrand: result.cardBrand, cardUsage: result.cardUsage };
+      ? {
+          kind: "approved",
+          payfacReference: result.payfacReference,
+          authCode: result.authCode,
+          token: result.token,
+          cardBrand: result.cardBrand,
+          cardUsage: result.cardUsage,
+        }
+      : {
+          kind: "declined",
+          payfacReference: result.payfacReference,
+          reason: result.reason,
+          cardBrand: result.cardBrand,
+          cardUsage: result.cardUsage,
+        };
 
   const recorded = await recordWithRetry(deps, link, checkoutReference, outcome, result);
   // Already finished by another post of this attempt: report that result.
@@ -131,7 +147,13 @@ export async function payWithLink(
  * the write still fails, the submission stays pending (its slot held) and the error names the
  * references an operator needs to reconcile it.
  */
-async function recordWithRetry(deps: PayDeps, link: CheckoutLink, checkoutReference: string, outcome: ProcessorOutcome, result: AuthorizeResult | undefined) {
+async function recordWithRetry(
+  deps: PayDeps,
+  link: CheckoutLink,
+  checkoutReference: string,
+  outcome: ProcessorOutcome,
+  result: AuthorizeResult | undefined,
+) {
   const delays = [0, 250, 1000, 3000];
   let lastError: unknown;
   for (const wait of delays) {
@@ -147,14 +169,23 @@ async function recordWithRetry(deps: PayDeps, link: CheckoutLink, checkoutRefere
     }
   }
   deps.log.error(
-    { checkoutReference, paymentLinkReference: link.reference, payfacReference: "payfacReference" in outcome ? outcome.payfacReference : null, outcome: outcome.kind, error: errorName(lastError) },
+    {
+      checkoutReference,
+      paymentLinkReference: link.reference,
+      payfacReference: "payfacReference" in outcome ? outcome.payfacReference : null,
+      outcome: outcome.kind,
+      error: errorName(lastError),
+    },
     "could not record a processor result; the submission stays pending until reconciled",
   );
   throw lastError;
 }
 
 /** A second post of one form: wait for the first post's result instead of paying twice. */
-async function awaitEarlierAttempt(deps: PayDeps, earlier: Pick<StoredSubmission, "checkoutReference" | "linkReference">): Promise<PayOutcome> {
+async function awaitEarlierAttempt(
+  deps: PayDeps,
+  earlier: Pick<StoredSubmission, "checkoutReference" | "linkReference">,
+): Promise<PayOutcome> {
   const deadline = Date.now() + deps.duplicateWaitMs;
   for (;;) {
     const submission = await findSubmission(deps.db, earlier.linkReference, earlier.checkoutReference);
@@ -178,11 +209,19 @@ interface WebhookEvent {
  * saved card (a pay link with a recurringProcessingModel produces both). A processor that never
  * answered produced no processor transaction, so it produces no message.
  */
-export function webhookEvents(link: CheckoutLink, submission: StoredSubmission, recorded: RecordedResult, result: AuthorizeResult | undefined): WebhookEvent[] {
+export function webhookEvents(
+  link: CheckoutLink,
+  submission: StoredSubmission,
+  recorded: RecordedResult,
+  result: AuthorizeResult | undefined,
+): WebhookEvent[] {
   if (!result || recorded === "failed") return [];
   const tokenize = link.terms.type === "TokenizeByLink";
   const success = recorded === "approved";
-  const reason = success && result.approved ? `${result.authCode}:${submission.cardLast4 ?? ""}:${submission.cardExpiry ?? ""}` : (submission.reason ?? (result.approved ? "Sold out" : result.reason));
+  const reason =
+    success && result.approved
+      ? `${result.authCode}:${submission.cardLast4 ?? ""}:${submission.cardExpiry ?? ""}`
+      : (submission.reason ?? (result.approved ? "Sold out" : result.reason));
   const message = (eventType: WebhookEventType, amount: number, token: string | null): WebhookEvent => {
     const additionalData: Record<string, string> = { eventType };
     const put = (key: string, value: string | null | undefined) => {

@@ -43,7 +43,10 @@ export async function cancelVoidedApproval(deps: ReconcileDeps, checkoutReferenc
     await markCancelConfirmed(deps.db, checkoutReference);
     return true;
   } catch (error) {
-    deps.log.error({ checkoutReference, payfacReference, error: errorName(error) }, "could not cancel an approval the link had no slot for; the reconciler tries again");
+    deps.log.error(
+      { checkoutReference, payfacReference, error: errorName(error) },
+      "could not cancel an approval the link had no slot for; the reconciler tries again",
+    );
     return false;
   }
 }

@@ -11,22 +11,22 @@ import formbody from "@fastify/formbody";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { VNode } from "preact";
 import QRCode from "qrcode";
-import { countVisit, loadCheckoutLink, sharedSecret, type CheckoutLink } from "../db/checkout-repository.ts";
+import { type CheckoutLink, countVisit, loadCheckoutLink, sharedSecret } from "../db/checkout-repository.ts";
 import type { Database } from "../db/connect.ts";
 import { findThemeLogo } from "../db/merchants-repository.ts";
 import { deriveStatus } from "../domain/links/status.ts";
 import type { LinkStatus } from "../domain/links/types.ts";
 import { checkoutBrake, NO_RATE_LIMITS, type RateLimits } from "../http/rate-limit.ts";
+import { errorName } from "../payments/error-name.ts";
 import type { PaymentProcessor } from "../payments/processor.ts";
 import { CHECKOUT_JS } from "./assets.ts";
-import { formText, readCheckoutForm, type FieldError, type RedisplayValues } from "./form.ts";
-import { issueFormToken, newAttemptKey, verifyFormToken, type ShownPrice } from "./form-token.ts";
-import { isLang, MESSAGES, type Lang } from "./i18n.ts";
-import { errorName } from "../payments/error-name.ts";
-import { payWithLink, type PayDeps } from "./pay.ts";
+import { type FieldError, formText, type RedisplayValues, readCheckoutForm } from "./form.ts";
+import { issueFormToken, newAttemptKey, type ShownPrice, verifyFormToken } from "./form-token.ts";
+import { isLang, type Lang, MESSAGES } from "./i18n.ts";
+import { type PayDeps, payWithLink } from "./pay.ts";
 import { withCheckoutReference } from "./return-url.ts";
-import { DEFAULT_THEME, pageTheme, type PageTheme } from "./theme.ts";
-import { CheckoutPage, type CheckoutAlert } from "./views/checkout-page.tsx";
+import { DEFAULT_THEME, type PageTheme, pageTheme } from "./theme.ts";
+import { type CheckoutAlert, CheckoutPage } from "./views/checkout-page.tsx";
 import { renderDocument } from "./views/layout.tsx";
 import { ReceiptPage } from "./views/receipt-page.tsx";
 import { MessagePage, StatusPage } from "./views/status-page.tsx";
@@ -60,7 +60,7 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
     duplicateWaitMs: deps.duplicateWaitMs ?? 20_000,
   });
 
-  app.addHook("onSend", async (request, reply, payload) => {
+  app.addHook("onSend", async (_request, reply, payload) => {
     baseSecurityHeaders(reply, deps.publicBaseUrl);
     return payload;
   });
@@ -73,11 +73,15 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       const code = status === 413 || status === 415 ? status : 400;
-      return sendPage(reply, code, (nonce) => <MessagePage lang={lang} nonce={nonce} theme={paylinkTheme()} title={m.badRequestTitle} text={m.badRequestText} />);
+      return sendPage(reply, code, (nonce) => (
+        <MessagePage lang={lang} nonce={nonce} theme={paylinkTheme()} title={m.badRequestTitle} text={m.badRequestText} />
+      ));
     }
     // Only the error's name and a digit-masked message: never the request body.
     request.log.error({ error: errorName(error), frames: error.stack?.split("\n").slice(1, 12).join("\n") }, "checkout request failed");
-    return sendPage(reply, 500, (nonce) => <MessagePage lang={lang} nonce={nonce} theme={paylinkTheme()} title={m.errorPageTitle} text={m.errorPageText} />);
+    return sendPage(reply, 500, (nonce) => (
+      <MessagePage lang={lang} nonce={nonce} theme={paylinkTheme()} title={m.errorPageTitle} text={m.errorPageText} />
+    ));
   });
 
   app.get("/assets/checkout.js", { schema: { hide: true } }, async (_request, reply) => {
@@ -91,15 +95,18 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
   app.get("/assets/logos/:themeKey", { schema: { hide: true } }, async (request, reply) => {
     const { themeKey } = request.params as { themeKey: string };
     const logo = /^[A-Za-z0-9_-]{1,64}$/.test(themeKey) ? await findThemeLogo(deps.db, themeKey) : undefined;
-    if (!logo) return reply.code(404).header("content-type", "text/plain; charset=utf-8").header("cache-control", "no-store").send("Not found");
+    if (!logo)
+      return reply.code(404).header("content-type", "text/plain; charset=utf-8").header("cache-control", "no-store").send("Not found");
     const versioned = (request.query as { v?: unknown }).v === logo.version;
-    return reply
-      .header("content-type", logo.contentType)
-      // A versioned URL never changes content; an unversioned one may (a new logo, same theme).
-      .header("cache-control", versioned ? "public, max-age=31536000, immutable" : "public, max-age=300")
-      .header("etag", `"${logo.version}"`)
-      .header("content-security-policy", "default-src 'none'; frame-ancestors 'none'; sandbox")
-      .send(logo.bytes);
+    return (
+      reply
+        .header("content-type", logo.contentType)
+        // A versioned URL never changes content; an unversioned one may (a new logo, same theme).
+        .header("cache-control", versioned ? "public, max-age=31536000, immutable" : "public, max-age=300")
+        .header("etag", `"${logo.version}"`)
+        .header("content-security-policy", "default-src 'none'; frame-ancestors 'none'; sandbox")
+        .send(logo.bytes)
+    );
   });
 
   app.get("/:reference", { schema: { hide: true } }, async (request, reply) => {
@@ -137,19 +144,30 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
     if (waitSeconds > 0) {
       const m = MESSAGES[lang];
       reply.header("retry-after", String(waitSeconds));
-      return sendPage(reply, 429, (nonce) => <MessagePage lang={lang} nonce={nonce} theme={theme} title={m.tooManyTitle} text={m.tooManyText(Math.ceil(waitSeconds / 60))} />);
+      return sendPage(reply, 429, (nonce) => (
+        <MessagePage lang={lang} nonce={nonce} theme={theme} title={m.tooManyTitle} text={m.tooManyText(Math.ceil(waitSeconds / 60))} />
+      ));
     }
 
     if (body === undefined) {
       const m = MESSAGES[lang];
-      return sendPage(reply, 415, (nonce) => <MessagePage lang={lang} nonce={nonce} theme={theme} title={m.badRequestTitle} text={m.badRequestText} />);
+      return sendPage(reply, 415, (nonce) => (
+        <MessagePage lang={lang} nonce={nonce} theme={theme} title={m.badRequestTitle} text={m.badRequestText} />
+      ));
     }
 
     const form = readCheckoutForm(body, link.terms.shopperInfo, now);
     const token = verifyFormToken(formKey, reference, formText(body, "csrfToken"), now);
     if (!token || crossSite(request, deps.publicBaseUrl)) {
       // Nothing is recorded. The page comes back with a fresh token and the shopper's details.
-      return sendCheckoutPage(reply, 403, link, { lang, theme, formToken: issueFormToken(formKey, reference, now, priceOf(link)), values: form.redisplay, errors: [], alert: { kind: "expired-form" } });
+      return sendCheckoutPage(reply, 403, link, {
+        lang,
+        theme,
+        formToken: issueFormToken(formKey, reference, now, priceOf(link)),
+        values: form.redisplay,
+        errors: [],
+        alert: { kind: "expired-form" },
+      });
     }
     if (!samePrice(token, link)) {
       // The merchant changed the price while the page was open: show the new one, charge nothing.
@@ -158,10 +176,19 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
     if (!form.ok) {
       await brake.recordFailure(request);
       // Same token: the attempt has not been used yet.
-      return sendCheckoutPage(reply, 422, link, { lang, theme, formToken: formText(body, "csrfToken"), values: form.redisplay, errors: form.errors });
+      return sendCheckoutPage(reply, 422, link, {
+        lang,
+        theme,
+        formToken: formText(body, "csrfToken"),
+        values: form.redisplay,
+        errors: form.errors,
+      });
     }
 
-    const outcome = await payWithLink(payDeps(request), link, form.value, { attemptKey: token.attemptKey, shownPrice: { amount: token.amount, currency: token.currency } });
+    const outcome = await payWithLink(payDeps(request), link, form.value, {
+      attemptKey: token.attemptKey,
+      shownPrice: { amount: token.amount, currency: token.currency },
+    });
     const m = MESSAGES[lang];
     const freshToken = () => issueFormToken(formKey, reference, deps.now(), priceOf(link), newAttemptKey());
     switch (outcome.kind) {
@@ -171,19 +198,41 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
           return reply.code(303).header("location", target).header("cache-control", "no-store").send();
         }
         const tokenize = link.terms.type === "TokenizeByLink";
-        return sendPage(reply, 200, (nonce) => <ReceiptPage lang={lang} nonce={nonce} theme={theme} tokenize={tokenize} submission={outcome.submission} />);
+        return sendPage(reply, 200, (nonce) => (
+          <ReceiptPage lang={lang} nonce={nonce} theme={theme} tokenize={tokenize} submission={outcome.submission} />
+        ));
       }
       case "declined":
         await brake.recordFailure(request);
-        return sendCheckoutPage(reply, 402, link, { lang, theme, formToken: freshToken(), values: form.redisplay, errors: [], alert: { kind: "declined", reason: outcome.reason } });
+        return sendCheckoutPage(reply, 402, link, {
+          lang,
+          theme,
+          formToken: freshToken(),
+          values: form.redisplay,
+          errors: [],
+          alert: { kind: "declined", reason: outcome.reason },
+        });
       case "failed":
-        return sendCheckoutPage(reply, 502, link, { lang, theme, formToken: freshToken(), values: form.redisplay, errors: [], alert: { kind: "failed" } });
+        return sendCheckoutPage(reply, 502, link, {
+          lang,
+          theme,
+          formToken: freshToken(),
+          values: form.redisplay,
+          errors: [],
+          alert: { kind: "failed" },
+        });
       case "voided":
-        return sendPage(reply, 410, (nonce) => <StatusPage lang={lang} nonce={nonce} theme={theme} status="Used" extra={m.soldOutWhilePaying} />);
+        return sendPage(reply, 410, (nonce) => (
+          <StatusPage lang={lang} nonce={nonce} theme={theme} status="Used" extra={m.soldOutWhilePaying} />
+        ));
       case "pending":
-        return sendPage(reply, 202, (nonce) => <MessagePage lang={lang} nonce={nonce} theme={theme} title={m.pendingTitle} text={m.pendingText} />);
+        return sendPage(reply, 202, (nonce) => (
+          <MessagePage lang={lang} nonce={nonce} theme={theme} title={m.pendingTitle} text={m.pendingText} />
+        ));
       case "unconfirmed":
-        return sendPage(reply, 202, (nonce) => <MessagePage lang={lang} nonce={nonce} theme={theme} title={m.unconfirmedTitle} text={m.unconfirmedText} />);
+        return sendPage(reply, 202, (nonce) => (
+          <MessagePage lang={lang} nonce={nonce} theme={theme} title={m.unconfirmedTitle} text={m.unconfirmedText} />
+        ));
       case "unavailable": {
         // Why: re-read the link. Still Active means every remaining slot is held by a payment in flight.
         const current = (await loadCheckoutLink(deps.db, reference)) ?? link;
@@ -193,7 +242,9 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
         if (!samePrice(token, current)) {
           return sendPriceChanged(reply, current, { lang, theme, values: form.redisplay }, now2);
         }
-        return sendPage(reply, 410, (nonce) => <StatusPage lang={lang} nonce={nonce} theme={theme} status="Used" extra={m.soldOutInFlight} />);
+        return sendPage(reply, 410, (nonce) => (
+          <StatusPage lang={lang} nonce={nonce} theme={theme} status="Used" extra={m.soldOutInFlight} />
+        ));
       }
     }
   });
@@ -204,13 +255,15 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
     if (!link) return sendCheckoutNotFound(request, reply);
     const url = `${deps.publicBaseUrl}/pay/${encodeURIComponent(reference)}`;
     const svg = await QRCode.toString(url, { type: "svg", errorCorrectionLevel: "M", margin: 2 });
-    return reply
-      .header("content-type", "image/svg+xml; charset=utf-8")
-      .header("cache-control", "public, max-age=86400")
-      .header("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
-      // Merchants may show the QR code on their own pages.
-      .header("cross-origin-resource-policy", "cross-origin")
-      .send(svg);
+    return (
+      reply
+        .header("content-type", "image/svg+xml; charset=utf-8")
+        .header("cache-control", "public, max-age=86400")
+        .header("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
+        // Merchants may show the QR code on their own pages.
+        .header("cross-origin-resource-policy", "cross-origin")
+        .send(svg)
+    );
   });
 
   function sendCheckoutPage(
@@ -223,13 +276,30 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
     return sendPage(
       reply,
       status,
-      (nonce) => <CheckoutPage lang={view.lang} nonce={nonce} theme={view.theme} link={link} formToken={view.formToken} values={view.values} errors={view.errors} alert={view.alert} switchHref={switchHref} />,
+      (nonce) => (
+        <CheckoutPage
+          lang={view.lang}
+          nonce={nonce}
+          theme={view.theme}
+          link={link}
+          formToken={view.formToken}
+          values={view.values}
+          errors={view.errors}
+          alert={view.alert}
+          switchHref={switchHref}
+        />
+      ),
       { returnUrl: link.terms.returnUrl },
     );
   }
 
   /** The page again with the link's current price and a token for it (409); nothing was charged. */
-  function sendPriceChanged(reply: FastifyReply, link: CheckoutLink, view: { lang: Lang; theme: PageTheme; values: RedisplayValues }, now: Date) {
+  function sendPriceChanged(
+    reply: FastifyReply,
+    link: CheckoutLink,
+    view: { lang: Lang; theme: PageTheme; values: RedisplayValues },
+    now: Date,
+  ) {
     const formToken = issueFormToken(formKey, link.reference, now, priceOf(link));
     return sendCheckoutPage(reply, 409, link, { ...view, formToken, errors: [], alert: { kind: "price-changed" } });
   }

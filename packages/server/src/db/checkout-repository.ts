@@ -9,7 +9,7 @@
 // processor and then released after RESERVATION_TTL_SECONDS (checkout/reconcile.ts), so neither a
 // slot nor a charge is held forever.
 import { randomBytes } from "node:crypto";
-import { sql, type Kysely, type Selectable, type Transaction } from "kysely";
+import { type Kysely, type Selectable, sql, type Transaction } from "kysely";
 import { newCheckoutReference } from "../ids.ts";
 import type { Database } from "./connect.ts";
 import { findLinkByReference, type PaymentLinkRecord } from "./links-repository.ts";
@@ -229,12 +229,18 @@ export async function findStalePendingSubmissions(
     .where("state", "=", "pending")
     .where("created_at", "<", sql<Date>`now() - (${options.olderThanSeconds ?? RESERVATION_TTL_SECONDS} * interval '1 second')`);
   if (options.linkReference !== undefined) query = query.where("link_reference", "=", options.linkReference);
-  const rows = await query.orderBy("created_at").limit(options.limit ?? 100).execute();
+  const rows = await query
+    .orderBy("created_at")
+    .limit(options.limit ?? 100)
+    .execute();
   return rows.map((row) => row.id);
 }
 
 /** Voided approvals whose cancel the processor has not confirmed yet: [checkoutReference, payfacReference]. */
-export async function findPendingCancels(db: Database, limit = 100): Promise<Array<{ checkoutReference: string; payfacReference: string }>> {
+export async function findPendingCancels(
+  db: Database,
+  limit = 100,
+): Promise<Array<{ checkoutReference: string; payfacReference: string }>> {
   const rows = await db
     .selectFrom("submissions")
     .select(["id", "payfac_reference"])
@@ -344,7 +350,14 @@ export async function recordResult(
               cancel_pending: true,
             }
           : outcome.kind === "declined"
-            ? { state: "declined", completed: false, payfac_reference: outcome.payfacReference, reason: outcome.reason, card_brand: outcome.cardBrand, card_usage: outcome.cardUsage }
+            ? {
+                state: "declined",
+                completed: false,
+                payfac_reference: outcome.payfacReference,
+                reason: outcome.reason,
+                card_brand: outcome.cardBrand,
+                card_usage: outcome.cardUsage,
+              }
             : { state: "failed", completed: false, reason: outcome.reason };
     const updated = await trx
       .updateTable("submissions")
@@ -358,7 +371,11 @@ export async function recordResult(
   });
 }
 
-export async function findSubmission(db: Database, linkReference: string, checkoutReference: string): Promise<StoredSubmission | undefined> {
+export async function findSubmission(
+  db: Database,
+  linkReference: string,
+  checkoutReference: string,
+): Promise<StoredSubmission | undefined> {
   const row = await db
     .selectFrom("submissions")
     .selectAll()

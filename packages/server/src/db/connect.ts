@@ -3,7 +3,7 @@
 import { PGlite } from "@electric-sql/pglite";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
-import { lockDataDir, type DataDirLock } from "./data-dir-lock.ts";
+import { type DataDirLock, lockDataDir } from "./data-dir-lock.ts";
 import { migrate } from "./migrate.ts";
 import type { DB } from "./schema.ts";
 import { SerializedPGliteDialect } from "./serialized-pglite-dialect.ts";
@@ -42,6 +42,7 @@ function openPostgres(url: string, poolSize = 10): DatabaseHandle {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
+    // biome-ignore lint/suspicious/noExplicitAny: pg's typings of getTypeParser overloads cannot be satisfied by a wrapper
     types: { getTypeParser: (oid: number, format?: any) => (oid === INT8_OID ? parseInt8 : pg.types.getTypeParser(oid, format)) } as any,
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.

@@ -1,7 +1,7 @@
 // Two processes writing one PGlite data directory would corrupt it: PGlite has no postmaster
 // to refuse the second one. This lock file does. It holds the owner's PID; a lock whose process
 // is gone (after kill -9 or a crash) is taken over, so a restart never needs a manual clean-up.
-import { chmodSync, mkdirSync, openSync, readFileSync, rmSync, writeSync, closeSync } from "node:fs";
+import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 
 export class DataDirInUseError extends Error {

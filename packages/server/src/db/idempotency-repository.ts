@@ -55,7 +55,12 @@ export async function completeIdempotencyKey(db: Database, merchantId: string, k
 
 /** A failed attempt (5xx) leaves no trace, so the client's retry with the same key runs again. */
 export async function releaseIdempotencyKey(db: Database, merchantId: string, key: string): Promise<void> {
-  await db.deleteFrom("idempotency_keys").where("merchant_id", "=", merchantId).where("key", "=", key).where("state", "=", "running").execute();
+  await db
+    .deleteFrom("idempotency_keys")
+    .where("merchant_id", "=", merchantId)
+    .where("key", "=", key)
+    .where("state", "=", "running")
+    .execute();
 }
 
 /** Keys are kept at least 24 hours (SPEC §2.1); older ones are removed by maintenance. */

@@ -1,8 +1,8 @@
 // Payment links and their submissions. Rows are turned into domain values here and nowhere else.
-import { sql, type ExpressionBuilder, type Selectable, type Transaction } from "kysely";
-import { pageTotal, WINDOW_TOTAL } from "./page-total.ts";
-import type { Item, LinkStatus, LinkTerms, LinkType, ShopperInfo, Culture, RecurringProcessingModel } from "../domain/links/types.ts";
+import { type ExpressionBuilder, type Selectable, sql, type Transaction } from "kysely";
+import type { Culture, Item, LinkStatus, LinkTerms, LinkType, RecurringProcessingModel, ShopperInfo } from "../domain/links/types.ts";
 import type { Database } from "./connect.ts";
+import { pageTotal, WINDOW_TOTAL } from "./page-total.ts";
 import type { DB, PaymentLinksTable } from "./schema.ts";
 
 export interface PaymentLinkRecord {
@@ -44,7 +44,11 @@ function toRecord(row: Selectable<PaymentLinksTable>): PaymentLinkRecord {
       amount: row.amount,
       currency: row.currency,
       items: (row.items as Item[]).map(normalizeItem),
-      shopperInfo: (row.shopper_info as ShopperInfo[]).map((s) => ({ field: s.field, requirementType: s.requirementType, prefilledValue: s.prefilledValue ?? null })),
+      shopperInfo: (row.shopper_info as ShopperInfo[]).map((s) => ({
+        field: s.field,
+        requirementType: s.requirementType,
+        prefilledValue: s.prefilledValue ?? null,
+      })),
       recurringProcessingModel: row.recurring_processing_model as RecurringProcessingModel | null,
       culture: row.culture as Culture,
       themeKey: row.theme_key,
@@ -58,7 +62,13 @@ function toRecord(row: Selectable<PaymentLinksTable>): PaymentLinkRecord {
 
 /** jsonb does not keep key order; the wire shows the seed's order. */
 function normalizeItem(item: Item): Item {
-  return { name: item.name, quantity: item.quantity, unitPrice: item.unitPrice, amountWithoutDiscount: item.amountWithoutDiscount, amount: item.amount };
+  return {
+    name: item.name,
+    quantity: item.quantity,
+    unitPrice: item.unitPrice,
+    amountWithoutDiscount: item.amountWithoutDiscount,
+    amount: item.amount,
+  };
 }
 
 function termColumns(terms: LinkTerms) {
@@ -86,7 +96,12 @@ export async function insertLink(db: Queryable, reference: string, merchantId: s
 
 /** A merchant's link; another merchant's link is reported as missing. */
 export async function findLink(db: Queryable, merchantId: string, reference: string): Promise<PaymentLinkRecord | undefined> {
-  const row = await db.selectFrom("payment_links").selectAll().where("reference", "=", reference).where("merchant_id", "=", merchantId).executeTakeFirst();
+  const row = await db
+    .selectFrom("payment_links")
+    .selectAll()
+    .where("reference", "=", reference)
+    .where("merchant_id", "=", merchantId)
+    .executeTakeFirst();
   return row && toRecord(row);
 }
 
@@ -132,7 +147,13 @@ export async function disableLink(db: Queryable, merchantId: string, reference: 
 }
 
 export async function listSubmissions(db: Queryable, reference: string): Promise<SubmissionRecord[]> {
-  const rows = await db.selectFrom("submissions").selectAll().where("link_reference", "=", reference).orderBy("created_at").orderBy("id").execute();
+  const rows = await db
+    .selectFrom("submissions")
+    .selectAll()
+    .where("link_reference", "=", reference)
+    .orderBy("created_at")
+    .orderBy("id")
+    .execute();
   return rows.map((row) => ({
     checkoutReference: row.id,
     answers: row.answers as Array<{ field: string; value: string }>,
@@ -158,7 +179,11 @@ export interface LinkListFilter {
 /** The status derivation of domain/links/status.ts, as SQL, so lists can filter on it. */
 function statusCondition(eb: ExpressionBuilder<DB, "payment_links">, status: LinkStatus, now: Date) {
   const completed = eb.and([eb("type", "=", "TokenizeByLink"), eb("sales_count", ">=", 1)]);
-  const used = eb.and([eb("type", "=", "PayByLink"), eb("max_sales_count", "is not", null), eb("sales_count", ">=", eb.ref("max_sales_count"))]);
+  const used = eb.and([
+    eb("type", "=", "PayByLink"),
+    eb("max_sales_count", "is not", null),
+    eb("sales_count", ">=", eb.ref("max_sales_count")),
+  ]);
   const expired = eb.and([eb("valid_until", "is not", null), eb("valid_until", "<=", now)]);
   const enabled = eb("disabled", "=", false);
   switch (status) {

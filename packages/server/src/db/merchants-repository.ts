@@ -1,7 +1,8 @@
 // Merchants and what hangs off them: terminals, API keys, themes, portal users.
-import { hashApiKey, newApiKey, newApiKeyId, newMerchantId, newTerminalIdentifier, newThemeKey, newUserId } from "../ids.ts";
+
 import { createHash } from "node:crypto";
 import type { LogoImage } from "../domain/themes/logo.ts";
+import { hashApiKey, newApiKey, newApiKeyId, newMerchantId, newTerminalIdentifier, newThemeKey, newUserId } from "../ids.ts";
 import type { Database } from "./connect.ts";
 
 export interface Terminal {
@@ -52,7 +53,12 @@ export async function findTerminal(db: Database, merchantId: string, terminalIde
 
 export async function listTerminals(db: Database, merchantId: string): Promise<Terminal[]> {
   const rows = await db.selectFrom("terminals").selectAll().where("merchant_id", "=", merchantId).orderBy("created_at").execute();
-  return rows.map((row) => ({ terminalIdentifier: row.terminal_identifier, merchantId: row.merchant_id, name: row.name, currencies: row.currencies }));
+  return rows.map((row) => ({
+    terminalIdentifier: row.terminal_identifier,
+    merchantId: row.merchant_id,
+    name: row.name,
+    currencies: row.currencies,
+  }));
 }
 
 /** Creates a key and returns it in clear — the only time it exists outside the caller. */
@@ -123,8 +129,22 @@ export async function findThemeLogo(db: Database, themeKey: string): Promise<(Lo
 }
 
 export async function findTheme(db: Database, merchantId: string, themeKey: string): Promise<Theme | undefined> {
-  const row = await db.selectFrom("themes").selectAll().where("theme_key", "=", themeKey).where("merchant_id", "=", merchantId).executeTakeFirst();
-  return row && { themeKey: row.theme_key, merchantId: row.merchant_id, name: row.name, primaryColor: row.primary_color, logoUrl: row.logo_url, logoVersion: row.logo_sha256 };
+  const row = await db
+    .selectFrom("themes")
+    .selectAll()
+    .where("theme_key", "=", themeKey)
+    .where("merchant_id", "=", merchantId)
+    .executeTakeFirst();
+  return (
+    row && {
+      themeKey: row.theme_key,
+      merchantId: row.merchant_id,
+      name: row.name,
+      primaryColor: row.primary_color,
+      logoUrl: row.logo_url,
+      logoVersion: row.logo_sha256,
+    }
+  );
 }
 
 export async function createPortalUser(db: Database, merchantId: string, email: string, passwordHash: string): Promise<{ userId: string }> {
@@ -134,6 +154,9 @@ export async function createPortalUser(db: Database, merchantId: string, email: 
 }
 
 export async function countMerchants(db: Database): Promise<number> {
-  const row = await db.selectFrom("merchants").select((eb) => eb.fn.countAll<number>().as("count")).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom("merchants")
+    .select((eb) => eb.fn.countAll<number>().as("count"))
+    .executeTakeFirstOrThrow();
   return Number(row.count);
 }

@@ -1,8 +1,8 @@
 // Plain SQL migrations, applied in name order at start. All of them run in one transaction under
 // an advisory lock, so several instances starting together on one PostgreSQL apply each file once.
 import { readdirSync, readFileSync } from "node:fs";
-import { sql } from "kysely";
 import type { Kysely } from "kysely";
+import { sql } from "kysely";
 import type { DB } from "./schema.ts";
 
 const MIGRATIONS_DIR = new URL("./migrations/", import.meta.url);

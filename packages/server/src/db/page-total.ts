@@ -5,6 +5,9 @@ import { sql } from "kysely";
 
 export const WINDOW_TOTAL = sql<string>`count(*) over ()`.as("total_count");
 
-export async function pageTotal(rows: ReadonlyArray<{ total_count: string | number }>, countAll: () => Promise<{ count: string | number | bigint }>): Promise<number> {
+export async function pageTotal(
+  rows: ReadonlyArray<{ total_count: string | number }>,
+  countAll: () => Promise<{ count: string | number | bigint }>,
+): Promise<number> {
   return rows.length > 0 ? Number(rows[0]!.total_count) : Number((await countAll()).count);
 }

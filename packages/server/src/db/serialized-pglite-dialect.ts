@@ -5,7 +5,7 @@
 // to one caller at a time — the behaviour of a pool of size one — which makes PGlite behave
 // like PostgreSQL for our code. The price: code inside a transaction must use the transaction
 // object, never the outer `db` (that would wait for itself).
-import { PGliteDialect, type DatabaseConnection, type Driver, type TransactionSettings } from "kysely";
+import { type DatabaseConnection, type Driver, PGliteDialect, type TransactionSettings } from "kysely";
 
 class ConnectionQueue {
   #tail: Promise<void> = Promise.resolve();

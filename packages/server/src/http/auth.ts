@@ -1,8 +1,8 @@
 // API-key authentication for /api/v1 (SPEC §2): header X-API-key, keys stored as SHA-256.
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { AppError } from "../domain/errors.ts";
 import type { Database } from "../db/connect.ts";
 import { findMerchantIdByApiKey } from "../db/merchants-repository.ts";
+import { AppError } from "../domain/errors.ts";
 import type { FailureBrake } from "./rate-limit.ts";
 
 declare module "fastify" {
@@ -17,7 +17,9 @@ export function apiKeyAuth(db: Database, failures?: FailureBrake) {
     // An address that keeps sending wrong keys is stopped before any lookup.
     const wait = failures ? await failures.blockedFor(request) : 0;
     if (wait > 0) {
-      throw new AppError("3002", `Too many requests with a missing or wrong API key from this address. Retry after ${wait} seconds.`, { "retry-after": String(wait) });
+      throw new AppError("3002", `Too many requests with a missing or wrong API key from this address. Retry after ${wait} seconds.`, {
+        "retry-after": String(wait),
+      });
     }
     const header = request.headers["x-api-key"];
     const apiKey = Array.isArray(header) ? header[0] : header;

@@ -12,6 +12,9 @@ export async function requireJsonContentType(request: FastifyRequest): Promise<v
   if (!hasBody) return; // an empty body is reported by validation (1000)
   const mediaType = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
   if (mediaType !== "application/json") {
-    throw new AppError("3006", `Content-Type must be application/json${contentType ? `, not ${JSON.stringify(contentType.slice(0, 100))}` : ""}.`);
+    throw new AppError(
+      "3006",
+      `Content-Type must be application/json${contentType ? `, not ${JSON.stringify(contentType.slice(0, 100))}` : ""}.`,
+    );
   }
 }

@@ -2,9 +2,9 @@
 // the same body; a different body is refused (3004); a concurrent duplicate gets 409 (3007).
 import { createHash } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { AppError } from "../domain/errors.ts";
 import type { Database } from "../db/connect.ts";
 import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from "../db/idempotency-repository.ts";
+import { AppError } from "../domain/errors.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -21,7 +21,9 @@ export function idempotency(db: Database) {
     if (key.length === 0) throw new AppError("000", "The Idempotency-Key header is empty.");
     if (key.length > 255) throw new AppError("2009", "The Idempotency-Key header is too long: at most 255 characters.");
 
-    const requestHash = createHash("sha256").update(`${request.method} ${request.routeOptions.url}\n${canonicalJson(request.body ?? null)}`).digest("hex");
+    const requestHash = createHash("sha256")
+      .update(`${request.method} ${request.routeOptions.url}\n${canonicalJson(request.body ?? null)}`)
+      .digest("hex");
     const claim = await claimIdempotencyKey(db, request.merchantId, key, requestHash);
     if (claim.outcome !== "claimed" && claim.requestHash !== requestHash) {
       throw new AppError("3004", "This Idempotency-Key was already used with a different request body; use a new key for a new request.");

@@ -35,7 +35,7 @@ export function registerMetrics(app: FastifyInstance, db: Database) {
         return [];
       })),
     ];
-    return reply.type("text/plain; version=0.0.4").send(lines.join("\n") + "\n");
+    return reply.type("text/plain; version=0.0.4").send(`${lines.join("\n")}\n`);
   });
 }
 

@@ -71,7 +71,11 @@ export const AUTH_FAILURES_PER_MINUTE = 30;
  */
 export function authFailureBrake(app: FastifyInstance, enabled: boolean): FailureBrake {
   if (!enabled) return NO_BRAKE;
-  const limiter = app.createRateLimit({ max: AUTH_FAILURES_PER_MINUTE, timeWindow: 60_000, keyGenerator: (request) => `auth:${clientKey(request)}` });
+  const limiter = app.createRateLimit({
+    max: AUTH_FAILURES_PER_MINUTE,
+    timeWindow: 60_000,
+    keyGenerator: (request) => `auth:${clientKey(request)}`,
+  });
   return brakeOf(limiter);
 }
 

@@ -18,7 +18,7 @@ export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, http
   const check = Compile(schema);
   // A body whose fields are all optional (e.g. the admin API's `{ "name"? }`) may be left out.
   // (Fastify hands a missing body over as null, so a JSON null counts as left out too.)
-  const bodyOptional = httpPart === "body" && !((schema as { required?: unknown[] }).required?.length);
+  const bodyOptional = httpPart === "body" && !(schema as { required?: unknown[] }).required?.length;
   return (input: unknown) => {
     if (httpPart === "body" && (input === null || input === undefined) && bodyOptional) input = {};
     if (httpPart === "body" && (input === null || input === undefined)) {
@@ -58,6 +58,7 @@ function convertText(schema: TSchema, input: unknown): unknown {
 /** Deeper than any request Paylink understands; deeper still could exhaust the stack later on. */
 const MAX_DEPTH = 32;
 /** NUL, or a UTF-16 surrogate without its pair. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is what PostgreSQL cannot store
 const UNSTORABLE_CHARACTER = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
@@ -71,7 +72,10 @@ function unstorableValue(root: unknown, part: string): AppError | undefined {
     const { value, path, depth } = stack.pop()!;
     if (typeof value === "string") {
       if (UNSTORABLE_CHARACTER.test(value)) {
-        return new AppError("2008", `${fieldName(path, part)} contains a character that is not allowed (NUL or an unpaired UTF-16 surrogate).`);
+        return new AppError(
+          "2008",
+          `${fieldName(path, part)} contains a character that is not allowed (NUL or an unpaired UTF-16 surrogate).`,
+        );
       }
     } else if (typeof value === "object" && value !== null) {
       if (depth >= MAX_DEPTH) {
@@ -117,7 +121,10 @@ function toAppError(root: unknown, errors: SchemaError[], part: string): AppErro
     case "enum":
     case "const":
     case "anyOf": {
-      const allowed = (node?.enum as unknown[] | undefined)?.filter((v) => v !== null).map((v) => JSON.stringify(v)).join(", ");
+      const allowed = (node?.enum as unknown[] | undefined)
+        ?.filter((v) => v !== null)
+        .map((v) => JSON.stringify(v))
+        .join(", ");
       return code("2003", allowed ? `${where} must be one of ${allowed}.` : `${where} has an unknown value.`);
     }
     case "minLength":
@@ -139,7 +146,10 @@ function toAppError(root: unknown, errors: SchemaError[], part: string): AppErro
     case "maximum":
     case "exclusiveMaximum":
       // 2019 is the catalogue's "amount too high"; any other number over its cap (a quantity, a page) is 2009.
-      return code(part === "body" && AMOUNT_FIELDS.test(first.instancePath) ? "2019" : "2009", `${where} is too high: at most ${first.params.limit}.`);
+      return code(
+        part === "body" && AMOUNT_FIELDS.test(first.instancePath) ? "2019" : "2009",
+        `${where} is too high: at most ${first.params.limit}.`,
+      );
     case "format":
     case "pattern":
       return code("2008", `${where} is not in a supported format${node?.description ? ` (${node.description})` : ""}.`);
@@ -165,14 +175,16 @@ function joinField(parent: string, child: string): string {
 }
 
 function describeType(type: unknown): string {
-  const names = (Array.isArray(type) ? type : [type]).map((t) => (t === "integer" ? "a whole number" : t === "null" ? "null" : `a${/^[aeiou]/.test(String(t)) ? "n" : ""} ${t}`));
+  const names = (Array.isArray(type) ? type : [type]).map((t) =>
+    t === "integer" ? "a whole number" : t === "null" ? "null" : `a${/^[aeiou]/.test(String(t)) ? "n" : ""} ${t}`,
+  );
   return names.join(" or ");
 }
 
 function schemaAt(root: unknown, schemaPath: string): unknown {
-  let node: any = root;
+  let node = root as Record<string, unknown> | undefined;
   for (const segment of schemaPath.replace(/^#\/?/, "").split("/").filter(Boolean)) {
-    node = node?.[segment.replace(/~1/g, "/").replace(/~0/g, "~")];
+    node = node?.[segment.replace(/~1/g, "/").replace(/~0/g, "~")] as Record<string, unknown> | undefined;
   }
   return node;
 }

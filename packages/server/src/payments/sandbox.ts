@@ -1,6 +1,7 @@
 // The built-in sandbox processor (SPEC §3.1): deterministic by card number, no network.
-import { newUpperAlnum } from "../ids.ts";
+
 import { randomInt } from "node:crypto";
+import { newUpperAlnum } from "../ids.ts";
 import { cardBrand } from "./cards.ts";
 import type { AuthorizeRequest, AuthorizeResult, CardUsage, PaymentProcessor } from "./processor.ts";
 
@@ -67,9 +68,13 @@ function remember<K>(store: Map<K, string> | Set<K>, key: K, value?: string): vo
 function delay(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    }, { once: true });
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
   });
 }

@@ -5,7 +5,7 @@ import Type from "typebox";
 import { requireMerchant } from "../admin/index.ts";
 import type { Database } from "../db/connect.ts";
 import { AppError } from "../domain/errors.ts";
-import { listDeliveries, resendDelivery, type Delivery, type DeliveryState } from "./deliveries-repository.ts";
+import { type Delivery, type DeliveryState, listDeliveries, resendDelivery } from "./deliveries-repository.ts";
 import {
   createWebhookEndpoint,
   listWebhookEndpoints,
@@ -18,8 +18,14 @@ import { webhookRuntime } from "./runtime.ts";
 import { checkWebhookUrl } from "./ssrf.ts";
 
 const MerchantParams = Type.Object({ merchantId: Type.String({ minLength: 1, maxLength: 64 }) });
-const WebhookParams = Type.Object({ merchantId: Type.String({ minLength: 1, maxLength: 64 }), webhookId: Type.String({ minLength: 1, maxLength: 64 }) });
-const DeliveryParams = Type.Object({ merchantId: Type.String({ minLength: 1, maxLength: 64 }), deliveryId: Type.String({ minLength: 1, maxLength: 64 }) });
+const WebhookParams = Type.Object({
+  merchantId: Type.String({ minLength: 1, maxLength: 64 }),
+  webhookId: Type.String({ minLength: 1, maxLength: 64 }),
+});
+const DeliveryParams = Type.Object({
+  merchantId: Type.String({ minLength: 1, maxLength: 64 }),
+  deliveryId: Type.String({ minLength: 1, maxLength: 64 }),
+});
 
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: "https URL that receives the payment webhooks" });
 /** Sent verbatim as the Authorization header: printable ASCII, single inner spaces (e.g. "Bearer abc"). */
@@ -93,14 +99,27 @@ export function registerWebhookAdmin(app: FastifyInstance, deps: { db: Database 
 
   app.post(
     "/merchants/:merchantId/webhooks",
-    { schema: { tags, summary: "Add a webhook endpoint (apiKey and hmacKey returned in clear)", params: MerchantParams, body: CreateWebhookBody } },
+    {
+      schema: {
+        tags,
+        summary: "Add a webhook endpoint (apiKey and hmacKey returned in clear)",
+        params: MerchantParams,
+        body: CreateWebhookBody,
+      },
+    },
     async (request) => {
       const { merchantId } = request.params as { merchantId: string };
       const body = request.body as { url: string; apiKey?: string };
       const url = checkedUrl(body.url);
       await requireMerchant(db, merchantId);
       const { endpoint, secrets } = await createWebhookEndpoint(db, webhookRuntime().keyring, merchantId, { url, apiKey: body.apiKey });
-      return { webhookId: endpoint.webhookId, url: endpoint.url, apiKey: secrets.apiKey, hmacKey: secrets.hmacKey, enabled: endpoint.enabled };
+      return {
+        webhookId: endpoint.webhookId,
+        url: endpoint.url,
+        apiKey: secrets.apiKey,
+        hmacKey: secrets.hmacKey,
+        enabled: endpoint.enabled,
+      };
     },
   );
 
@@ -169,7 +188,14 @@ export function registerWebhookAdmin(app: FastifyInstance, deps: { db: Database 
 
   app.get(
     "/merchants/:merchantId/deliveries",
-    { schema: { tags, summary: "The delivery log: deliveries newest first, each with its attempts", params: MerchantParams, querystring: DeliveriesQuery } },
+    {
+      schema: {
+        tags,
+        summary: "The delivery log: deliveries newest first, each with its attempts",
+        params: MerchantParams,
+        querystring: DeliveriesQuery,
+      },
+    },
     async (request) => {
       const { merchantId } = request.params as { merchantId: string };
       const query = request.query as { page?: number; pageSize?: number; webhookId?: string; state?: "Pending" | "Delivered" | "Failed" };
@@ -177,7 +203,12 @@ export function registerWebhookAdmin(app: FastifyInstance, deps: { db: Database 
       const pageSize = query.pageSize ?? 20;
       await requireMerchant(db, merchantId);
       const state = query.state === undefined ? undefined : (query.state.toLowerCase() as DeliveryState);
-      const { deliveries, totalCount } = await listDeliveries(db, merchantId, { webhookId: query.webhookId, state }, { offset: page * pageSize, limit: pageSize });
+      const { deliveries, totalCount } = await listDeliveries(
+        db,
+        merchantId,
+        { webhookId: query.webhookId, state },
+        { offset: page * pageSize, limit: pageSize },
+      );
       return { data: deliveries.map(presentDelivery), totalCount };
     },
   );
@@ -190,7 +221,11 @@ export function registerWebhookAdmin(app: FastifyInstance, deps: { db: Database 
       await requireMerchant(db, merchantId);
       const outcome = await resendDelivery(db, merchantId, deliveryId);
       if (outcome === "not-found") throw new AppError("2014", `No delivery with id ${JSON.stringify(deliveryId)} for this merchant.`);
-      if (outcome === "in-flight") throw new AppError("3003", "This delivery is being sent right now; look at its outcome in the delivery log and resend afterwards if needed.");
+      if (outcome === "in-flight")
+        throw new AppError(
+          "3003",
+          "This delivery is being sent right now; look at its outcome in the delivery log and resend afterwards if needed.",
+        );
       notifyWebhookWorker();
       return { deliveryId, state: "Pending" };
     },

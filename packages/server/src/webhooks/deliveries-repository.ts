@@ -91,7 +91,11 @@ export interface AttemptRecord {
  * another worker took over) still logs what happened, but no longer decides the state.
  * Returns whether the state was changed.
  */
-export async function recordAttempt(db: Database, claim: Pick<ClaimedDelivery, "id" | "leaseToken">, attempt: AttemptRecord): Promise<boolean> {
+export async function recordAttempt(
+  db: Database,
+  claim: Pick<ClaimedDelivery, "id" | "leaseToken">,
+  attempt: AttemptRecord,
+): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
     const next = attempt.next;
     const update = await trx
@@ -174,7 +178,18 @@ export async function listDeliveries(
   if (filter.state !== undefined) query = query.where("d.state", "=", filter.state);
 
   const rows = await query
-    .select(["d.id", "d.endpoint_id", "e.url", "d.event_type", "d.state", "d.payload", "d.created_at", "d.delivered_at", "d.next_attempt_at", "d.last_status_code"])
+    .select([
+      "d.id",
+      "d.endpoint_id",
+      "e.url",
+      "d.event_type",
+      "d.state",
+      "d.payload",
+      "d.created_at",
+      "d.delivered_at",
+      "d.next_attempt_at",
+      "d.last_status_code",
+    ])
     .select(WINDOW_TOTAL)
     .orderBy("d.created_at", "desc")
     .orderBy("d.id", "desc")
@@ -197,7 +212,13 @@ export async function listDeliveries(
       .execute();
     for (const row of attemptRows) {
       const list = attempts.get(row.delivery_id) ?? [];
-      list.push({ attemptedAt: row.attempted_at, statusCode: row.status_code, latencyMs: row.latency_ms, responseExcerpt: row.response_excerpt, error: row.error });
+      list.push({
+        attemptedAt: row.attempted_at,
+        statusCode: row.status_code,
+        latencyMs: row.latency_ms,
+        responseExcerpt: row.response_excerpt,
+        error: row.error,
+      });
       attempts.set(row.delivery_id, list);
     }
   }
@@ -234,7 +255,12 @@ export async function resendDelivery(db: Database, merchantId: string, deliveryI
     .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", sql<Date>`now()`)]))
     .executeTakeFirst();
   if (result.numUpdatedRows > 0n) return "resent";
-  const exists = await db.selectFrom("webhook_deliveries").select("id").where("id", "=", deliveryId).where("merchant_id", "=", merchantId).executeTakeFirst();
+  const exists = await db
+    .selectFrom("webhook_deliveries")
+    .select("id")
+    .where("id", "=", deliveryId)
+    .where("merchant_id", "=", merchantId)
+    .executeTakeFirst();
   return exists ? "in-flight" : "not-found";
 }
 

@@ -1,8 +1,9 @@
 // Webhook endpoints of a merchant (SPEC §4): url, the apiKey sent as Authorization, the 64-hex
 // hmacKey. Both secrets are stored encrypted (secrets.ts) and leave this module in clear only
 // when they are created or rotated, or when the merchant asks to see them.
-import { newHmacKey, randomString } from "../ids.ts";
+
 import type { Database } from "../db/connect.ts";
+import { newHmacKey, randomString } from "../ids.ts";
 import { apiKeyContext, hmacKeyContext, type SecretKeyring } from "./secrets.ts";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -85,17 +86,38 @@ export async function createWebhookEndpoint(
 }
 
 export async function listWebhookEndpoints(db: Database, keyring: SecretKeyring, merchantId: string): Promise<WebhookEndpoint[]> {
-  const rows = await db.selectFrom("webhook_endpoints").selectAll().where("merchant_id", "=", merchantId).orderBy("created_at").orderBy("id").execute();
+  const rows = await db
+    .selectFrom("webhook_endpoints")
+    .selectAll()
+    .where("merchant_id", "=", merchantId)
+    .orderBy("created_at")
+    .orderBy("id")
+    .execute();
   return rows.map((row) => present(row, keyring));
 }
 
-export async function findWebhookEndpoint(db: Database, keyring: SecretKeyring, merchantId: string, webhookId: string): Promise<WebhookEndpoint | undefined> {
-  const row = await db.selectFrom("webhook_endpoints").selectAll().where("id", "=", webhookId).where("merchant_id", "=", merchantId).executeTakeFirst();
+export async function findWebhookEndpoint(
+  db: Database,
+  keyring: SecretKeyring,
+  merchantId: string,
+  webhookId: string,
+): Promise<WebhookEndpoint | undefined> {
+  const row = await db
+    .selectFrom("webhook_endpoints")
+    .selectAll()
+    .where("id", "=", webhookId)
+    .where("merchant_id", "=", merchantId)
+    .executeTakeFirst();
   return row && present(row, keyring);
 }
 
 /** Both secrets in clear, for a merchant who asks to see them (portal "reveal"). */
-export async function revealWebhookSecrets(db: Database, keyring: SecretKeyring, merchantId: string, webhookId: string): Promise<WebhookSecrets | undefined> {
+export async function revealWebhookSecrets(
+  db: Database,
+  keyring: SecretKeyring,
+  merchantId: string,
+  webhookId: string,
+): Promise<WebhookSecrets | undefined> {
   const row = await db
     .selectFrom("webhook_endpoints")
     .select(["id", "api_key", "hmac_key"])

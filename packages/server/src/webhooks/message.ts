@@ -1,7 +1,7 @@
 // The request a delivery sends (SPEC §4): the seed §2.6 message with its hmacSignature (seed
 // §5.1), the endpoint's apiKey as Authorization, and the Standard Webhooks headers. Signing is
 // the SDK's code, the same a merchant verifies with.
-import { computePaymentSignature, standardWebhookHeaders, type StandardWebhookHeaders } from "paylink-sdk";
+import { computePaymentSignature, type StandardWebhookHeaders, standardWebhookHeaders } from "paylink-sdk";
 import type { UnsignedPaymentMessage } from "./outbox.ts";
 
 /** Field order on the wire: the signed fields in seed §5.1 order, then the signature, then the rest. */
@@ -43,7 +43,8 @@ export function buildWebhookRequest(
   message.hmacSignature = computePaymentSignature(payload, secrets.hmacKey);
   if (payload.additionalData && Object.keys(payload.additionalData).length > 0) {
     const data: Record<string, string> = {};
-    for (const field of ADDITIONAL_DATA_ORDER) if (payload.additionalData[field] !== undefined) data[field] = payload.additionalData[field]!;
+    for (const field of ADDITIONAL_DATA_ORDER)
+      if (payload.additionalData[field] !== undefined) data[field] = payload.additionalData[field]!;
     for (const [field, value] of Object.entries(payload.additionalData)) if (!(field in data) && value !== undefined) data[field] = value;
     message.additionalData = data;
   }

@@ -1,7 +1,7 @@
 // The transactional outbox (SPEC §4, ARCHITECTURE principle 5). Callers pass their open
 // transaction, so the webhook rows commit or vanish together with the payment result.
 import { EventEmitter } from "node:events";
-import { sql, type Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { DB } from "../db/schema.ts";
 
 export type WebhookEventType = "Authorization" | "Tokenization";

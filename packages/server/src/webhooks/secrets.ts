@@ -13,7 +13,7 @@ import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } f
 import { closeSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { sql } from "kysely";
-import { ConfigError, type Config } from "../config.ts";
+import { type Config, ConfigError } from "../config.ts";
 import type { Database } from "../db/connect.ts";
 
 const VERSION = "v1";
@@ -131,7 +131,9 @@ export function resolveSecretKeyring(config: Pick<Config, "secretKey" | "previou
   }
   const text = readFileSync(file, "utf8").trim();
   if (!HEX_KEY.test(text)) {
-    throw new ConfigError([`${file} must hold 64 hexadecimal characters (the key that encrypts webhook secrets); restore it from a backup or set PAYLINK_SECRET_KEY`]);
+    throw new ConfigError([
+      `${file} must hold 64 hexadecimal characters (the key that encrypts webhook secrets); restore it from a backup or set PAYLINK_SECRET_KEY`,
+    ]);
   }
   if (!created && (statSync(file).mode & 0o077) !== 0) {
     // Not fatal: the operator may have reasons; but say it.
@@ -162,11 +164,7 @@ export async function checkStoredSecrets(db: Database, keyring: SecretKeyring): 
   }
   if (rows.every((row) => row.key_id === keyring.currentKeyId)) return 0;
   return db.transaction().execute(async (trx) => {
-    const stale = await trx
-      .selectFrom("webhook_endpoints")
-      .select(["id", "api_key", "hmac_key"])
-      .forUpdate()
-      .execute();
+    const stale = await trx.selectFrom("webhook_endpoints").select(["id", "api_key", "hmac_key"]).forUpdate().execute();
     let changed = 0;
     for (const row of stale) {
       if (keyring.isCurrent(row.api_key) && keyring.isCurrent(row.hmac_key)) continue;

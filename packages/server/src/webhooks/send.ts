@@ -8,9 +8,9 @@
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
-import { parseRetryAfter } from "./schedule.ts";
-import { vetWebhookHost, WebhookTargetRefused, type Resolver, type VettedAddress } from "./ssrf.ts";
 import type { OutgoingWebhook } from "./message.ts";
+import { parseRetryAfter } from "./schedule.ts";
+import { type Resolver, type VettedAddress, vetWebhookHost, WebhookTargetRefused } from "./ssrf.ts";
 
 export const RESPONSE_EXCERPT_BYTES = 1024;
 export const DEFAULT_SEND_TIMEOUT_MS = 10_000;
@@ -77,7 +77,9 @@ export async function sendWebhook(url: string, request: OutgoingWebhook, options
   };
   options.signal?.addEventListener("abort", onShutdown, { once: true });
   const abortFailure = () =>
-    abortedBy === "shutdown" ? failure("aborted: the worker is shutting down", { aborted: true }) : failure(`timed out after ${timeoutMs / 1000} s`);
+    abortedBy === "shutdown"
+      ? failure("aborted: the worker is shutting down", { aborted: true })
+      : failure(`timed out after ${timeoutMs / 1000} s`);
 
   try {
     let vetted: VettedAddress | undefined;
@@ -86,7 +88,9 @@ export async function sendWebhook(url: string, request: OutgoingWebhook, options
       try {
         vetted = await Promise.race([
           vet(target.hostname),
-          new Promise<never>((_resolve, reject) => controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true })),
+          new Promise<never>((_resolve, reject) =>
+            controller.signal.addEventListener("abort", () => reject(controller.signal.reason), { once: true }),
+          ),
         ]);
       } catch (error) {
         if (abortedBy) return abortFailure();
@@ -137,7 +141,8 @@ function exchange(
         let size = 0;
         const finish = () => {
           if (settled) return;
-          const retryAfterMs = statusCode === 429 || statusCode === 503 ? parseRetryAfter(header(response.headers["retry-after"])) : undefined;
+          const retryAfterMs =
+            statusCode === 429 || statusCode === 503 ? parseRetryAfter(header(response.headers["retry-after"])) : undefined;
           settle({
             delivered: statusCode >= 200 && statusCode < 300,
             statusCode,
@@ -182,7 +187,7 @@ function header(value: string | string[] | undefined): string | undefined {
 /** Text for the log; PostgreSQL text cannot hold NUL characters. */
 function excerpt(bytes: Buffer): string | null {
   if (bytes.length === 0) return null;
-  return bytes.subarray(0, RESPONSE_EXCERPT_BYTES).toString("utf8").replace(/\u0000/g, "");
+  return bytes.subarray(0, RESPONSE_EXCERPT_BYTES).toString("utf8").replaceAll("\u0000", "");
 }
 
 function describeNetworkError(error: NodeJS.ErrnoException): string {

@@ -160,7 +160,8 @@ export function checkWebhookUrl(text: string, allowPrivate: boolean): string | u
   if (url.username || url.password) return "url must not carry a user name or password; use the apiKey (sent as Authorization) instead.";
   if (url.hash) return "url must not have a #fragment.";
   if (allowPrivate) return undefined;
-  if (url.protocol === "http:") return `url must be an https:// URL, got ${JSON.stringify(text)} (plain http:// is allowed only with PAYLINK_WEBHOOK_ALLOW_PRIVATE=true).`;
+  if (url.protocol === "http:")
+    return `url must be an https:// URL, got ${JSON.stringify(text)} (plain http:// is allowed only with PAYLINK_WEBHOOK_ALLOW_PRIVATE=true).`;
   const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
   const privateByName = host === "localhost" || host.endsWith(".localhost") || host.endsWith(".local") || host.endsWith(".internal");
   if (privateByName || (isIP(host) !== 0 && !isPublicAddress(host))) {

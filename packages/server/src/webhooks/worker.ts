@@ -7,13 +7,13 @@
 // `idleIntervalMs`, which also picks up retries that fall due and other instances' work.
 import type { EventEmitter } from "node:events";
 import type { Database } from "../db/connect.ts";
-import { claimDueDeliveries, recordAttempt, releaseLease, type AttemptRecord, type ClaimedDelivery } from "./deliveries-repository.ts";
+import { type AttemptRecord, type ClaimedDelivery, claimDueDeliveries, recordAttempt, releaseLease } from "./deliveries-repository.ts";
 import { decryptSecrets } from "./endpoints-repository.ts";
 import { buildWebhookRequest } from "./message.ts";
 import { webhookSignal } from "./outbox.ts";
 import { DEFAULT_RETRY_POLICY, nextRetryDelayMs, type RetryPolicy } from "./schedule.ts";
 import type { SecretKeyring } from "./secrets.ts";
-import { DEFAULT_SEND_TIMEOUT_MS, sendWebhook, type SendResult } from "./send.ts";
+import { DEFAULT_SEND_TIMEOUT_MS, type SendResult, sendWebhook } from "./send.ts";
 import type { Resolver } from "./ssrf.ts";
 
 export interface WorkerLogger {
@@ -111,7 +111,10 @@ export class WebhookWorker {
       const outcome = await Promise.race([Promise.allSettled([...this.#inFlight]).then(() => "done" as const), graceOver]);
       clearTimeout(timer);
       if (outcome === "grace over") {
-        this.#logger.warn({ inFlight: this.#inFlight.size }, "webhook sends still running at shutdown: aborting them; they will be sent again");
+        this.#logger.warn(
+          { inFlight: this.#inFlight.size },
+          "webhook sends still running at shutdown: aborting them; they will be sent again",
+        );
         this.#shutdown.abort();
         await Promise.allSettled([...this.#inFlight]);
       }
@@ -176,7 +179,12 @@ export class WebhookWorker {
 
   #dispatch(delivery: ClaimedDelivery): void {
     const task: Promise<void> = this.#deliver(delivery)
-      .catch((error) => this.#logger.error({ err: error, deliveryId: delivery.id }, "webhook delivery crashed; its lease will expire and it will be retried"))
+      .catch((error) =>
+        this.#logger.error(
+          { err: error, deliveryId: delivery.id },
+          "webhook delivery crashed; its lease will expire and it will be retried",
+        ),
+      )
       .finally(() => {
         this.#inFlight.delete(task);
         if (this.#backlog) this.#wake();
@@ -188,7 +196,10 @@ export class WebhookWorker {
     const attemptedAt = new Date();
     let result: SendResult;
     try {
-      const secrets = decryptSecrets({ id: delivery.endpointId, api_key: delivery.encryptedApiKey, hmac_key: delivery.encryptedHmacKey }, this.#keyring);
+      const secrets = decryptSecrets(
+        { id: delivery.endpointId, api_key: delivery.encryptedApiKey, hmac_key: delivery.encryptedHmacKey },
+        this.#keyring,
+      );
       const request = buildWebhookRequest(delivery.id, delivery.payload, secrets, Math.floor(this.#now() / 1000));
       result = await sendWebhook(delivery.url, request, {
         allowPrivate: this.#allowPrivate,
@@ -224,9 +235,16 @@ export class WebhookWorker {
     };
     await this.#record(delivery, record);
 
-    const fields = { deliveryId: delivery.id, webhookId: delivery.endpointId, attempt: attemptNumber, statusCode: result.statusCode, latencyMs: result.latencyMs };
+    const fields = {
+      deliveryId: delivery.id,
+      webhookId: delivery.endpointId,
+      attempt: attemptNumber,
+      statusCode: result.statusCode,
+      latencyMs: result.latencyMs,
+    };
     if (next.state === "delivered") this.#logger.debug(fields, "webhook delivered");
-    else if (next.state === "retry") this.#logger.info({ ...fields, error: result.error, retryInMs: next.retryDelayMs }, "webhook attempt failed; will retry");
+    else if (next.state === "retry")
+      this.#logger.info({ ...fields, error: result.error, retryInMs: next.retryDelayMs }, "webhook attempt failed; will retry");
     else this.#logger.warn({ ...fields, error: result.error }, "webhook failed: every retry was used");
   }
 
@@ -235,7 +253,11 @@ export class WebhookWorker {
     for (let attempt = 1; ; attempt++) {
       try {
         const owned = await recordAttempt(this.#db, delivery, record);
-        if (!owned) this.#logger.warn({ deliveryId: delivery.id }, "webhook lease had expired before the outcome was recorded; another worker owns it now");
+        if (!owned)
+          this.#logger.warn(
+            { deliveryId: delivery.id },
+            "webhook lease had expired before the outcome was recorded; another worker owns it now",
+          );
         return;
       } catch (error) {
         if (attempt >= 3) throw error;

@@ -1,14 +1,16 @@
 // /admin/v1 (SPEC §5): the operator's provisioning API, bearer-token protected. A merchant made
 // here must be usable at once through /api/v1 with the key made here.
-import { after, before, describe, it } from "node:test";
+
 import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import { buildApp } from "../../src/app.ts";
 import { testBackends } from "../support/databases.ts";
-import { startTestServer, type ApiResponse, type TestServer } from "../support/harness.ts";
 import { assertError, assertOk, getLink, payByLink, rawRequest } from "../support/fixtures.ts";
+import { type ApiResponse, startTestServer, type TestServer } from "../support/harness.ts";
 
-const ONE_PIXEL_PNG = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+const ONE_PIXEL_PNG =
+  "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 
 for (const backend of testBackends()) {
   describe(`admin API (${backend.name})`, () => {
@@ -19,7 +21,12 @@ for (const backend of testBackends()) {
     after(() => server?.close());
 
     /** Calls the admin API with the operator's token (or the given Authorization header). */
-    const admin = (method: string, path: string, body?: unknown, authorization: string | null = `Bearer ${server.adminToken}`): Promise<ApiResponse> =>
+    const admin = (
+      method: string,
+      path: string,
+      body?: unknown,
+      authorization: string | null = `Bearer ${server.adminToken}`,
+    ): Promise<ApiResponse> =>
       rawRequest({ baseUrl: server.baseUrl }, method, `/admin/v1${path}`, {
         body: body === undefined ? undefined : JSON.stringify(body),
         contentType: body === undefined ? null : "application/json",
@@ -46,17 +53,27 @@ for (const backend of testBackends()) {
         });
       }
       it("refuses every admin route without the token, before looking at the body", async () => {
-        for (const path of [`/merchants/${server.merchantId}/terminals`, `/merchants/${server.merchantId}/apikeys`, `/merchants/${server.merchantId}/users`, `/merchants/${server.merchantId}/themes`]) {
+        for (const path of [
+          `/merchants/${server.merchantId}/terminals`,
+          `/merchants/${server.merchantId}/apikeys`,
+          `/merchants/${server.merchantId}/users`,
+          `/merchants/${server.merchantId}/themes`,
+        ]) {
           assertError(await admin("POST", path, { bogus: true }, "Bearer wrong"), 401, "3001");
         }
       });
       it("does not accept a merchant API key as the admin token", async () => {
         assertError(await admin("POST", "/merchants", { name: "Nope" }, `Bearer ${server.apiKey}`), 401, "3001");
-        const response = await rawRequest(server, "POST", "/admin/v1/merchants", { body: JSON.stringify({ name: "Nope" }), contentType: "application/json" });
+        const response = await rawRequest(server, "POST", "/admin/v1/merchants", {
+          body: JSON.stringify({ name: "Nope" }),
+          contentType: "application/json",
+        });
         assertError(response, 401, "3001");
       });
       it("created no merchant on refused calls", async () => {
-        const { rows } = await sql<{ count: string | number }>`SELECT count(*) AS count FROM merchants WHERE name = 'Nope'`.execute(server.db);
+        const { rows } = await sql<{ count: string | number }>`SELECT count(*) AS count FROM merchants WHERE name = 'Nope'`.execute(
+          server.db,
+        );
         assert.equal(Number(rows[0]!.count), 0);
       });
     });
@@ -104,21 +121,30 @@ for (const backend of testBackends()) {
         const list = (key: string) => server.api("GET", "/api/v1/paymentlinks?pageSize=1", undefined, { "x-api-key": key });
         assert.equal((await list(created.apiKey)).status, 200);
         assertError(await admin("POST", `/merchants/${server.merchantId}/apikeys/${created.keyId}/revoke`), 404, "2014");
-        assert.deepEqual(ok(await admin("POST", `/merchants/${merchantId}/apikeys/${created.keyId}/revoke`)), { keyId: created.keyId, revoked: true });
+        assert.deepEqual(ok(await admin("POST", `/merchants/${merchantId}/apikeys/${created.keyId}/revoke`)), {
+          keyId: created.keyId,
+          revoked: true,
+        });
         assertError(await list(created.apiKey), 401, "3001");
         assertError(await admin("POST", `/merchants/${merchantId}/apikeys/${created.keyId}/revoke`), 404, "2014");
         assert.equal((await list(apiKey)).status, 200, "the merchant's other key still works");
       });
 
       it("creates a portal user", async () => {
-        const body = ok(await admin("POST", `/merchants/${merchantId}/users`, { email: "owner@prjon.is", password: "correct horse battery" }));
+        const body = ok(
+          await admin("POST", `/merchants/${merchantId}/users`, { email: "owner@prjon.is", password: "correct horse battery" }),
+        );
         assert.match(body.userId, /^\S+$/);
-        const { rows } = await sql<{ password_hash: string }>`SELECT password_hash FROM portal_users WHERE id = ${body.userId}`.execute(server.db);
+        const { rows } = await sql<{ password_hash: string }>`SELECT password_hash FROM portal_users WHERE id = ${body.userId}`.execute(
+          server.db,
+        );
         assert.ok(!rows[0]!.password_hash.includes("correct horse"), "the password is hashed");
       });
 
       it("creates a theme", async () => {
-        const body = ok(await admin("POST", `/merchants/${merchantId}/themes`, { name: "Prjón", primaryColor: "#aa3300", logoUrl: ONE_PIXEL_PNG }));
+        const body = ok(
+          await admin("POST", `/merchants/${merchantId}/themes`, { name: "Prjón", primaryColor: "#aa3300", logoUrl: ONE_PIXEL_PNG }),
+        );
         assert.match(body.themeKey, /^\S+$/);
         assert.equal(body.hasLogo, true);
         assert.equal(body.logoUrl, null, "an uploaded logo has no source URL");
@@ -133,15 +159,29 @@ for (const backend of testBackends()) {
         assert.equal(link.terminalIdentifier, terminalIdentifier);
         assert.equal(link.themeKey, themeKey);
         const list = await server.api("GET", "/api/v1/paymentlinks", undefined, headers);
-        assert.deepEqual(list.body.data.map((e: any) => e.paymentLinkReference), [created.body.paymentLinkReference]);
+        assert.deepEqual(
+          list.body.data.map((e: any) => e.paymentLinkReference),
+          [created.body.paymentLinkReference],
+        );
         // and it is invisible to the fixture merchant
         assertError(await server.api("GET", `/api/v1/paymentlinks/${created.body.paymentLinkReference}`), 404, "2014");
       });
 
       it("the currency list of a terminal is enforced (2011)", async () => {
         const headers = { "x-api-key": apiKey };
-        assertError(await server.api("POST", "/api/v1/paymentlinks/create", payByLink({ terminalIdentifier: euroTerminal }), headers), 400, "2011");
-        assertOk(await server.api("POST", "/api/v1/paymentlinks/create", { type: "PayByLink", terminalIdentifier: euroTerminal, amount: 995, currency: "EUR", items: [] }, headers));
+        assertError(
+          await server.api("POST", "/api/v1/paymentlinks/create", payByLink({ terminalIdentifier: euroTerminal }), headers),
+          400,
+          "2011",
+        );
+        assertOk(
+          await server.api(
+            "POST",
+            "/api/v1/paymentlinks/create",
+            { type: "PayByLink", terminalIdentifier: euroTerminal, amount: 995, currency: "EUR", items: [] },
+            headers,
+          ),
+        );
       });
 
       it("the fixture merchant cannot use the new merchant's terminal or theme", async () => {
@@ -153,7 +193,12 @@ for (const backend of testBackends()) {
     describe("errors", () => {
       for (const resource of ["terminals", "apikeys", "users", "themes"]) {
         it(`answers 404 2014 for ${resource} of an unknown merchant`, async () => {
-          const body = { terminals: {}, apikeys: {}, users: { email: "x@example.com", password: "long enough password" }, themes: { name: "T" } }[resource];
+          const body = {
+            terminals: {},
+            apikeys: {},
+            users: { email: "x@example.com", password: "long enough password" },
+            themes: { name: "T" },
+          }[resource];
           assertError(await admin("POST", `/merchants/mer_doesnotexist/${resource}`, body), 404, "2014", "mer_doesnotexist");
         });
       }
@@ -169,16 +214,34 @@ for (const backend of testBackends()) {
         assertError(await admin("POST", `/merchants/${id}/terminals`, { currencies: ["EURO"] }), 400, "2017", "currencies");
         assertError(await admin("POST", `/merchants/${id}/terminals`, { currencies: [] }), 400, "000", "currencies");
         assertError(await admin("POST", `/merchants/${id}/terminals`, { currencies: "EUR" }), 400, "1005", "currencies");
-        assertError(await admin("POST", `/merchants/${id}/users`, { email: "not-an-email", password: "long enough password" }), 400, "2008", "email");
-        assertError(await admin("POST", `/merchants/${id}/users`, { email: "short@example.com", password: "short" }), 400, "2012", "password");
+        assertError(
+          await admin("POST", `/merchants/${id}/users`, { email: "not-an-email", password: "long enough password" }),
+          400,
+          "2008",
+          "email",
+        );
+        assertError(
+          await admin("POST", `/merchants/${id}/users`, { email: "short@example.com", password: "short" }),
+          400,
+          "2012",
+          "password",
+        );
         assertError(await admin("POST", `/merchants/${id}/users`, { email: "x@example.com" }), 400, "000", "password");
         assertError(await admin("POST", `/merchants/${id}/themes`, { name: "T", primaryColor: "red" }), 400, "2008", "primaryColor");
-        assertError(await admin("POST", `/merchants/${id}/themes`, { name: "T", logoUrl: "http://example.com/logo.png" }), 400, "2008", "logoUrl");
+        assertError(
+          await admin("POST", `/merchants/${id}/themes`, { name: "T", logoUrl: "http://example.com/logo.png" }),
+          400,
+          "2008",
+          "logoUrl",
+        );
         assertError(await admin("POST", `/merchants/${id}/themes`, {}), 400, "000", "name");
       });
       it("refuses a required name of only white space with 000, and stores nothing", async () => {
         const id = server.merchantId;
-        const count = async (table: "merchants" | "themes") => Number((await sql<{ count: string | number }>`SELECT count(*) AS count FROM ${sql.table(table)}`.execute(server.db)).rows[0]!.count);
+        const count = async (table: "merchants" | "themes") =>
+          Number(
+            (await sql<{ count: string | number }>`SELECT count(*) AS count FROM ${sql.table(table)}`.execute(server.db)).rows[0]!.count,
+          );
         const [merchants, themes] = [await count("merchants"), await count("themes")];
         for (const name of ["   ", " ", "\t\n \r", "\u00a0\u3000"]) {
           assertError(await admin("POST", "/merchants", { name }), 400, "000", "name");
@@ -198,7 +261,12 @@ for (const backend of testBackends()) {
         const omitted = ok(await admin("POST", `/merchants/${id}/terminals`));
         const spaces = ok(await admin("POST", `/merchants/${id}/terminals`, { name: "   " }));
         assert.equal(spaces.name, omitted.name);
-        const terminalNames = await sql<{ terminal_identifier: string; name: string }>`SELECT terminal_identifier, name FROM terminals WHERE terminal_identifier IN (${omitted.terminalIdentifier}, ${spaces.terminalIdentifier})`.execute(server.db);
+        const terminalNames = await sql<{
+          terminal_identifier: string;
+          name: string;
+        }>`SELECT terminal_identifier, name FROM terminals WHERE terminal_identifier IN (${omitted.terminalIdentifier}, ${spaces.terminalIdentifier})`.execute(
+          server.db,
+        );
         assert.equal(terminalNames.rows.length, 2);
         assert.equal(terminalNames.rows[0]!.name, terminalNames.rows[1]!.name, "stored as if left out");
         assert.equal(ok(await admin("POST", `/merchants/${id}/terminals`, { name: "  Kassi 2 " })).name, "Kassi 2");
@@ -206,22 +274,56 @@ for (const backend of testBackends()) {
         const keyOmitted = ok(await admin("POST", `/merchants/${id}/apikeys`));
         const keySpaces = ok(await admin("POST", `/merchants/${id}/apikeys`, { name: " \t " }));
         const keyNamed = ok(await admin("POST", `/merchants/${id}/apikeys`, { name: " Bókhald " }));
-        const keyName = async (keyId: string) => (await sql<{ name: string }>`SELECT name FROM api_keys WHERE id = ${keyId}`.execute(server.db)).rows[0]!.name;
+        const keyName = async (keyId: string) =>
+          (await sql<{ name: string }>`SELECT name FROM api_keys WHERE id = ${keyId}`.execute(server.db)).rows[0]!.name;
         assert.equal(await keyName(keySpaces.keyId), await keyName(keyOmitted.keyId), "stored as if left out");
         assert.equal(await keyName(keyNamed.keyId), "Bókhald");
       });
       it("refuses an e-mail of only white space (2008)", async () => {
-        assertError(await admin("POST", `/merchants/${server.merchantId}/users`, { email: "     ", password: "long enough password" }), 400, "2008", "email");
+        assertError(
+          await admin("POST", `/merchants/${server.merchantId}/users`, { email: "     ", password: "long enough password" }),
+          400,
+          "2008",
+          "email",
+        );
       });
       it("refuses a second portal user with the same e-mail (409 3003)", async () => {
         ok(await admin("POST", `/merchants/${server.merchantId}/users`, { email: "dup@example.com", password: "long enough password" }));
-        assertError(await admin("POST", `/merchants/${server.merchantId}/users`, { email: "DUP@example.com", password: "another long password" }), 409, "3003");
+        assertError(
+          await admin("POST", `/merchants/${server.merchantId}/users`, { email: "DUP@example.com", password: "another long password" }),
+          409,
+          "3003",
+        );
       });
       it("answers bad JSON and non-JSON bodies like the payment-link API", async () => {
         const auth = { authorization: `Bearer ${server.adminToken}` };
-        assertError(await rawRequest({ baseUrl: server.baseUrl }, "POST", "/admin/v1/merchants", { body: "{", contentType: "application/json", headers: auth }), 400, "1000");
-        assertError(await rawRequest({ baseUrl: server.baseUrl }, "POST", "/admin/v1/merchants", { body: "name=x", contentType: "application/x-www-form-urlencoded", headers: auth }), 415, "3006");
-        assertError(await rawRequest({ baseUrl: server.baseUrl }, "POST", "/admin/v1/merchants", { body: '{"name":"x"}', contentType: "text/plain", headers: auth }), 415, "3006");
+        assertError(
+          await rawRequest({ baseUrl: server.baseUrl }, "POST", "/admin/v1/merchants", {
+            body: "{",
+            contentType: "application/json",
+            headers: auth,
+          }),
+          400,
+          "1000",
+        );
+        assertError(
+          await rawRequest({ baseUrl: server.baseUrl }, "POST", "/admin/v1/merchants", {
+            body: "name=x",
+            contentType: "application/x-www-form-urlencoded",
+            headers: auth,
+          }),
+          415,
+          "3006",
+        );
+        assertError(
+          await rawRequest({ baseUrl: server.baseUrl }, "POST", "/admin/v1/merchants", {
+            body: '{"name":"x"}',
+            contentType: "text/plain",
+            headers: auth,
+          }),
+          415,
+          "3006",
+        );
       });
       it("answers 404 JSON for an unknown admin route", async () => {
         assertError(await admin("GET", "/nothing-here"), 404, "2014");
@@ -231,7 +333,12 @@ for (const backend of testBackends()) {
     it("is not served at all without an admin token", async () => {
       const app = await buildApp({ db: server.db, publicBaseUrl: "http://localhost" });
       try {
-        const response = await app.inject({ method: "POST", url: "/admin/v1/merchants", payload: { name: "x" }, headers: { authorization: "Bearer " } });
+        const response = await app.inject({
+          method: "POST",
+          url: "/admin/v1/merchants",
+          payload: { name: "x" },
+          headers: { authorization: "Bearer " },
+        });
         assert.equal(response.statusCode, 404);
         assert.equal(response.json().errorCode, "2014");
       } finally {

@@ -1,25 +1,26 @@
 // POST /api/v1/paymentlinks/create (seed §4.3, SPEC §2.2): every rule and error code, through
 // real HTTP on a real database, on every test backend.
-import { after, before, describe, it } from "node:test";
+
 import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
 import { createApiKey, revokeApiKey } from "../../src/db/merchants-repository.ts";
 import { testBackends } from "../support/databases.ts";
-import { startTestServer, type MerchantFixture, type TestServer } from "../support/harness.ts";
 import {
-  ISO_UTC,
-  ITEMS,
   as,
   assertError,
   assertOk,
   countLinks,
   future,
   getLink,
+  ISO_UTC,
+  ITEMS,
   past,
   payByLink,
   rawRequest,
   simplePayByLink,
   tokenizeByLink,
 } from "../support/fixtures.ts";
+import { type MerchantFixture, startTestServer, type TestServer } from "../support/harness.ts";
 
 const CREATE = "/api/v1/paymentlinks/create";
 const PAYMENT_LINK_KEYS = [
@@ -243,7 +244,13 @@ for (const backend of testBackends()) {
 
       it("accepts the maximum amount of 10^11 and 200 items", async () => {
         assertOk(await create(simplePayByLink(server, { amount: 100_000_000_000 })));
-        const items = Array.from({ length: 200 }, (_, i) => ({ name: `Item ${i}`, quantity: 1, unitPrice: 100, amountWithoutDiscount: 100, amount: 100 }));
+        const items = Array.from({ length: 200 }, (_, i) => ({
+          name: `Item ${i}`,
+          quantity: 1,
+          unitPrice: 100,
+          amountWithoutDiscount: 100,
+          amount: 100,
+        }));
         assertOk(await create(payByLink(server, { amount: 20_000, items })));
       });
 
@@ -258,7 +265,11 @@ for (const backend of testBackends()) {
 
     describe("1000 body is not valid JSON", () => {
       it("rejects malformed JSON", async () => {
-        assertError(await rawRequest(asRejected(), "POST", CREATE, { body: '{"type": "PayByLink",', contentType: "application/json" }), 400, "1000");
+        assertError(
+          await rawRequest(asRejected(), "POST", CREATE, { body: '{"type": "PayByLink",', contentType: "application/json" }),
+          400,
+          "1000",
+        );
         assertError(await rawRequest(asRejected(), "POST", CREATE, { body: "{'type': 1}", contentType: "application/json" }), 400, "1000");
       });
       it("rejects an empty body, with and without a content type", async () => {
@@ -294,7 +305,12 @@ for (const backend of testBackends()) {
         await reject(bad({ items: [{ ...item, name: 7 }] }), 400, "1005", "items[0].name");
         await reject(bad({ items: [{ ...item, amount: null }] }), 400, "1005", "items[0].amount");
         await reject(bad({ items: ["Lopapeysa"] }), 400, "1005", "items[0]");
-        await reject(bad({ shopperInfo: [{ field: "EmailAddress", requirementType: "Prefilled", prefilledValue: 5 }] }), 400, "1005", "prefilledValue");
+        await reject(
+          bad({ shopperInfo: [{ field: "EmailAddress", requirementType: "Prefilled", prefilledValue: 5 }] }),
+          400,
+          "1005",
+          "prefilledValue",
+        );
         await reject(bad({ shopperInfo: [["EmailAddress", "Required"]] }), 400, "1005", "shopperInfo[0]");
       });
     });
@@ -302,7 +318,12 @@ for (const backend of testBackends()) {
     describe("1006 unknown field", () => {
       it("rejects an unknown top-level field", () => reject(bad({ colour: "red" }), 400, "1006", "colour"));
       it("rejects an unknown item field", () =>
-        reject(bad({ items: [{ ...ITEMS[0]!, amount: 48900, amountWithoutDiscount: 48900, unitPrice: 48900, sku: "A-1" }] }), 400, "1006", "sku"));
+        reject(
+          bad({ items: [{ ...ITEMS[0]!, amount: 48900, amountWithoutDiscount: 48900, unitPrice: 48900, sku: "A-1" }] }),
+          400,
+          "1006",
+          "sku",
+        ));
       it("rejects an unknown shopperInfo field", () =>
         reject(bad({ shopperInfo: [{ field: "EmailAddress", requirementType: "Required", label: "E-mail" }] }), 400, "1006", "label"));
       it("rejects server-managed fields on create", () => reject(bad({ status: "Active" }), 400, "1006", "status"));
@@ -315,18 +336,40 @@ for (const backend of testBackends()) {
       it("rejects a PayByLink without items", () => reject(without("items"), 400, "000", "items"));
       for (const field of ["name", "quantity", "unitPrice", "amountWithoutDiscount", "amount"]) {
         it(`rejects an item without ${field}`, () => {
-          const item: Record<string, unknown> = { name: "Peysa", quantity: 1, unitPrice: 48900, amountWithoutDiscount: 48900, amount: 48900 };
+          const item: Record<string, unknown> = {
+            name: "Peysa",
+            quantity: 1,
+            unitPrice: 48900,
+            amountWithoutDiscount: 48900,
+            amount: 48900,
+          };
           delete item[field];
           return reject(bad({ items: [item] }), 400, "000", field);
         });
       }
       it("rejects an item with an empty name", () =>
-        reject(bad({ items: [{ name: "", quantity: 1, unitPrice: 48900, amountWithoutDiscount: 48900, amount: 48900 }] }), 400, "000", "name"));
-      it("rejects a shopperInfo entry without requirementType", () => reject(bad({ shopperInfo: [{ field: "City" }] }), 400, "000", "requirementType"));
+        reject(
+          bad({ items: [{ name: "", quantity: 1, unitPrice: 48900, amountWithoutDiscount: 48900, amount: 48900 }] }),
+          400,
+          "000",
+          "name",
+        ));
+      it("rejects a shopperInfo entry without requirementType", () =>
+        reject(bad({ shopperInfo: [{ field: "City" }] }), 400, "000", "requirementType"));
       it("rejects Prefilled without a prefilledValue (absent, null or blank)", async () => {
         await reject(bad({ shopperInfo: [{ field: "FullName", requirementType: "Prefilled" }] }), 400, "000", "prefilledValue");
-        await reject(bad({ shopperInfo: [{ field: "FullName", requirementType: "Prefilled", prefilledValue: null }] }), 400, "000", "prefilledValue");
-        await reject(bad({ shopperInfo: [{ field: "FullName", requirementType: "Prefilled", prefilledValue: "   " }] }), 400, "000", "prefilledValue");
+        await reject(
+          bad({ shopperInfo: [{ field: "FullName", requirementType: "Prefilled", prefilledValue: null }] }),
+          400,
+          "000",
+          "prefilledValue",
+        );
+        await reject(
+          bad({ shopperInfo: [{ field: "FullName", requirementType: "Prefilled", prefilledValue: "   " }] }),
+          400,
+          "000",
+          "prefilledValue",
+        );
       });
       it("rejects an empty themeKey", () => reject(bad({ themeKey: "" }), 400, "000", "themeKey"));
     });
@@ -337,9 +380,24 @@ for (const backend of testBackends()) {
         await reject(bad({ amount: -100, items: [] }), 400, "2002", "amount");
       });
       it("rejects an item quantity of 0 and negative prices", async () => {
-        await reject(bad({ items: [{ name: "Peysa", quantity: 0, unitPrice: 48900, amountWithoutDiscount: 48900, amount: 48900 }] }), 400, "2002", "quantity");
-        await reject(bad({ items: [{ name: "Peysa", quantity: 1, unitPrice: -1, amountWithoutDiscount: 48900, amount: 48900 }] }), 400, "2002", "unitPrice");
-        await reject(bad({ items: [{ name: "Peysa", quantity: 1, unitPrice: 1, amountWithoutDiscount: -5, amount: 48900 }] }), 400, "2002", "amountWithoutDiscount");
+        await reject(
+          bad({ items: [{ name: "Peysa", quantity: 0, unitPrice: 48900, amountWithoutDiscount: 48900, amount: 48900 }] }),
+          400,
+          "2002",
+          "quantity",
+        );
+        await reject(
+          bad({ items: [{ name: "Peysa", quantity: 1, unitPrice: -1, amountWithoutDiscount: 48900, amount: 48900 }] }),
+          400,
+          "2002",
+          "unitPrice",
+        );
+        await reject(
+          bad({ items: [{ name: "Peysa", quantity: 1, unitPrice: 1, amountWithoutDiscount: -5, amount: 48900 }] }),
+          400,
+          "2002",
+          "amountWithoutDiscount",
+        );
       });
       it("rejects exactSalesCount 0", () => reject(bad({ exactSalesCount: 0 }), 400, "2002", "exactSalesCount"));
     });
@@ -347,7 +405,8 @@ for (const backend of testBackends()) {
     describe("2003 unknown value", () => {
       it("rejects an unknown type", () => reject(bad({ type: "PayByCheque" }), 400, "2003", "type"));
       it("rejects an unknown culture", () => reject(bad({ culture: "de" }), 400, "2003", "culture"));
-      it("rejects an unknown shopper field", () => reject(bad({ shopperInfo: [{ field: "ShoeSize", requirementType: "Required" }] }), 400, "2003", "field"));
+      it("rejects an unknown shopper field", () =>
+        reject(bad({ shopperInfo: [{ field: "ShoeSize", requirementType: "Required" }] }), 400, "2003", "field"));
       it("rejects an unknown requirementType", () =>
         reject(bad({ shopperInfo: [{ field: "City", requirementType: "Mandatory" }] }), 400, "2003", "requirementType"));
       it("rejects an unknown recurringProcessingModel", () =>
@@ -366,24 +425,65 @@ for (const backend of testBackends()) {
     describe("2008 unsupported value", () => {
       it("rejects an unknown currency", () => reject(simplePayByLink(rejected, { currency: "XYZ" }), 400, "2008", "XYZ"));
       it("rejects a non-letter currency code", () => reject(simplePayByLink(rejected, { currency: "12$" }), 400, "2008"));
-      for (const returnUrl of ["http://example.com/thanks", "javascript:alert(1)", "data:text/html,hi", "ftp://example.com/", "not a url", "/relative/path"]) {
+      for (const returnUrl of [
+        "http://example.com/thanks",
+        "javascript:alert(1)",
+        "data:text/html,hi",
+        "ftp://example.com/",
+        "not a url",
+        "/relative/path",
+      ]) {
         it(`rejects returnUrl ${returnUrl}`, () => reject(bad({ returnUrl }), 400, "2008", "returnUrl"));
       }
-      for (const expiresAt of ["garbage", "2030-13-45T00:00:00Z", "31/12/2030", "0000-01-01T00:00:00Z", "2031-02-30T00:00:00Z", "2030-06-31T10:00:00Z", "2030-01-01T24:00:00Z", "2030-01-01T10:00:00+25:00"]) {
+      for (const expiresAt of [
+        "garbage",
+        "2030-13-45T00:00:00Z",
+        "31/12/2030",
+        "0000-01-01T00:00:00Z",
+        "2031-02-30T00:00:00Z",
+        "2030-06-31T10:00:00Z",
+        "2030-01-01T24:00:00Z",
+        "2030-01-01T10:00:00+25:00",
+      ]) {
         it(`rejects expiresAt ${expiresAt}`, () => reject(bad({ expiresAt }), 400, "2008", "expiresAt"));
       }
       it("rejects a prefilledValue that fails its field's validation", async () => {
-        await reject(bad({ shopperInfo: [{ field: "EmailAddress", requirementType: "Prefilled", prefilledValue: "not-an-email" }] }), 400, "2008", "prefilledValue");
-        await reject(bad({ shopperInfo: [{ field: "Ssn", requirementType: "Prefilled", prefilledValue: "12345" }] }), 400, "2008", "prefilledValue");
+        await reject(
+          bad({ shopperInfo: [{ field: "EmailAddress", requirementType: "Prefilled", prefilledValue: "not-an-email" }] }),
+          400,
+          "2008",
+          "prefilledValue",
+        );
+        await reject(
+          bad({ shopperInfo: [{ field: "Ssn", requirementType: "Prefilled", prefilledValue: "12345" }] }),
+          400,
+          "2008",
+          "prefilledValue",
+        );
       });
       it("rejects text PostgreSQL cannot store (NUL, unpaired surrogates) instead of failing with 500", async () => {
         await reject(bad({ description: "a\u0000b" }), 400, "2008", "description");
         await reject(bad({ description: "half a pair: \ud83d" }), 400, "2008", "description");
-        await reject(bad({ items: [{ name: "Peysa\u0000", quantity: 1, unitPrice: 48900, amountWithoutDiscount: 48900, amount: 48900 }] }), 400, "2008", "name");
-        await reject(bad({ items: [{ name: "\udc00", quantity: 1, unitPrice: 48900, amountWithoutDiscount: 48900, amount: 48900 }] }), 400, "2008", "name");
+        await reject(
+          bad({ items: [{ name: "Peysa\u0000", quantity: 1, unitPrice: 48900, amountWithoutDiscount: 48900, amount: 48900 }] }),
+          400,
+          "2008",
+          "name",
+        );
+        await reject(
+          bad({ items: [{ name: "\udc00", quantity: 1, unitPrice: 48900, amountWithoutDiscount: 48900, amount: 48900 }] }),
+          400,
+          "2008",
+          "name",
+        );
         await reject(bad({ themeKey: "thm_\u0000" }), 400, "2008", "themeKey");
         await reject(bad({ terminalIdentifier: "abcdefabcde\u0000" }), 400, "2008", "terminalIdentifier");
-        await reject(bad({ shopperInfo: [{ field: "FullName", requirementType: "Prefilled", prefilledValue: "Jón\u0000" }] }), 400, "2008", "prefilledValue");
+        await reject(
+          bad({ shopperInfo: [{ field: "FullName", requirementType: "Prefilled", prefilledValue: "Jón\u0000" }] }),
+          400,
+          "2008",
+          "prefilledValue",
+        );
       });
       it("accepts emoji and other well-formed unicode", async () => {
         assertOk(await create(payByLink(server, { description: "🧶 Lopapeysa, stærð M — 東京" })));
@@ -392,12 +492,23 @@ for (const backend of testBackends()) {
 
     describe("2009 too long or too many", () => {
       it("rejects 201 items", () => {
-        const items = Array.from({ length: 201 }, (_, i) => ({ name: `Item ${i}`, quantity: 1, unitPrice: 100, amountWithoutDiscount: 100, amount: 100 }));
+        const items = Array.from({ length: 201 }, (_, i) => ({
+          name: `Item ${i}`,
+          quantity: 1,
+          unitPrice: 100,
+          amountWithoutDiscount: 100,
+          amount: 100,
+        }));
         return reject(bad({ amount: 20_100, items }), 400, "2009", "items");
       });
       it("rejects a description of 501 characters", () => reject(bad({ description: "x".repeat(501) }), 400, "2009", "description"));
       it("rejects an item name of 201 characters", () =>
-        reject(bad({ items: [{ name: "n".repeat(201), quantity: 1, unitPrice: 48900, amountWithoutDiscount: 48900, amount: 48900 }] }), 400, "2009", "name"));
+        reject(
+          bad({ items: [{ name: "n".repeat(201), quantity: 1, unitPrice: 48900, amountWithoutDiscount: 48900, amount: 48900 }] }),
+          400,
+          "2009",
+          "name",
+        ));
       it("rejects more than 9 shopperInfo entries", () => {
         const fields = ["Ssn", "FullName", "Address", "PostCode", "City", "Country", "Telephone", "EmailAddress", "Comments", "City"];
         return reject(bad({ shopperInfo: fields.map((field) => ({ field, requirementType: "Optional" })) }), 400, "2009", "shopperInfo");
@@ -415,15 +526,38 @@ for (const backend of testBackends()) {
     });
 
     describe("2013 fields that cannot be used together", () => {
-      it("rejects expiresAt and validUntil together", () => reject(bad({ expiresAt: future(), validUntil: future() }), 400, "2013", "validUntil"));
-      it("rejects exactSalesCount and maxSalesCount together", () => reject(bad({ exactSalesCount: 2, maxSalesCount: 2 }), 400, "2013", "maxSalesCount"));
+      it("rejects expiresAt and validUntil together", () =>
+        reject(bad({ expiresAt: future(), validUntil: future() }), 400, "2013", "validUntil"));
+      it("rejects exactSalesCount and maxSalesCount together", () =>
+        reject(bad({ exactSalesCount: 2, maxSalesCount: 2 }), 400, "2013", "maxSalesCount"));
       it("rejects items on a TokenizeByLink", () =>
-        reject(tokenizeByLink(rejected, { items: [{ name: "x", quantity: 1, unitPrice: 0, amountWithoutDiscount: 0, amount: 0 }] }), 400, "2013", "items"));
-      it("rejects a TokenizeByLink with exactSalesCount other than 1", () => reject(tokenizeByLink(rejected, { exactSalesCount: 2 }), 400, "2013"));
+        reject(
+          tokenizeByLink(rejected, { items: [{ name: "x", quantity: 1, unitPrice: 0, amountWithoutDiscount: 0, amount: 0 }] }),
+          400,
+          "2013",
+          "items",
+        ));
+      it("rejects a TokenizeByLink with exactSalesCount other than 1", () =>
+        reject(tokenizeByLink(rejected, { exactSalesCount: 2 }), 400, "2013"));
       it("rejects a shopper field listed twice", () =>
-        reject(bad({ shopperInfo: [{ field: "City", requirementType: "Required" }, { field: "City", requirementType: "Optional" }] }), 400, "2013", "City"));
+        reject(
+          bad({
+            shopperInfo: [
+              { field: "City", requirementType: "Required" },
+              { field: "City", requirementType: "Optional" },
+            ],
+          }),
+          400,
+          "2013",
+          "City",
+        ));
       it("rejects a prefilledValue on a field that is not Prefilled", () =>
-        reject(bad({ shopperInfo: [{ field: "City", requirementType: "Required", prefilledValue: "Reykjavík" }] }), 400, "2013", "prefilledValue"));
+        reject(
+          bad({ shopperInfo: [{ field: "City", requirementType: "Required", prefilledValue: "Reykjavík" }] }),
+          400,
+          "2013",
+          "prefilledValue",
+        ));
     });
 
     describe("2016 terminal not found", () => {
@@ -432,8 +566,10 @@ for (const backend of testBackends()) {
     });
 
     describe("2017 wrong exact length", () => {
-      it("rejects an 11-character terminalIdentifier", () => reject(bad({ terminalIdentifier: "a".repeat(11) }), 400, "2017", "terminalIdentifier"));
-      it("rejects a 13-character terminalIdentifier", () => reject(bad({ terminalIdentifier: "a".repeat(13) }), 400, "2017", "terminalIdentifier"));
+      it("rejects an 11-character terminalIdentifier", () =>
+        reject(bad({ terminalIdentifier: "a".repeat(11) }), 400, "2017", "terminalIdentifier"));
+      it("rejects a 13-character terminalIdentifier", () =>
+        reject(bad({ terminalIdentifier: "a".repeat(13) }), 400, "2017", "terminalIdentifier"));
       it("rejects a 2-character currency", () => reject(simplePayByLink(rejected, { currency: "EU" }), 400, "2017", "currency"));
       it("rejects a 4-character currency", () => reject(simplePayByLink(rejected, { currency: "EURO" }), 400, "2017", "currency"));
     });
@@ -441,10 +577,21 @@ for (const backend of testBackends()) {
     describe("2019 amount too high", () => {
       it("rejects an amount of 10^11 + 100", () => reject(simplePayByLink(rejected, { amount: 100_000_000_100 }), 400, "2019", "amount"));
       it("rejects an item amount above 10^11", () =>
-        reject(bad({ items: [{ name: "Peysa", quantity: 1, unitPrice: 1, amountWithoutDiscount: 100_000_000_100, amount: 48900 }] }), 400, "2019", "amountWithoutDiscount"));
-      it("rejects an amount beyond the safe-integer range", () => reject(simplePayByLink(rejected, { amount: 1e300 }), 400, "2019", "amount"));
+        reject(
+          bad({ items: [{ name: "Peysa", quantity: 1, unitPrice: 1, amountWithoutDiscount: 100_000_000_100, amount: 48900 }] }),
+          400,
+          "2019",
+          "amountWithoutDiscount",
+        ));
+      it("rejects an amount beyond the safe-integer range", () =>
+        reject(simplePayByLink(rejected, { amount: 1e300 }), 400, "2019", "amount"));
       it("gives a quantity over its cap 2009 (too many), not the amount code", () =>
-        reject(bad({ items: [{ name: "Peysa", quantity: 1_000_001, unitPrice: 0, amountWithoutDiscount: 0, amount: 0 }] }), 400, "2009", "quantity"));
+        reject(
+          bad({ items: [{ name: "Peysa", quantity: 1_000_001, unitPrice: 0, amountWithoutDiscount: 0, amount: 0 }] }),
+          400,
+          "2009",
+          "quantity",
+        ));
     });
 
     describe("2023 tokenization amount must be 0", () => {
@@ -453,7 +600,12 @@ for (const backend of testBackends()) {
 
     describe("2025 item amount above amountWithoutDiscount", () => {
       it("rejects a discounted amount higher than the undiscounted one", () =>
-        reject(bad({ amount: 48900, items: [{ name: "Peysa", quantity: 1, unitPrice: 40000, amountWithoutDiscount: 40000, amount: 48900 }] }), 400, "2025", "items[0]"));
+        reject(
+          bad({ amount: 48900, items: [{ name: "Peysa", quantity: 1, unitPrice: 40000, amountWithoutDiscount: 40000, amount: 48900 }] }),
+          400,
+          "2025",
+          "items[0]",
+        ));
     });
 
     describe("2026 ISK amount must end in 00", () => {
@@ -464,7 +616,11 @@ for (const backend of testBackends()) {
     describe("3001 unauthenticated", () => {
       it("rejects a request without an API key", async () => {
         const noKey = { baseUrl: server.baseUrl, apiKey: "" };
-        assertError(await rawRequest(noKey, "POST", CREATE, { body: JSON.stringify(payByLink(server)), contentType: "application/json" }), 401, "3001");
+        assertError(
+          await rawRequest(noKey, "POST", CREATE, { body: JSON.stringify(payByLink(server)), contentType: "application/json" }),
+          401,
+          "3001",
+        );
         assertError(await create(payByLink(server), { "x-api-key": "" }), 401, "3001");
       });
       it("rejects an unknown, well-formed key", async () =>
@@ -490,7 +646,11 @@ for (const backend of testBackends()) {
         assertOk(response);
       });
       it("checks the key before anything else", async () => {
-        assertError(await rawRequest({ baseUrl: server.baseUrl, apiKey: "nope" }, "POST", CREATE, { body: "{", contentType: "text/plain" }), 401, "3001");
+        assertError(
+          await rawRequest({ baseUrl: server.baseUrl, apiKey: "nope" }, "POST", CREATE, { body: "{", contentType: "text/plain" }),
+          401,
+          "3001",
+        );
       });
     });
 
@@ -502,14 +662,25 @@ for (const backend of testBackends()) {
     });
 
     describe("3006 unsupported media type", () => {
-      for (const contentType of ["text/plain", "application/x-www-form-urlencoded", "application/xml", "multipart/form-data; boundary=x", "application/octet-stream"]) {
+      for (const contentType of [
+        "text/plain",
+        "application/x-www-form-urlencoded",
+        "application/xml",
+        "multipart/form-data; boundary=x",
+        "application/octet-stream",
+      ]) {
         it(`rejects ${contentType} with 415`, async () => {
           const body = contentType.startsWith("application/x-www") ? "type=PayByLink&amount=48900" : JSON.stringify(bad({}));
           assertError(await rawRequest(asRejected(), "POST", CREATE, { body, contentType }), 415, "3006");
         });
       }
       it("accepts application/json with a charset parameter", async () => {
-        assertOk(await rawRequest(server, "POST", CREATE, { body: JSON.stringify(payByLink(server)), contentType: "application/json; charset=utf-8" }));
+        assertOk(
+          await rawRequest(server, "POST", CREATE, {
+            body: JSON.stringify(payByLink(server)),
+            contentType: "application/json; charset=utf-8",
+          }),
+        );
       });
     });
 

@@ -1,11 +1,11 @@
 // POST /api/v1/paymentlinks/disable (SPEC §2.6) and tenancy (issue #2, acceptance 6): a merchant
 // cannot see, update, list or disable another merchant's link (404 2014, exactly as a link that
 // does not exist), and cannot create a link on another merchant's terminal (2016).
-import { after, before, describe, it } from "node:test";
+
 import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import { testBackends } from "../support/databases.ts";
-import { startTestServer, type MerchantFixture, type TestServer } from "../support/harness.ts";
 import {
   as,
   assertError,
@@ -17,6 +17,7 @@ import {
   setSalesCount,
   tokenizeByLink,
 } from "../support/fixtures.ts";
+import { type MerchantFixture, startTestServer, type TestServer } from "../support/harness.ts";
 
 const DISABLE = "/api/v1/paymentlinks/disable";
 const UPDATE = "/api/v1/paymentlinks/update";
@@ -60,7 +61,9 @@ for (const backend of testBackends()) {
     it("keeps the submissions already made", async () => {
       const reference = await createLink(server, payByLink(server));
       await sql`INSERT INTO submissions (id, link_reference, answers, amount, currency, state, completed)
-                VALUES (${`sub${reference}`}, ${reference}, ${JSON.stringify([{ field: "EmailAddress", value: "a@example.com" }])}, 48900, 'ISK', 'approved', true)`.execute(server.db);
+                VALUES (${`sub${reference}`}, ${reference}, ${JSON.stringify([{ field: "EmailAddress", value: "a@example.com" }])}, 48900, 'ISK', 'approved', true)`.execute(
+        server.db,
+      );
       await setSalesCount(server, reference, 1);
       assertOk(await disable({ paymentLinkReference: reference }));
       const link = await getLink(server, reference);
@@ -89,7 +92,11 @@ for (const backend of testBackends()) {
       assertError(await disable({ paymentLinkReference: "r".repeat(65) }), 400, "2009", "paymentLinkReference");
       assertError(await rawRequest(server, "POST", DISABLE, { body: "", contentType: "application/json" }), 400, "1000");
       assertError(await rawRequest(server, "POST", DISABLE, { body: "{", contentType: "application/json" }), 400, "1000");
-      assertError(await rawRequest(server, "POST", DISABLE, { body: "paymentLinkReference=x", contentType: "application/x-www-form-urlencoded" }), 415, "3006");
+      assertError(
+        await rawRequest(server, "POST", DISABLE, { body: "paymentLinkReference=x", contentType: "application/x-www-form-urlencoded" }),
+        415,
+        "3006",
+      );
       assertError(await disable({ paymentLinkReference: "x" }, { "x-api-key": "" }), 401, "3001");
     });
   });
@@ -105,7 +112,12 @@ for (const backend of testBackends()) {
 
     before(async () => {
       server = await startTestServer({ backend });
-      owner = { merchantId: server.merchantId, apiKey: server.apiKey, terminalIdentifier: server.terminalIdentifier, themeKey: server.themeKey };
+      owner = {
+        merchantId: server.merchantId,
+        apiKey: server.apiKey,
+        terminalIdentifier: server.terminalIdentifier,
+        themeKey: server.themeKey,
+      };
       intruder = await server.addMerchant();
       reference = await createLink(server, payByLink(owner, { description: "Private order", themeKey: owner.themeKey }));
       original = await getLink(server, reference);
@@ -113,10 +125,19 @@ for (const backend of testBackends()) {
     after(() => server?.close());
 
     /** The intruder's error for the owner's link must be the one a missing link gets. */
-    const assertLikeMissing = async (forOwned: Awaited<ReturnType<TestServer["api"]>>, forMissing: Awaited<ReturnType<TestServer["api"]>>, owned: string, missing: string) => {
+    const assertLikeMissing = async (
+      forOwned: Awaited<ReturnType<TestServer["api"]>>,
+      forMissing: Awaited<ReturnType<TestServer["api"]>>,
+      owned: string,
+      missing: string,
+    ) => {
       assertError(forOwned, 404, "2014");
       assertError(forMissing, 404, "2014");
-      assert.equal(forOwned.body.errorMessage.replace(owned, "REF"), forMissing.body.errorMessage.replace(missing, "REF"), "same message as for a link that does not exist");
+      assert.equal(
+        forOwned.body.errorMessage.replace(owned, "REF"),
+        forMissing.body.errorMessage.replace(missing, "REF"),
+        "same message as for a link that does not exist",
+      );
     };
 
     it("cannot see it (GET → 404 2014, as for a link that does not exist)", async () => {
@@ -162,7 +183,12 @@ for (const backend of testBackends()) {
     });
 
     it("cannot create a link on the owner's terminal (2016) or with the owner's theme (2010)", async () => {
-      assertError(await server.api("POST", "/api/v1/paymentlinks/create", payByLink(owner), as(intruder)), 400, "2016", owner.terminalIdentifier);
+      assertError(
+        await server.api("POST", "/api/v1/paymentlinks/create", payByLink(owner), as(intruder)),
+        400,
+        "2016",
+        owner.terminalIdentifier,
+      );
       assertError(
         await server.api("POST", "/api/v1/paymentlinks/create", payByLink(intruder, { themeKey: owner.themeKey }), as(intruder)),
         400,

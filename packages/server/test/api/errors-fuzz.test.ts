@@ -8,13 +8,25 @@
 // change that is certainly invalid, so no case may succeed. A fraction of the cases are raw bytes instead: invalid
 // or truncated JSON, random bytes, prototype-pollution keys, wrong content types, oversized bodies.
 // Set FUZZ_SEED to explore other cases; FUZZ_CASES to change the number per endpoint.
-import { after, before, describe, it } from "node:test";
+
 import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import { testBackends } from "../support/databases.ts";
-import { startTestServer, type ApiResponse, type MerchantFixture, type TestServer } from "../support/harness.ts";
 import { as, assertErrorShape, createLink, getLink, rawRequest } from "../support/fixtures.ts";
-import { inPool, nested, PROTO_KEYS, Random, randomString, randomValue, UNSTORABLE_STRINGS, wrongType, WRONG_CONTENT_TYPES, type Kind } from "../support/fuzz.ts";
+import {
+  inPool,
+  type Kind,
+  nested,
+  PROTO_KEYS,
+  Random,
+  randomString,
+  randomValue,
+  UNSTORABLE_STRINGS,
+  WRONG_CONTENT_TYPES,
+  wrongType,
+} from "../support/fuzz.ts";
+import { type ApiResponse, type MerchantFixture, startTestServer, type TestServer } from "../support/harness.ts";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_240_602);
 const CASES_PER_ENDPOINT = Math.max(500, Number(process.env.FUZZ_CASES ?? 600));
@@ -33,8 +45,25 @@ interface FieldSpec {
 
 const AMOUNT_INVALID = [100_000_000_100, 1e15, 1e308, -1, -100, -48900];
 const SALES_CAP_INVALID = [0, -1, -5, 1_000_000_001, 1e12];
-const DATE_INVALID = ["garbage", "2030-13-45T00:00:00Z", "31/12/2030", "0000-01-01T00:00:00Z", "2001-01-01T00:00:00Z", "1999-12-31", "x".repeat(41)];
-const URL_INVALID = ["http://example.com/thanks", "javascript:alert(1)", "data:text/html,hi", "ftp://example.com", "not a url", "", "/relative", "https://" + "a".repeat(2050)];
+const DATE_INVALID = [
+  "garbage",
+  "2030-13-45T00:00:00Z",
+  "31/12/2030",
+  "0000-01-01T00:00:00Z",
+  "2001-01-01T00:00:00Z",
+  "1999-12-31",
+  "x".repeat(41),
+];
+const URL_INVALID = [
+  "http://example.com/thanks",
+  "javascript:alert(1)",
+  "data:text/html,hi",
+  "ftp://example.com",
+  "not a url",
+  "",
+  "/relative",
+  `https://${"a".repeat(2050)}`,
+];
 
 const ITEM_FIELDS: Record<string, FieldSpec> = {
   name: { kind: "string", required: true, invalid: ["", "n".repeat(201)] },
@@ -115,7 +144,13 @@ interface EndpointModel {
 }
 
 function validItem(r: Random, amount: number): Body {
-  return { name: randomString(r).slice(0, 50) || "Item", quantity: 1 + r.int(3), unitPrice: amount, amountWithoutDiscount: amount + r.int(2) * 100, amount };
+  return {
+    name: randomString(r).slice(0, 50) || "Item",
+    quantity: 1 + r.int(3),
+    unitPrice: amount,
+    amountWithoutDiscount: amount + r.int(2) * 100,
+    amount,
+  };
 }
 
 function createModel(merchant: MerchantFixture): EndpointModel {
@@ -124,20 +159,35 @@ function createModel(merchant: MerchantFixture): EndpointModel {
     ignored: [],
     base(r) {
       if (r.chance(0.25)) {
-        const body: Body = { type: "TokenizeByLink", terminalIdentifier: merchant.terminalIdentifier, amount: 0, currency: r.pick(["ISK", "EUR", "USD"]) };
+        const body: Body = {
+          type: "TokenizeByLink",
+          terminalIdentifier: merchant.terminalIdentifier,
+          amount: 0,
+          currency: r.pick(["ISK", "EUR", "USD"]),
+        };
         if (r.chance(0.5)) body.recurringProcessingModel = r.pick(["CardOnFile", "Subscription", "UnscheduledCardOnFile"]);
         return body;
       }
       const items = Array.from({ length: r.int(4) }, () => validItem(r, 100 * (1 + r.int(500))));
       const amount = items.length > 0 ? items.reduce((sum, item) => sum + item.amount, 0) : 100 * (1 + r.int(1000));
-      const body: Body = { type: "PayByLink", terminalIdentifier: merchant.terminalIdentifier, amount, currency: r.pick(["ISK", "EUR", "GBP"]), items };
+      const body: Body = {
+        type: "PayByLink",
+        terminalIdentifier: merchant.terminalIdentifier,
+        amount,
+        currency: r.pick(["ISK", "EUR", "GBP"]),
+        items,
+      };
       if (r.chance(0.4)) body.description = randomString(r).slice(0, 500);
       if (r.chance(0.3)) body.culture = r.pick(["is", "en", null]);
       if (r.chance(0.3)) body.returnUrl = "https://shop.example.com/thanks";
       if (r.chance(0.3)) body.exactSalesCount = 1 + r.int(10);
       if (r.chance(0.3)) body.expiresAt = new Date(Date.now() + 86_400_000 * (1 + r.int(100))).toISOString();
       if (r.chance(0.3)) body.themeKey = merchant.themeKey;
-      if (r.chance(0.3)) body.shopperInfo = [{ field: "EmailAddress", requirementType: "Required" }, { field: "FullName", requirementType: "Prefilled", prefilledValue: "Jón" }];
+      if (r.chance(0.3))
+        body.shopperInfo = [
+          { field: "EmailAddress", requirementType: "Required" },
+          { field: "FullName", requirementType: "Prefilled", prefilledValue: "Jón" },
+        ];
       return body;
     },
   };
@@ -276,9 +326,9 @@ function rawCase(r: Random, model: EndpointModel): Case {
         "\u0000",
         '{"a":"\\x41"}',
         '{"a":"unterminated}',
-        valid + ",",
+        `${valid},`,
         valid.replace(/"/, "'"),
-        "\ufeff" + valid.replace(/:/, "="),
+        `\ufeff${valid.replace(/:/, "=")}`,
       ]);
       return { label: `invalid JSON ${JSON.stringify(broken.slice(0, 30))}`, body: broken, contentType: "application/json" };
     }
@@ -297,17 +347,14 @@ function rawCase(r: Random, model: EndpointModel): Case {
       return { label: `content type ${contentType}`, body, contentType };
     }
     case 5: {
-      const poison = r.pick([
-        '"__proto__": {"isAdmin": true}',
-        '"__proto__": null',
-        '"constructor": {"prototype": {"polluted": 1}}',
-      ]);
+      const poison = r.pick(['"__proto__": {"isAdmin": true}', '"__proto__": null', '"constructor": {"prototype": {"polluted": 1}}']);
       const text = valid.replace(/^\{/, `{${poison},`);
       return { label: `prototype pollution ${poison.slice(0, 20)}`, body: text, contentType: "application/json" };
     }
     case 6: {
       const text = valid.replace(/\[\{/, '[{"__proto__":{"amount":1},');
-      if (text === valid) return { label: "nested __proto__ (top)", body: `{"__proto__":{"x":1},${valid.slice(1)}`, contentType: "application/json" };
+      if (text === valid)
+        return { label: "nested __proto__ (top)", body: `{"__proto__":{"x":1},${valid.slice(1)}`, contentType: "application/json" };
       return { label: "nested __proto__ in a list", body: text, contentType: "application/json" };
     }
     case 7: {
@@ -316,7 +363,11 @@ function rawCase(r: Random, model: EndpointModel): Case {
     }
     case 8: {
       if (r.chance(0.15)) {
-        return { label: "body over 1 MiB", body: `{"description":"${"x".repeat(1024 * 1024 + r.int(1000))}"}`, contentType: "application/json" };
+        return {
+          label: "body over 1 MiB",
+          body: `{"description":"${"x".repeat(1024 * 1024 + r.int(1000))}"}`,
+          contentType: "application/json",
+        };
       }
       return { label: "empty body", body: "", contentType: r.pick(["application/json", null]) };
     }
@@ -325,7 +376,11 @@ function rawCase(r: Random, model: EndpointModel): Case {
       const key = r.pick(Object.keys(model.fields));
       const spec = model.fields[key]!;
       const last = JSON.stringify(wrongType(r, spec.kind, spec.nullable ?? false));
-      return { label: `duplicate key ${key}`, body: valid.replace(/\}$/, `,${JSON.stringify(key)}:${last}}`), contentType: "application/json" };
+      return {
+        label: `duplicate key ${key}`,
+        body: valid.replace(/\}$/, `,${JSON.stringify(key)}:${last}}`),
+        contentType: "application/json",
+      };
     }
   }
 }
@@ -334,7 +389,8 @@ function generateCases(r: Random, model: EndpointModel, count: number): Case[] {
   const cases: Case[] = [];
   for (let i = 0; i < count; i++) {
     const headers: Record<string, string> = {};
-    if (r.chance(0.2)) headers["idempotency-key"] = r.chance(0.9) ? `fuzz-${i}-${r.int(1e9)}` : r.pick(["a", "k".repeat(255), "shared-fuzz-key"]);
+    if (r.chance(0.2))
+      headers["idempotency-key"] = r.chance(0.9) ? `fuzz-${i}-${r.int(1e9)}` : r.pick(["a", "k".repeat(255), "shared-fuzz-key"]);
     if (r.chance(0.35)) {
       cases.push({ ...rawCase(r, model), headers });
       continue;
@@ -378,16 +434,25 @@ async function runCases(server: TestServer, merchant: MerchantFixture, path: str
       assertErrorShape(response);
     } catch (error) {
       const sent = typeof c.body === "string" ? c.body.slice(0, 300) : `<${c.body?.length ?? 0} bytes>`;
-      failures.push(`#${index} ${c.label}: ${(error as Error).message.split("\n")[0]} — got ${response.status} ${JSON.stringify(response.body).slice(0, 200)} — sent ${sent}`);
+      failures.push(
+        `#${index} ${c.label}: ${(error as Error).message.split("\n")[0]} — got ${response.status} ${JSON.stringify(response.body).slice(0, 200)} — sent ${sent}`,
+      );
     }
   });
   return { failures, codes };
 }
 
 function report(outcome: Outcome, context: { diagnostic(message: string): void }): void {
-  const summary = [...outcome.codes].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k}×${n}`).join(", ");
+  const summary = [...outcome.codes]
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, n]) => `${k}×${n}`)
+    .join(", ");
   context.diagnostic(`seed ${SEED}; responses: ${summary}`);
-  assert.deepEqual(outcome.failures.slice(0, 15), [], `${outcome.failures.length} of the generated requests were not answered with a 4xx error body`);
+  assert.deepEqual(
+    outcome.failures.slice(0, 15),
+    [],
+    `${outcome.failures.length} of the generated requests were not answered with a 4xx error body`,
+  );
   const total = [...outcome.codes.values()].reduce((a, b) => a + b, 0);
   assert.ok(total >= 500, `${total} requests sent`);
 }
@@ -409,15 +474,23 @@ for (const backend of testBackends()) {
     before(async () => {
       server = await startTestServer({ backend });
       merchant = await server.addMerchant();
-      updateTarget = await createLink(server, {
-        type: "PayByLink",
-        terminalIdentifier: merchant.terminalIdentifier,
-        amount: 48900,
-        currency: "ISK",
-        items: [{ name: "Lopapeysa", quantity: 1, unitPrice: 48900, amountWithoutDiscount: 48900, amount: 48900 }],
-        shopperInfo: [{ field: "EmailAddress", requirementType: "Required" }],
-      }, as(merchant));
-      disableTarget = await createLink(server, { type: "PayByLink", terminalIdentifier: merchant.terminalIdentifier, amount: 1000, currency: "EUR", items: [] }, as(merchant));
+      updateTarget = await createLink(
+        server,
+        {
+          type: "PayByLink",
+          terminalIdentifier: merchant.terminalIdentifier,
+          amount: 48900,
+          currency: "ISK",
+          items: [{ name: "Lopapeysa", quantity: 1, unitPrice: 48900, amountWithoutDiscount: 48900, amount: 48900 }],
+          shopperInfo: [{ field: "EmailAddress", requirementType: "Required" }],
+        },
+        as(merchant),
+      );
+      disableTarget = await createLink(
+        server,
+        { type: "PayByLink", terminalIdentifier: merchant.terminalIdentifier, amount: 1000, currency: "EUR", items: [] },
+        as(merchant),
+      );
       updateTargetBefore = await getLink(server, updateTarget, as(merchant));
       linksBefore = await linkCount(server);
     });

@@ -1,12 +1,13 @@
 // Idempotency-Key on the POST endpoints (SPEC §2.1): the same key and body replay the first
 // response with `Idempotent-Replayed: true`; another body is 422 3004; a request while the first
 // is still running is 409 3007. Keys are per merchant.
-import { after, before, describe, it } from "node:test";
+
 import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import { testBackends } from "../support/databases.ts";
-import { startTestServer, type ApiResponse, type MerchantFixture, type TestServer } from "../support/harness.ts";
 import { as, assertError, assertOk, countLinks, createLink, getLink, payByLink, rawRequest, simplePayByLink } from "../support/fixtures.ts";
+import { type ApiResponse, type MerchantFixture, startTestServer, type TestServer } from "../support/harness.ts";
 
 const CREATE = "/api/v1/paymentlinks/create";
 const UPDATE = "/api/v1/paymentlinks/update";
@@ -37,7 +38,12 @@ for (const backend of testBackends()) {
       return merchant;
     };
     const keyRow = async (who: MerchantFixture, key: string) =>
-      (await sql<{ state: string; request_hash: string }>`SELECT state, request_hash FROM idempotency_keys WHERE merchant_id = ${who.merchantId} AND key = ${key}`.execute(server.db)).rows[0];
+      (
+        await sql<{
+          state: string;
+          request_hash: string;
+        }>`SELECT state, request_hash FROM idempotency_keys WHERE merchant_id = ${who.merchantId} AND key = ${key}`.execute(server.db)
+      ).rows[0];
 
     it("replays a create sent again with the same key and body: same status and body, one link", async () => {
       await fresh();
@@ -57,9 +63,20 @@ for (const backend of testBackends()) {
 
     it("treats the same body with its keys in another order as the same body: a replay", async () => {
       await fresh();
-      const body = payByLink(merchant, { description: "Reordered", shopperInfo: [{ field: "Ssn", requirementType: "Prefilled", prefilledValue: "010130-3019" }] });
+      const body = payByLink(merchant, {
+        description: "Reordered",
+        shopperInfo: [{ field: "Ssn", requirementType: "Prefilled", prefilledValue: "010130-3019" }],
+      });
       const reverse = (value: any): any =>
-        Array.isArray(value) ? value.map(reverse) : value !== null && typeof value === "object" ? Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reverse(v)])) : value;
+        Array.isArray(value)
+          ? value.map(reverse)
+          : value !== null && typeof value === "object"
+            ? Object.fromEntries(
+                Object.entries(value)
+                  .reverse()
+                  .map(([k, v]) => [k, reverse(v)]),
+              )
+            : value;
       const reordered = reverse(body);
       assert.notEqual(JSON.stringify(reordered), JSON.stringify(body), "the keys really are in another order");
       assert.notEqual(JSON.stringify(reordered.items[0]), JSON.stringify((body.items as unknown[])[0]), "inside items too");
@@ -75,7 +92,10 @@ for (const backend of testBackends()) {
       // Only the order of object keys is ignored: the items in another order are another body.
       const swapped = { ...reordered, items: [...reordered.items].reverse() };
       assertError(await post(CREATE, swapped, "reordered"), 422, "3004", "Idempotency-Key");
-      const changed = { ...reordered, items: reordered.items.map((item: any, i: number) => (i === 0 ? { ...item, name: "Vettlingar" } : item)) };
+      const changed = {
+        ...reordered,
+        items: reordered.items.map((item: any, i: number) => (i === 0 ? { ...item, name: "Vettlingar" } : item)),
+      };
       assertError(await post(CREATE, changed, "reordered"), 422, "3004", "Idempotency-Key");
       assert.equal(await countLinks(server, merchant.merchantId), 1);
     });
@@ -162,7 +182,9 @@ for (const backend of testBackends()) {
       // A request in flight is a 'running' row with that request's hash: copy the hash of the
       // finished one under a new key, as if its request were still being processed.
       const { request_hash: requestHash } = (await keyRow(merchant, "done-key"))!;
-      await sql`INSERT INTO idempotency_keys (merchant_id, key, request_hash, state) VALUES (${merchant.merchantId}, 'running-key', ${requestHash}, 'running')`.execute(server.db);
+      await sql`INSERT INTO idempotency_keys (merchant_id, key, request_hash, state) VALUES (${merchant.merchantId}, 'running-key', ${requestHash}, 'running')`.execute(
+        server.db,
+      );
       const response = await post(CREATE, body, "running-key");
       assertError(response, 409, "3007");
       assert.equal(await countLinks(server, merchant.merchantId), 1);

@@ -1,22 +1,23 @@
 // GET /api/v1/paymentlinks (SPEC §2.5): newest first, 0-based pages, filters, exact entry shape.
 // Each test lists as a merchant of its own, so the links of other tests never show up.
-import { after, before, describe, it } from "node:test";
+
 import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
 import { testBackends } from "../support/databases.ts";
-import { startTestServer, type MerchantFixture, type TestServer } from "../support/harness.ts";
 import {
-  ISO_UTC,
   as,
   assertError,
   assertOk,
   createLink,
   future,
+  ISO_UTC,
   setCreatedAt,
   setSalesCount,
   setValidUntil,
   simplePayByLink,
   tokenizeByLink,
 } from "../support/fixtures.ts";
+import { type MerchantFixture, startTestServer, type TestServer } from "../support/harness.ts";
 
 const LIST = "/api/v1/paymentlinks";
 const ENTRY_KEYS = [
@@ -219,7 +220,8 @@ for (const backend of testBackends()) {
         ["?colour=red", 400, "1006", "colour"],
       ];
       for (const [query, status, code, field] of cases) {
-        it(`${query.slice(0, 60)} → ${status} ${code}`, async () => assertError(await server.api("GET", `${LIST}${query}`), status, code, field));
+        it(`${query.slice(0, 60)} → ${status} ${code}`, async () =>
+          assertError(await server.api("GET", `${LIST}${query}`), status, code, field));
       }
       it("requires an API key (3001)", async () => assertError(await server.api("GET", LIST, undefined, { "x-api-key": "" }), 401, "3001"));
     });

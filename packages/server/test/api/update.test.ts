@@ -1,18 +1,18 @@
 // POST /api/v1/paymentlinks/update (seed §4.4, SPEC §2.4): clients GET → change → POST; the
 // rules bite only on what changes. Sales and expiry are set in the database directly, because the
 // checkout page that makes sales is not part of these tests.
-import { after, before, describe, it } from "node:test";
+
 import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
 import { testBackends } from "../support/databases.ts";
-import { startTestServer, type MerchantFixture, type TestServer } from "../support/harness.ts";
 import {
-  ITEMS,
   as,
   assertError,
   assertOk,
   createLink,
   future,
   getLink,
+  ITEMS,
   past,
   payByLink,
   roundTrip,
@@ -21,6 +21,7 @@ import {
   simplePayByLink,
   tokenizeByLink,
 } from "../support/fixtures.ts";
+import { type MerchantFixture, startTestServer, type TestServer } from "../support/harness.ts";
 
 const UPDATE = "/api/v1/paymentlinks/update";
 
@@ -47,11 +48,18 @@ for (const backend of testBackends()) {
 
     describe("round trip", () => {
       it("accepts an unchanged GET result and changes nothing", async () => {
-        const reference = await newLink({ description: "unchanged", shopperInfo: [{ field: "Ssn", requirementType: "Prefilled", prefilledValue: "010130-3019" }] });
+        const reference = await newLink({
+          description: "unchanged",
+          shopperInfo: [{ field: "Ssn", requirementType: "Prefilled", prefilledValue: "010130-3019" }],
+        });
         const before = await getLink(server, reference);
         const response = await roundTrip(server, reference, () => {});
         assertOk(response);
-        assert.deepEqual(Object.keys(response.body).sort(), ["responseDateTime", "responseIdentifier"], "update answers with the envelope only");
+        assert.deepEqual(
+          Object.keys(response.body).sort(),
+          ["responseDateTime", "responseIdentifier"],
+          "update answers with the envelope only",
+        );
         assert.deepEqual(await getLink(server, reference), before);
       });
 
@@ -218,7 +226,12 @@ for (const backend of testBackends()) {
         const reference = await newLink();
         assertOk(await update({ paymentLinkReference: reference, exactSalesCount: 4 }));
         assert.equal((await getLink(server, reference)).maxSalesCount, 4);
-        assertError(await update({ paymentLinkReference: reference, exactSalesCount: 6, maxSalesCount: 6 }), 400, "2013", "exactSalesCount");
+        assertError(
+          await update({ paymentLinkReference: reference, exactSalesCount: 6, maxSalesCount: 6 }),
+          400,
+          "2013",
+          "exactSalesCount",
+        );
       });
 
       it("keeps a TokenizeByLink single-use (2013)", async () => {
@@ -263,7 +276,12 @@ for (const backend of testBackends()) {
         const expiresAt = future(2);
         assertOk(await update({ paymentLinkReference: reference, expiresAt }));
         assert.equal((await getLink(server, reference)).validUntil, expiresAt);
-        assertError(await update({ paymentLinkReference: reference, expiresAt: future(4), validUntil: future(4) }), 400, "2013", "expiresAt");
+        assertError(
+          await update({ paymentLinkReference: reference, expiresAt: future(4), validUntil: future(4) }),
+          400,
+          "2013",
+          "expiresAt",
+        );
         assertError(await update({ paymentLinkReference: reference, expiresAt: past() }), 400, "2005", "expiresAt");
       });
 
@@ -335,7 +353,12 @@ for (const backend of testBackends()) {
       it("refuses to change terminalIdentifier, naming the field", async () => {
         const reference = await newLink();
         const otherTerminal = euroOnly.terminalIdentifier;
-        assertError(await roundTrip(server, reference, (link) => (link.terminalIdentifier = otherTerminal)), 400, "2013", "terminalIdentifier");
+        assertError(
+          await roundTrip(server, reference, (link) => (link.terminalIdentifier = otherTerminal)),
+          400,
+          "2013",
+          "terminalIdentifier",
+        );
       });
     });
 
@@ -376,7 +399,13 @@ for (const backend of testBackends()) {
       });
       it("2009 description of 501 characters, 201 items", async () => {
         assertError(await change({ description: "d".repeat(501) }), 400, "2009", "description");
-        const items = Array.from({ length: 201 }, () => ({ name: "x", quantity: 1, unitPrice: 100, amountWithoutDiscount: 100, amount: 100 }));
+        const items = Array.from({ length: 201 }, () => ({
+          name: "x",
+          quantity: 1,
+          unitPrice: 100,
+          amountWithoutDiscount: 100,
+          amount: 100,
+        }));
         assertError(await change({ amount: 20_100, items }), 400, "2009", "items");
       });
       it("2010 theme of another merchant or unknown", async () => {
@@ -388,7 +417,16 @@ for (const backend of testBackends()) {
         assertError(await update({ paymentLinkReference: euroLink, currency: "USD" }, as(euroOnly)), 400, "2011", "USD");
       });
       it("2013 duplicate shopper field", async () =>
-        assertError(await change({ shopperInfo: [{ field: "City", requirementType: "Required" }, { field: "City", requirementType: "Hidden" }] }), 400, "2013"));
+        assertError(
+          await change({
+            shopperInfo: [
+              { field: "City", requirementType: "Required" },
+              { field: "City", requirementType: "Hidden" },
+            ],
+          }),
+          400,
+          "2013",
+        ));
       it("2017 wrong lengths", async () => {
         assertError(await change({ currency: "IS" }), 400, "2017", "currency");
         assertError(await change({ terminalIdentifier: "a".repeat(13) }), 400, "2017", "terminalIdentifier");
@@ -403,8 +441,16 @@ for (const backend of testBackends()) {
         assertError(await change({ items }), 400, "2025");
       });
       it("2026 ISK amount not ending in 00", async () =>
-        assertError(await change({ amount: 48950, items: [{ name: "Peysa", quantity: 1, unitPrice: 48950, amountWithoutDiscount: 48950, amount: 48950 }] }), 400, "2026"));
-      it("2014 unknown reference", async () => assertError(await update({ paymentLinkReference: "doesNotExist123" }), 404, "2014", "doesNotExist123"));
+        assertError(
+          await change({
+            amount: 48950,
+            items: [{ name: "Peysa", quantity: 1, unitPrice: 48950, amountWithoutDiscount: 48950, amount: 48950 }],
+          }),
+          400,
+          "2026",
+        ));
+      it("2014 unknown reference", async () =>
+        assertError(await update({ paymentLinkReference: "doesNotExist123" }), 404, "2014", "doesNotExist123"));
       it("left the link as it was", async () => {
         const link = await getLink(server, reference);
         assert.equal(link.amount, 48900);

@@ -24,7 +24,10 @@ async function startImageHost(routes: Record<string, { status: number; type?: st
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: (path: string) => `http://127.0.0.1:${port}${path}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return {
+    url: (path: string) => `http://127.0.0.1:${port}${path}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 for (const backend of testBackends()) {
@@ -112,8 +115,18 @@ for (const backend of testBackends()) {
 
     for (const [name, logoUrl, code, pattern] of [
       ["an SVG data: URL", "data:image/svg+xml;base64,PHN2Zz48L3N2Zz4=", "2008", /data:image/],
-      ["a data: URL whose bytes are not an image", `data:image/png;base64,${Buffer.from("hello").toString("base64")}`, "2008", /not a PNG, JPEG, GIF or WebP/],
-      ["a data: image over 64 KB", `data:image/png;base64,${Buffer.concat([PNG_1X1.subarray(0, 8), Buffer.alloc(70 * 1024)]).toString("base64")}`, "2009", /64 KB/],
+      [
+        "a data: URL whose bytes are not an image",
+        `data:image/png;base64,${Buffer.from("hello").toString("base64")}`,
+        "2008",
+        /not a PNG, JPEG, GIF or WebP/,
+      ],
+      [
+        "a data: image over 64 KB",
+        `data:image/png;base64,${Buffer.concat([PNG_1X1.subarray(0, 8), Buffer.alloc(70 * 1024)]).toString("base64")}`,
+        "2009",
+        /64 KB/,
+      ],
       ["an URL that answers 404", "/missing.png", "2008", /answered 404/],
       ["an URL that redirects", "/moved.png", "2008", /redirects are not followed/],
       ["an URL whose body is not an image", "/lying.png", "2008", /not a PNG, JPEG, GIF or WebP/],
@@ -121,12 +134,18 @@ for (const backend of testBackends()) {
     ] as const) {
       it(`refuses ${name} with ${code}, creating no theme`, async () => {
         const url = logoUrl.startsWith("/") ? host.url(logoUrl) : logoUrl;
-        const before = await server.db.selectFrom("themes").select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow();
+        const before = await server.db
+          .selectFrom("themes")
+          .select((eb) => eb.fn.countAll<string>().as("n"))
+          .executeTakeFirstOrThrow();
         const refused = await admin(server, `/merchants/${server.merchantId}/themes`, { name: "Bad", logoUrl: url });
         assert.equal(refused.status, 400, JSON.stringify(refused.body));
         assert.equal(refused.body.errorCode, code);
         assert.match(refused.body.errorMessage, pattern);
-        const afterCount = await server.db.selectFrom("themes").select((eb) => eb.fn.countAll<string>().as("n")).executeTakeFirstOrThrow();
+        const afterCount = await server.db
+          .selectFrom("themes")
+          .select((eb) => eb.fn.countAll<string>().as("n"))
+          .executeTakeFirstOrThrow();
         assert.equal(Number(afterCount.n), Number(before.n));
       });
     }
@@ -137,7 +156,10 @@ for (const backend of testBackends()) {
       assert.equal(refused.status, 400, JSON.stringify(refused.body));
       assert.equal(refused.body.errorCode, "2008");
       assert.match(refused.body.errorMessage, /could not be downloaded: .*127\.0\.0\.1/);
-      const plain = await admin(guarded, `/merchants/${guarded.merchantId}/themes`, { name: "Plain", logoUrl: "http://logo.example/x.png" });
+      const plain = await admin(guarded, `/merchants/${guarded.merchantId}/themes`, {
+        name: "Plain",
+        logoUrl: "http://logo.example/x.png",
+      });
       assert.equal(plain.body.errorCode, "2008");
       assert.match(plain.body.errorMessage, /https:\/\//, "http:// only where private targets are allowed");
     });

@@ -8,8 +8,17 @@ import pino from "pino";
 import { REDACTED_PATHS } from "../../src/app.ts";
 import type { AuthorizeRequest, PaymentProcessor } from "../../src/payments/processor.ts";
 import { SandboxProcessor } from "../../src/payments/sandbox.ts";
+import {
+  addWebhookEndpoint,
+  CARDS,
+  type CheckoutTestServer,
+  futureExpiry,
+  getPage,
+  hiddenInputs,
+  postForm,
+  startCheckoutServer,
+} from "../support/checkout.ts";
 import { testBackends } from "../support/databases.ts";
-import { addWebhookEndpoint, CARDS, futureExpiry, getPage, hiddenInputs, postForm, startCheckoutServer, type CheckoutTestServer } from "../support/checkout.ts";
 
 /** A CVC unlikely to occur by chance in ids or timestamps of the dump. */
 const CVC = "8317";
@@ -51,7 +60,10 @@ for (const backend of testBackends()) {
 
     it("after approvals, declines, card saving, validation errors, CSRF refusals and processor errors", async () => {
       const numbers = [CARDS.visa, CARDS.mastercard, CARDS.refused, CARDS.expired, CARDS.cvcDeclined, CARDS.other, FAILING_CARD];
-      const payLink = await server.createLink({ recurringProcessingModel: "CardOnFile", shopperInfo: [{ field: "EmailAddress", requirementType: "Required" }] });
+      const payLink = await server.createLink({
+        recurringProcessingModel: "CardOnFile",
+        shopperInfo: [{ field: "EmailAddress", requirementType: "Required" }],
+      });
       const tokenizeLink = await server.createLink({ type: "TokenizeByLink", amount: 0, items: [] });
       const post = async (reference: string, number: string, extra: Record<string, string> = {}) => {
         const page = await getPage(server.baseUrl, `/pay/${reference}`);
@@ -69,11 +81,13 @@ for (const backend of testBackends()) {
       for (const number of numbers) statuses.push((await post(payLink, number)).status);
       statuses.push((await post(payLink, CARDS.visa, { EmailAddress: "not-an-email" })).status);
       statuses.push((await post(payLink, CARDS.visa, { csrfToken: "forged" })).status);
-      statuses.push((await post(payLink, CARDS.visa.slice(0, 15) + "2")).status);
+      statuses.push((await post(payLink, `${CARDS.visa.slice(0, 15)}2`)).status);
       statuses.push((await post(tokenizeLink, CARDS.visa)).status);
       assert.deepEqual(statuses, [200, 200, 402, 402, 402, 200, 502, 422, 403, 422, 200]);
 
-      const tables = await sql<{ table_name: string }>`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`.execute(server.database.db);
+      const tables = await sql<{
+        table_name: string;
+      }>`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name`.execute(server.database.db);
       assert.ok(tables.rows.some((t) => t.table_name === "submissions"));
       let dump = "";
       for (const { table_name } of tables.rows) {

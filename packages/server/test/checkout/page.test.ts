@@ -4,8 +4,18 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import QRCode from "qrcode";
 import { createTheme } from "../../src/db/merchants-repository.ts";
+import {
+  CARDS,
+  type CheckoutTestServer,
+  cardFields,
+  getPage,
+  hiddenInputs,
+  pay,
+  postForm,
+  startCheckoutServer,
+  textOf,
+} from "../support/checkout.ts";
 import { testBackends } from "../support/databases.ts";
-import { CARDS, cardFields, getPage, hiddenInputs, pay, postForm, startCheckoutServer, textOf, type CheckoutTestServer } from "../support/checkout.ts";
 
 const DESCRIPTION = "INTERNAL-NOTE margin 40% do-not-show";
 
@@ -45,7 +55,18 @@ for (const backend of testBackends()) {
       assert.equal(page.status, 200);
       assert.equal(page.headers.get("content-type"), "text/html; charset=utf-8");
       const text = textOf(page.html);
-      for (const expected of ["Yfirlit pöntunar", "Lopapeysa", "1 × 489 kr.", "Húfa", "2 × 60 kr.", "Afsláttur −11 kr.", "120 kr.", "109 kr.", "Samtals 598 kr.", "Test shop"]) {
+      for (const expected of [
+        "Yfirlit pöntunar",
+        "Lopapeysa",
+        "1 × 489 kr.",
+        "Húfa",
+        "2 × 60 kr.",
+        "Afsláttur −11 kr.",
+        "120 kr.",
+        "109 kr.",
+        "Samtals 598 kr.",
+        "Test shop",
+      ]) {
         assert.ok(text.includes(expected), `${expected} in ${text}`);
       }
       assert.match(page.html, /<button type="submit" class="pay"[^>]*>Greiða 598 kr\.<\/button>/);
@@ -87,15 +108,30 @@ for (const backend of testBackends()) {
       pages.push(await pay(server.baseUrl, reference, { cardNumber: "1" }));
       pages.push(await pay(server.baseUrl, reference, cardFields(CARDS.visa)));
       pages.push(await getPage(server.baseUrl, `/pay/${reference}`));
-      assert.deepEqual(pages.map((p) => p.status), [200, 402, 422, 200, 410]);
+      assert.deepEqual(
+        pages.map((p) => p.status),
+        [200, 402, 422, 200, 410],
+      );
       for (const page of pages) assert.ok(!page.html.includes("INTERNAL-NOTE"), page.html);
     });
 
     it("escapes merchant-supplied text: item names, theme name, prefilled values", async () => {
-      const theme = await createTheme(server.database.db, server.merchantId, { name: `Búð <img src=x onerror="alert(1)">`, primaryColor: "#0a7d33", logoUrl: null });
+      const theme = await createTheme(server.database.db, server.merchantId, {
+        name: `Búð <img src=x onerror="alert(1)">`,
+        primaryColor: "#0a7d33",
+        logoUrl: null,
+      });
       const reference = await server.createLink({
         themeKey: theme.themeKey,
-        items: [{ name: `<script>alert("item")</script> & "quotes" 'single'`, quantity: 1, unitPrice: 48900, amountWithoutDiscount: 48900, amount: 48900 }],
+        items: [
+          {
+            name: `<script>alert("item")</script> & "quotes" 'single'`,
+            quantity: 1,
+            unitPrice: 48900,
+            amountWithoutDiscount: 48900,
+            amount: 48900,
+          },
+        ],
         shopperInfo: [{ field: "FullName", requirementType: "Prefilled", prefilledValue: `"><script>alert('prefilled')</script>` }],
       });
       const page = await getPage(server.baseUrl, `/pay/${reference}`);
@@ -106,7 +142,9 @@ for (const backend of testBackends()) {
       assert.ok(page.html.includes(`value="&quot;>&lt;script>alert('prefilled')&lt;/script>"`));
       assert.ok(textOf(page.html).includes(`Búð <img src=x onerror="alert(1)">`), "shown as text");
       // The only <script> on the page is the helper file.
-      assert.deepEqual(page.html.match(/<script[^>]*>/g), ['<script src="/pay/assets/checkout.js?v=' + /checkout\.js\?v=([0-9a-f]+)/.exec(page.html)![1] + '" defer>']);
+      assert.deepEqual(page.html.match(/<script[^>]*>/g), [
+        `<script src="/pay/assets/checkout.js?v=${/checkout\.js\?v=([0-9a-f]+)/.exec(page.html)![1]}" defer>`,
+      ]);
       // A re-rendered form escapes what the shopper typed, too.
       const posted = await postForm(server.baseUrl, reference, { ...hiddenInputs(page.html), cardHolder: `"><script>alert(3)</script>` });
       assert.equal(posted.status, 422);
@@ -117,7 +155,12 @@ for (const backend of testBackends()) {
       const reference = await server.createLink({ returnUrl: "https://shop.example/done" });
       const page = await getPage(server.baseUrl, `/pay/${reference}`);
       const csp = page.headers.get("content-security-policy")!;
-      const directives = new Map(csp.split(";").map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name!, values]));
+      const directives = new Map(
+        csp
+          .split(";")
+          .map((d) => d.trim().split(/\s+/))
+          .map(([name, ...values]) => [name!, values]),
+      );
       assert.deepEqual(directives.get("default-src"), ["'none'"]);
       assert.deepEqual(directives.get("script-src"), ["'self'"]);
       const nonce = /<style nonce="([^"]+)">/.exec(page.html)![1];
@@ -147,8 +190,16 @@ for (const backend of testBackends()) {
       const reference = await server.createLink({
         themeKey: server.themeKey,
         amount: 1500000,
-        items: Array.from({ length: 10 }, (_, i) => ({ name: `Vara númer ${i + 1} með nokkuð löngu nafni`, quantity: 3, unitPrice: 50000, amountWithoutDiscount: 150000, amount: 150000 })),
-        shopperInfo: ["FullName", "EmailAddress", "Address", "PostCode", "City", "Country", "Telephone", "Ssn", "Comments"].map((field) => ({ field, requirementType: "Required" })),
+        items: Array.from({ length: 10 }, (_, i) => ({
+          name: `Vara númer ${i + 1} með nokkuð löngu nafni`,
+          quantity: 3,
+          unitPrice: 50000,
+          amountWithoutDiscount: 150000,
+          amount: 150000,
+        })),
+        shopperInfo: ["FullName", "EmailAddress", "Address", "PostCode", "City", "Country", "Telephone", "Ssn", "Comments"].map(
+          (field) => ({ field, requirementType: "Required" }),
+        ),
       });
       const page = await getPage(server.baseUrl, `/pay/${reference}`);
       const bytes = Buffer.byteLength(page.html);
@@ -186,7 +237,11 @@ for (const backend of testBackends()) {
           prepare: async () => {
             const reference = await server.createLink({ culture: "en", expiresAt: new Date(Date.now() + 60_000).toISOString() });
             const page = await getPage(server.baseUrl, `/pay/${reference}`);
-            await server.database.db.updateTable("payment_links").set({ valid_until: new Date(Date.now() - 1000) }).where("reference", "=", reference).execute();
+            await server.database.db
+              .updateTable("payment_links")
+              .set({ valid_until: new Date(Date.now() - 1000) })
+              .where("reference", "=", reference)
+              .execute();
             return { reference, tokenFrom: page.html };
           },
         },
@@ -284,7 +339,11 @@ for (const backend of testBackends()) {
       const invalidIs = await postForm(server.baseUrl, reference, { ...hiddenInputs(remembered.html), cardNumber: "" });
       assert.ok(textOf(invalidIs.html).includes("Sláðu inn kortanúmer."));
       // Amounts follow the language; other currencies keep their decimals.
-      const euro = await server.createLink({ currency: "EUR", amount: 1250, items: [{ name: "Kaffi", quantity: 1, unitPrice: 1250, amountWithoutDiscount: 1250, amount: 1250 }] });
+      const euro = await server.createLink({
+        currency: "EUR",
+        amount: 1250,
+        items: [{ name: "Kaffi", quantity: 1, unitPrice: 1250, amountWithoutDiscount: 1250, amount: 1250 }],
+      });
       assert.match((await getPage(server.baseUrl, `/pay/${euro}`)).html, />Greiða 12,50 EUR<\/button>/);
       assert.match((await getPage(server.baseUrl, `/pay/${euro}?lang=en`)).html, />Pay EUR 12.50<\/button>/);
     });

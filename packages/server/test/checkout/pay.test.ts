@@ -2,10 +2,14 @@
 // rows written with each result, and what the merchant then reads through the API (seed §2).
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { testBackends } from "../support/databases.ts";
+import { sql } from "kysely";
+import { reconcileStalePayments } from "../../src/checkout/reconcile.ts";
+import type { AuthorizeRequest, PaymentProcessor } from "../../src/payments/processor.ts";
+import { SandboxProcessor } from "../../src/payments/sandbox.ts";
 import {
   addWebhookEndpoint,
   CARDS,
+  type CheckoutTestServer,
   cardFields,
   futureExpiry,
   getPage,
@@ -15,12 +19,8 @@ import {
   postForm,
   startCheckoutServer,
   textOf,
-  type CheckoutTestServer,
 } from "../support/checkout.ts";
-import type { AuthorizeRequest, PaymentProcessor } from "../../src/payments/processor.ts";
-import { SandboxProcessor } from "../../src/payments/sandbox.ts";
-import { reconcileStalePayments } from "../../src/checkout/reconcile.ts";
-import { sql } from "kysely";
+import { testBackends } from "../support/databases.ts";
 
 const silentLog = { warn() {}, error() {}, info() {} };
 
@@ -68,7 +68,8 @@ for (const backend of testBackends()) {
       assert.equal(response.status, 200);
       return response.body.paymentLink;
     };
-    const messagesFor = async (reference: string) => (await outboxMessages(server)).filter((m) => m.payload.merchantReference === reference);
+    const messagesFor = async (reference: string) =>
+      (await outboxMessages(server)).filter((m) => m.payload.merchantReference === reference);
 
     it("pays, redirects 303 to returnUrl with checkoutReference, and the API shows the sale", async () => {
       const reference = await server.createLink({
@@ -80,14 +81,22 @@ for (const backend of testBackends()) {
           { field: "FullName", requirementType: "Optional" },
         ],
       });
-      const response = await pay(server.baseUrl, reference, { ...cardFields(CARDS.visa), EmailAddress: " anna@example.is ", FullName: "Anna Jónsdóttir" });
+      const response = await pay(server.baseUrl, reference, {
+        ...cardFields(CARDS.visa),
+        EmailAddress: " anna@example.is ",
+        FullName: "Anna Jónsdóttir",
+      });
       assert.equal(response.status, 303);
       const location = new URL(response.location!);
       assert.equal(location.origin + location.pathname, "https://shop.example/thanks");
       assert.equal(location.searchParams.get("order"), "42");
       const checkoutReference = location.searchParams.get("checkoutReference")!;
       assert.match(checkoutReference, CHECKOUT_REFERENCE);
-      assert.equal(response.location, `https://shop.example/thanks?order=42&sig=a%2Fb%20c&flag&checkoutReference=${checkoutReference}#paid`, "the merchant's query kept byte for byte");
+      assert.equal(
+        response.location,
+        `https://shop.example/thanks?order=42&sig=a%2Fb%20c&flag&checkoutReference=${checkoutReference}#paid`,
+        "the merchant's query kept byte for byte",
+      );
 
       const link = await readLink(reference);
       assert.equal(link.visitCount, 1);
@@ -157,7 +166,11 @@ for (const backend of testBackends()) {
       [CARDS.cvcDeclined, "CVC Declined"],
     ] as const) {
       it(`declines ${card} with 402 and the reason "${reason}", records completed: false`, async () => {
-        const reference = await server.createLink({ exactSalesCount: 1, culture: "en", shopperInfo: [{ field: "EmailAddress", requirementType: "Required" }] });
+        const reference = await server.createLink({
+          exactSalesCount: 1,
+          culture: "en",
+          shopperInfo: [{ field: "EmailAddress", requirementType: "Required" }],
+        });
         const response = await pay(server.baseUrl, reference, { ...cardFields(card), EmailAddress: "bjorn@example.is" });
         assert.equal(response.status, 402);
         const text = textOf(response.html);
@@ -186,11 +199,18 @@ for (const backend of testBackends()) {
         assert.equal(messages[0]!.payload.additionalData.authCode, undefined);
 
         // The decline released the slot: the same shopper can pay with another card at once.
-        const retry = await postForm(server.baseUrl, reference, { ...hiddenInputs(response.html), ...cardFields(CARDS.visa), EmailAddress: "bjorn@example.is" });
+        const retry = await postForm(server.baseUrl, reference, {
+          ...hiddenInputs(response.html),
+          ...cardFields(CARDS.visa),
+          EmailAddress: "bjorn@example.is",
+        });
         assert.equal(retry.status, 200);
         const after = await readLink(reference);
         assert.equal(after.salesCount, 1);
-        assert.deepEqual(after.submissions.map((s: any) => s.completed), [false, true]);
+        assert.deepEqual(
+          after.submissions.map((s: any) => s.completed),
+          [false, true],
+        );
       });
     }
 
@@ -232,7 +252,10 @@ for (const backend of testBackends()) {
       assert.deepEqual(link.submissions[0].answers, []);
 
       const messages = await messagesFor(reference);
-      assert.deepEqual(messages.map((m) => m.eventType), ["Tokenization"]);
+      assert.deepEqual(
+        messages.map((m) => m.eventType),
+        ["Tokenization"],
+      );
       const payload = messages[0]!.payload;
       assert.equal(payload.amount, "0");
       assert.equal(payload.success, "true");
@@ -292,7 +315,11 @@ for (const backend of testBackends()) {
       assert.equal(link.submissions.length, 1);
       assert.equal(link.submissions[0].completed, false);
       assert.deepEqual(await messagesFor(reference), []);
-      const row = await server.database.db.selectFrom("payment_links").select(["reserved_count"]).where("reference", "=", reference).executeTakeFirstOrThrow();
+      const row = await server.database.db
+        .selectFrom("payment_links")
+        .select(["reserved_count"])
+        .where("reference", "=", reference)
+        .executeTakeFirstOrThrow();
       assert.equal(row.reserved_count, 0);
       // The slot is free again.
       assert.equal((await pay(server.baseUrl, reference, cardFields(CARDS.visa))).status, 200);
@@ -301,7 +328,7 @@ for (const backend of testBackends()) {
     it("an approval whose reply was lost is reversed before the shopper is told 'not charged'; a retry leaves exactly one live charge", async () => {
       const reference = await server.createLink({ exactSalesCount: 1, culture: "en" });
       processor.loseReplyFor.add(CARDS.other);
-      let lost;
+      let lost: Awaited<ReturnType<typeof pay>>;
       try {
         lost = await pay(server.baseUrl, reference, cardFields(CARDS.other));
       } finally {
@@ -317,7 +344,9 @@ for (const backend of testBackends()) {
       assert.equal((await pay(server.baseUrl, reference, cardFields(CARDS.visa))).status, 200);
       const link = await readLink(reference);
       assert.equal(link.salesCount, 1);
-      const live = link.submissions.map((s: any) => processor.sandbox.approvals.get(s.checkoutReference)).filter((p: string | undefined) => p && !processor.sandbox.cancelled.has(p));
+      const live = link.submissions
+        .map((s: any) => processor.sandbox.approvals.get(s.checkoutReference))
+        .filter((p: string | undefined) => p && !processor.sandbox.cancelled.has(p));
       assert.equal(live.length, 1, "one charge stands, and it is the recorded sale");
     });
 
@@ -325,7 +354,7 @@ for (const backend of testBackends()) {
       const reference = await server.createLink({ exactSalesCount: 1, culture: "en" });
       processor.loseReplyFor.add(CARDS.other);
       processor.reverseFails = true;
-      let unconfirmed;
+      let unconfirmed: Awaited<ReturnType<typeof pay>>;
       try {
         unconfirmed = await pay(server.baseUrl, reference, cardFields(CARDS.other));
       } finally {
@@ -338,7 +367,9 @@ for (const backend of testBackends()) {
       const db = server.database.db;
       const [pending] = await db.selectFrom("submissions").select(["id", "state"]).where("link_reference", "=", reference).execute();
       assert.equal(pending!.state, "pending");
-      const reserved = async () => (await db.selectFrom("payment_links").select("reserved_count").where("reference", "=", reference).executeTakeFirstOrThrow()).reserved_count;
+      const reserved = async () =>
+        (await db.selectFrom("payment_links").select("reserved_count").where("reference", "=", reference).executeTakeFirstOrThrow())
+          .reserved_count;
       assert.equal(await reserved(), 1, "the slot stays held: the charge may have gone through");
       assert.equal((await pay(server.baseUrl, reference, cardFields(CARDS.visa))).status, 410, "the cap cannot be exceeded meanwhile");
 
@@ -418,9 +449,21 @@ for (const backend of testBackends()) {
       assert.equal(link.maxSalesCount, 2);
       assert.equal(link.status, "Used");
       assert.deepEqual(
-        link.submissions.map((s: any) => ({ answers: s.answers, completed: s.completed, amount: s.amount, currency: s.currency, hasToken: typeof s.token === "string" })),
+        link.submissions.map((s: any) => ({
+          answers: s.answers,
+          completed: s.completed,
+          amount: s.amount,
+          currency: s.currency,
+          hasToken: typeof s.token === "string",
+        })),
         [
-          { answers: [{ field: "EmailAddress", value: "a@example.is" }], completed: false, amount: 48900, currency: "ISK", hasToken: false },
+          {
+            answers: [{ field: "EmailAddress", value: "a@example.is" }],
+            completed: false,
+            amount: 48900,
+            currency: "ISK",
+            hasToken: false,
+          },
           { answers: [{ field: "EmailAddress", value: "b@example.is" }], completed: true, amount: 48900, currency: "ISK", hasToken: true },
           { answers: [{ field: "EmailAddress", value: "c@example.is" }], completed: true, amount: 48900, currency: "ISK", hasToken: true },
         ],

@@ -4,14 +4,14 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
+import { reconcileStalePayments } from "../../src/checkout/reconcile.ts";
+import { reserveSale } from "../../src/db/checkout-repository.ts";
 import type { AuthorizeRequest, AuthorizeResult, PaymentProcessor } from "../../src/payments/processor.ts";
 import { SandboxProcessor } from "../../src/payments/sandbox.ts";
-import { reserveSale } from "../../src/db/checkout-repository.ts";
-import { reconcileStalePayments } from "../../src/checkout/reconcile.ts";
-import { testBackends } from "../support/databases.ts";
 import {
   addWebhookEndpoint,
   CARDS,
+  type CheckoutTestServer,
   cardFields,
   getPage,
   hiddenInputs,
@@ -20,8 +20,8 @@ import {
   startCheckoutServer,
   startSecondInstance,
   textOf,
-  type CheckoutTestServer,
 } from "../support/checkout.ts";
+import { testBackends } from "../support/databases.ts";
 
 /** The sandbox with latency, counting approvals; optionally holding every call until released. */
 class ObservedProcessor implements PaymentProcessor {
@@ -76,16 +76,24 @@ class ObservedProcessor implements PaymentProcessor {
 
 async function linkState(server: CheckoutTestServer, reference: string) {
   const link = (await server.api("GET", `/api/v1/paymentlinks/${reference}`)).body.paymentLink;
-  const row = await server.database.db.selectFrom("payment_links").select(["reserved_count", "sales_count"]).where("reference", "=", reference).executeTakeFirstOrThrow();
+  const row = await server.database.db
+    .selectFrom("payment_links")
+    .select(["reserved_count", "sales_count"])
+    .where("reference", "=", reference)
+    .executeTakeFirstOrThrow();
   return { link, reservedCount: row.reserved_count };
 }
 
 /** `count` shoppers each open the page (on alternating instances) and then all pay at once. */
 async function concurrentPayments(instances: CheckoutTestServer[], reference: string, count: number, card: (i: number) => string) {
-  const pages = await Promise.all(Array.from({ length: count }, (_, i) => getPage(instances[i % instances.length]!.baseUrl, `/pay/${reference}`)));
+  const pages = await Promise.all(
+    Array.from({ length: count }, (_, i) => getPage(instances[i % instances.length]!.baseUrl, `/pay/${reference}`)),
+  );
   for (const page of pages) assert.equal(page.status, 200);
   return Promise.all(
-    pages.map((page, i) => postForm(instances[(i + 1) % instances.length]!.baseUrl, reference, { ...hiddenInputs(page.html), ...cardFields(card(i)) })),
+    pages.map((page, i) =>
+      postForm(instances[(i + 1) % instances.length]!.baseUrl, reference, { ...hiddenInputs(page.html), ...cardFields(card(i)) }),
+    ),
   );
 }
 
@@ -124,7 +132,9 @@ for (const backend of testBackends()) {
       assert.equal(link.submissions.filter((s: any) => s.completed).length, 3);
       assert.equal(reservedCount, 0);
       assert.equal(processor.approvals.length + secondProcessor.approvals.length - approvalsBefore, 3, "one processor call per sale");
-      const redirected = new Set(responses.filter((r) => r.status === 303).map((r) => new URL(r.location!).searchParams.get("checkoutReference")));
+      const redirected = new Set(
+        responses.filter((r) => r.status === 303).map((r) => new URL(r.location!).searchParams.get("checkoutReference")),
+      );
       assert.deepEqual([...redirected].sort(), link.submissions.map((s: any) => s.checkoutReference).sort());
       const messages = (await outboxMessages(server)).filter((m) => m.payload.merchantReference === reference);
       assert.equal(messages.length, 3);
@@ -150,7 +160,10 @@ for (const backend of testBackends()) {
 
     it("a decline releases its slot: cap 1, declined then approved", async () => {
       const reference = await server.createLink({ exactSalesCount: 1 });
-      const declined = await postForm(server.baseUrl, reference, { ...hiddenInputs((await getPage(server.baseUrl, `/pay/${reference}`)).html), ...cardFields(CARDS.cvcDeclined) });
+      const declined = await postForm(server.baseUrl, reference, {
+        ...hiddenInputs((await getPage(server.baseUrl, `/pay/${reference}`)).html),
+        ...cardFields(CARDS.cvcDeclined),
+      });
       assert.equal(declined.status, 402);
       const approved = await postForm(server.baseUrl, reference, { ...hiddenInputs(declined.html), ...cardFields(CARDS.visa) });
       assert.equal(approved.status, 200);
@@ -161,7 +174,10 @@ for (const backend of testBackends()) {
 
     it("while the last slot is being paid for, another shopper is told so (410) and nothing is recorded for them", async () => {
       const reference = await server.createLink({ exactSalesCount: 1, culture: "en" });
-      const [first, other] = await Promise.all([getPage(server.baseUrl, `/pay/${reference}`), getPage(server.baseUrl, `/pay/${reference}`)]);
+      const [first, other] = await Promise.all([
+        getPage(server.baseUrl, `/pay/${reference}`),
+        getPage(server.baseUrl, `/pay/${reference}`),
+      ]);
       processor.hold();
       const callsBefore = processor.calls;
       const paying = postForm(server.baseUrl, reference, { ...hiddenInputs(first.html), ...cardFields(CARDS.visa) });
@@ -190,13 +206,27 @@ for (const backend of testBackends()) {
       assert.equal((await postForm(server.baseUrl, reference, { ...hiddenInputs(page.html), ...cardFields() })).status, 410);
       // Once it is older than the time-out, the next payment releases it and takes the slot.
       await sql`UPDATE submissions SET created_at = now() - interval '16 minutes' WHERE id = 'crashRecent000000001'`.execute(db);
-      const paid = await postForm(server.baseUrl, reference, { ...hiddenInputs((await getPage(server.baseUrl, `/pay/${reference}`)).html), ...cardFields() });
+      const paid = await postForm(server.baseUrl, reference, {
+        ...hiddenInputs((await getPage(server.baseUrl, `/pay/${reference}`)).html),
+        ...cardFields(),
+      });
       assert.equal(paid.status, 200);
       const { link, reservedCount } = await linkState(server, reference);
       assert.equal(link.salesCount, 1);
       assert.equal(reservedCount, 0);
-      const states = await db.selectFrom("submissions").select(["id", "state", "completed"]).where("link_reference", "=", reference).orderBy("created_at").execute();
-      assert.deepEqual(states.map((s) => [s.state, s.completed]), [["abandoned", false], ["approved", true]]);
+      const states = await db
+        .selectFrom("submissions")
+        .select(["id", "state", "completed"])
+        .where("link_reference", "=", reference)
+        .orderBy("created_at")
+        .execute();
+      assert.deepEqual(
+        states.map((s) => [s.state, s.completed]),
+        [
+          ["abandoned", false],
+          ["approved", true],
+        ],
+      );
       assert.ok(processor.reversed.includes("crashRecent000000001"), "reversed at the processor before the slot was released");
     });
 
@@ -208,7 +238,10 @@ for (const backend of testBackends()) {
       const paying = postForm(server.baseUrl, reference, { ...hiddenInputs(page.html), ...cardFields(CARDS.visa) });
       await processor.started(callsBefore + 1);
       const { submissions: _ignored, ...editable } = (await server.api("GET", `/api/v1/paymentlinks/${reference}`)).body.paymentLink;
-      const cheaper = { amount: 12300, items: [{ name: "Lopapeysa", quantity: 1, unitPrice: 12300, amountWithoutDiscount: 12300, amount: 12300 }] };
+      const cheaper = {
+        amount: 12300,
+        items: [{ name: "Lopapeysa", quantity: 1, unitPrice: 12300, amountWithoutDiscount: 12300, amount: 12300 }],
+      };
       const refused = await server.api("POST", "/api/v1/paymentlinks/update", { ...editable, ...cheaper });
       assert.equal(refused.status, 409, JSON.stringify(refused.body));
       assert.equal(refused.body.errorCode, "3003");
@@ -228,7 +261,10 @@ for (const backend of testBackends()) {
       const reference = await server.createLink({ culture: "en" });
       const page = await getPage(server.baseUrl, `/pay/${reference}`);
       const { submissions: _ignored, ...editable } = (await server.api("GET", `/api/v1/paymentlinks/${reference}`)).body.paymentLink;
-      const dearer = { amount: 99900, items: [{ name: "Lopapeysa", quantity: 1, unitPrice: 99900, amountWithoutDiscount: 99900, amount: 99900 }] };
+      const dearer = {
+        amount: 99900,
+        items: [{ name: "Lopapeysa", quantity: 1, unitPrice: 99900, amountWithoutDiscount: 99900, amount: 99900 }],
+      };
       assert.equal((await server.api("POST", "/api/v1/paymentlinks/update", { ...editable, ...dearer })).status, 200);
       const callsBefore = processor.calls;
       const stale = await postForm(server.baseUrl, reference, { ...hiddenInputs(page.html), ...cardFields(CARDS.visa) });
@@ -251,7 +287,14 @@ for (const backend of testBackends()) {
         const db = server.database.db;
         const attemptKey = "double-click-attempt-0001";
         const card = { brand: "VI", masked: "411111******1111", last4: "1111", expiry: "08/2030" };
-        const input = { linkReference: reference, attemptKey, answers: [], card, now: new Date(), shownPrice: { amount: 48900, currency: "ISK" } };
+        const input = {
+          linkReference: reference,
+          attemptKey,
+          answers: [],
+          card,
+          now: new Date(),
+          shownPrice: { amount: 48900, currency: "ISK" },
+        };
         // The first post's reservation, held open in its own transaction (its commit is delayed).
         const firstCommitted = db.connection().execute(async (conn) => {
           await sql`BEGIN`.execute(conn);
@@ -297,8 +340,16 @@ for (const backend of testBackends()) {
       const messages = (await outboxMessages(server)).filter((m) => m.payload.merchantReference === reference);
       assert.deepEqual(messages.map((m) => m.payload.success).sort(), ["false", "true"]);
       assert.equal(messages.find((m) => m.payload.success === "false")!.payload.reason, "Sold out");
-      const flags = await server.database.db.selectFrom("submissions").select(["cancel_pending"]).where("link_reference", "=", reference).execute();
-      assert.deepEqual(flags.map((f) => f.cancel_pending), [false, false], "the cancel was confirmed");
+      const flags = await server.database.db
+        .selectFrom("submissions")
+        .select(["cancel_pending"])
+        .where("link_reference", "=", reference)
+        .execute();
+      assert.deepEqual(
+        flags.map((f) => f.cancel_pending),
+        [false, false],
+        "the cancel was confirmed",
+      );
     });
 
     it("a voided approval whose cancel the processor does not confirm stays flagged until the reconciler cancels it", async () => {
@@ -308,7 +359,9 @@ for (const backend of testBackends()) {
       processor.cancelFails = true;
       const callsBefore = processor.calls;
       try {
-        const payments = [a, b].map((page) => postForm(server.baseUrl, reference, { ...hiddenInputs(page.html), ...cardFields(CARDS.visa) }));
+        const payments = [a, b].map((page) =>
+          postForm(server.baseUrl, reference, { ...hiddenInputs(page.html), ...cardFields(CARDS.visa) }),
+        );
         await processor.started(callsBefore + 2);
         const { submissions: _ignored, ...editable } = (await server.api("GET", `/api/v1/paymentlinks/${reference}`)).body.paymentLink;
         assert.equal((await server.api("POST", "/api/v1/paymentlinks/update", { ...editable, maxSalesCount: 1 })).status, 200);
@@ -318,12 +371,22 @@ for (const backend of testBackends()) {
         processor.cancelFails = false;
       }
       const db = server.database.db;
-      const owed = await db.selectFrom("submissions").select(["id", "payfac_reference"]).where("link_reference", "=", reference).where("cancel_pending", "=", true).execute();
+      const owed = await db
+        .selectFrom("submissions")
+        .select(["id", "payfac_reference"])
+        .where("link_reference", "=", reference)
+        .where("cancel_pending", "=", true)
+        .execute();
       assert.equal(owed.length, 1, "the cancel is owed and recorded");
       const cancelledBefore = processor.cancelled.length;
       await reconcileStalePayments({ db, processor, log: { warn() {}, error() {}, info() {} } });
       assert.deepEqual(processor.cancelled.slice(cancelledBefore), [owed[0]!.payfac_reference]);
-      const left = await db.selectFrom("submissions").select("id").where("link_reference", "=", reference).where("cancel_pending", "=", true).execute();
+      const left = await db
+        .selectFrom("submissions")
+        .select("id")
+        .where("link_reference", "=", reference)
+        .where("cancel_pending", "=", true)
+        .execute();
       assert.equal(left.length, 0);
     });
   });

@@ -2,14 +2,14 @@
 // form reader, amount formatting per language, the signed form token, theme safety.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { CHECKOUT_CSS } from "../../src/checkout/assets.ts";
 import { formText, parseExpiry, readCheckoutForm } from "../../src/checkout/form.ts";
 import { FORM_TOKEN_TTL_SECONDS, issueFormToken, verifyFormToken } from "../../src/checkout/form-token.ts";
 import { formatMoney, MESSAGES } from "../../src/checkout/i18n.ts";
-import { errorName } from "../../src/payments/error-name.ts";
 import { withCheckoutReference } from "../../src/checkout/return-url.ts";
 import { contrastRatio, logoPath, normaliseHexColour, pageTheme } from "../../src/checkout/theme.ts";
-import { CHECKOUT_CSS } from "../../src/checkout/assets.ts";
 import { cardBrand, luhnValid, maskCardNumber } from "../../src/payments/cards.ts";
+import { errorName } from "../../src/payments/error-name.ts";
 import type { AuthorizeRequest } from "../../src/payments/processor.ts";
 import { SandboxProcessor } from "../../src/payments/sandbox.ts";
 
@@ -17,7 +17,8 @@ const NOW = new Date("2026-05-15T12:00:00Z");
 
 describe("card helpers", () => {
   it("checks Luhn", () => {
-    for (const good of ["4111111111111111", "5555555555554444", "4000000000000002", "378282246310005", "79927398713"]) assert.equal(luhnValid(good), true, good);
+    for (const good of ["4111111111111111", "5555555555554444", "4000000000000002", "378282246310005", "79927398713"])
+      assert.equal(luhnValid(good), true, good);
     for (const bad of ["4111111111111112", "1234567812345678", "", "4111-1111"]) assert.equal(luhnValid(bad), false, bad);
   });
 
@@ -112,7 +113,15 @@ describe("form reader", () => {
   ];
   it("returns the card, a safe summary and the answers", () => {
     const result = readCheckoutForm(
-      { EmailAddress: "a@b.is", FullName: "ignored", Telephone: "5551234", cardNumber: "4111 1111 1111 1111", cardExpiry: "08/27", cardCvc: "737", cardHolder: " Anna  Jóns " },
+      {
+        EmailAddress: "a@b.is",
+        FullName: "ignored",
+        Telephone: "5551234",
+        cardNumber: "4111 1111 1111 1111",
+        cardExpiry: "08/27",
+        cardCvc: "737",
+        cardHolder: " Anna  Jóns ",
+      },
       shopperInfo,
       NOW,
     );
@@ -128,7 +137,11 @@ describe("form reader", () => {
     assert.equal("cardCvc" in result.redisplay, false);
   });
   it("takes the first of repeated fields and ignores non-string values", () => {
-    const result = readCheckoutForm({ EmailAddress: ["a@b.is", "c@d.is"], cardNumber: ["4111111111111111"], cardExpiry: "08/27", cardCvc: "737" }, shopperInfo, NOW);
+    const result = readCheckoutForm(
+      { EmailAddress: ["a@b.is", "c@d.is"], cardNumber: ["4111111111111111"], cardExpiry: "08/27", cardCvc: "737" },
+      shopperInfo,
+      NOW,
+    );
     assert.equal(result.ok, true);
   });
   it("drops characters PostgreSQL cannot store (NUL, other controls, lone surrogates), keeps emoji and line breaks", () => {
@@ -161,8 +174,16 @@ describe("amounts per language", () => {
     assert.equal(formatMoney(1234, "KWD", "en"), "KWD 1.234");
   });
   it("has every text in both languages", () => {
-    const keys = (value: object): string[] => Object.entries(value).flatMap(([k, v]) => (v && typeof v === "object" ? keys(v).map((sub) => `${k}.${sub}`) : [k]));
-    assert.deepEqual(keys(MESSAGES.is).filter((k) => !k.startsWith("declineReasons")).sort(), keys(MESSAGES.en).filter((k) => !k.startsWith("declineReasons")).sort());
+    const keys = (value: object): string[] =>
+      Object.entries(value).flatMap(([k, v]) => (v && typeof v === "object" ? keys(v).map((sub) => `${k}.${sub}`) : [k]));
+    assert.deepEqual(
+      keys(MESSAGES.is)
+        .filter((k) => !k.startsWith("declineReasons"))
+        .sort(),
+      keys(MESSAGES.en)
+        .filter((k) => !k.startsWith("declineReasons"))
+        .sort(),
+    );
   });
 });
 
@@ -216,10 +237,16 @@ describe("theme safety", () => {
     assert.equal(theme.brand, "#1f4e8c");
   });
   it("shows a stored logo from Paylink's own origin, versioned; no logo without a stored copy", () => {
-    const theme = pageTheme({ merchantName: "M", theme: { themeKey: "thm_abc", name: "T", primaryColor: null, logoVersion: "0123456789abcdef" } });
+    const theme = pageTheme({
+      merchantName: "M",
+      theme: { themeKey: "thm_abc", name: "T", primaryColor: null, logoVersion: "0123456789abcdef" },
+    });
     assert.equal(theme.logoSrc, "/pay/assets/logos/thm_abc?v=0123456789abcdef");
     assert.equal(logoPath("a b", "v/1"), "/pay/assets/logos/a%20b?v=v%2F1");
-    assert.equal(pageTheme({ merchantName: "M", theme: { themeKey: "thm_abc", name: "T", primaryColor: null, logoVersion: null } }).logoSrc, null);
+    assert.equal(
+      pageTheme({ merchantName: "M", theme: { themeKey: "thm_abc", name: "T", primaryColor: null, logoVersion: null } }).logoSrc,
+      null,
+    );
   });
   it("keeps the page CSS free of characters the HTML renderer would escape", () => {
     assert.doesNotMatch(CHECKOUT_CSS, /[<&"]/);
@@ -235,7 +262,10 @@ describe("logging errors", () => {
 describe("returnUrl with checkoutReference", () => {
   it("appends to the query as text, keeping the merchant's encoding and the fragment", () => {
     assert.equal(withCheckoutReference("https://shop.example/thanks", "chk_1"), "https://shop.example/thanks?checkoutReference=chk_1");
-    assert.equal(withCheckoutReference("https://shop.example/t?order=42", "chk_1"), "https://shop.example/t?order=42&checkoutReference=chk_1");
+    assert.equal(
+      withCheckoutReference("https://shop.example/t?order=42", "chk_1"),
+      "https://shop.example/t?order=42&checkoutReference=chk_1",
+    );
     assert.equal(
       withCheckoutReference("https://shop.example/t?sig=a%2Fb%20c&flag&x=1~#done", "chk_1"),
       "https://shop.example/t?sig=a%2Fb%20c&flag&x=1~&checkoutReference=chk_1#done",

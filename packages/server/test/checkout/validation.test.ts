@@ -2,14 +2,24 @@
 // both languages, and its CSRF protection (403, nothing recorded).
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { issueFormToken } from "../../src/checkout/form-token.ts";
-import { MESSAGES, type FieldProblem, type Lang } from "../../src/checkout/i18n.ts";
-import { errorText } from "../../src/checkout/views/checkout-page.tsx";
 import type { FormField } from "../../src/checkout/form.ts";
+import { issueFormToken } from "../../src/checkout/form-token.ts";
+import { type FieldProblem, type Lang, MESSAGES } from "../../src/checkout/i18n.ts";
+import { errorText } from "../../src/checkout/views/checkout-page.tsx";
 import type { AuthorizeRequest, PaymentProcessor } from "../../src/payments/processor.ts";
 import { SandboxProcessor } from "../../src/payments/sandbox.ts";
+import {
+  CARDS,
+  type CheckoutTestServer,
+  cardFields,
+  decodeHtml,
+  getPage,
+  hiddenInputs,
+  postForm,
+  startCheckoutServer,
+  textOf,
+} from "../support/checkout.ts";
 import { testBackends } from "../support/databases.ts";
-import { CARDS, cardFields, decodeHtml, getPage, hiddenInputs, postForm, startCheckoutServer, textOf, type CheckoutTestServer } from "../support/checkout.ts";
 
 /** The price of the links server.createLink() makes (48900 = 489 kr.). */
 const PRICE = { amount: 48900, currency: "ISK" };
@@ -30,7 +40,9 @@ class CountingProcessor implements PaymentProcessor {
   }
 }
 
-const ALL_FIELDS_REQUIRED = ["Ssn", "FullName", "Address", "PostCode", "City", "Country", "Telephone", "EmailAddress", "Comments"].map((field) => ({ field, requirementType: "Required" }));
+const ALL_FIELDS_REQUIRED = ["Ssn", "FullName", "Address", "PostCode", "City", "Country", "Telephone", "EmailAddress", "Comments"].map(
+  (field) => ({ field, requirementType: "Required" }),
+);
 
 const GOOD_SHOPPER = {
   Ssn: "010130-2989",
@@ -58,7 +70,12 @@ const CASES: Array<{ name: string; fields: Record<string, string>; field: FormFi
   { name: "CVC of 2 digits", fields: { cardCvc: "12" }, field: "cardCvc", problem: "card_cvc_invalid" },
   { name: "CVC of 5 digits", fields: { cardCvc: "12345" }, field: "cardCvc", problem: "card_cvc_invalid" },
   { name: "card holder too long", fields: { cardHolder: "A".repeat(101) }, field: "cardHolder", problem: "card_holder_too_long" },
-  ...ALL_FIELDS_REQUIRED.map(({ field }) => ({ name: `required ${field} missing`, fields: { [field]: "  " }, field: field as FormField, problem: "required" as FieldProblem })),
+  ...ALL_FIELDS_REQUIRED.map(({ field }) => ({
+    name: `required ${field} missing`,
+    fields: { [field]: "  " },
+    field: field as FormField,
+    problem: "required" as FieldProblem,
+  })),
   { name: "e-mail without @", fields: { EmailAddress: "anna.example.is" }, field: "EmailAddress", problem: "invalid_email" },
   { name: "kennitala of 9 digits", fields: { Ssn: "010130298" }, field: "Ssn", problem: "invalid_ssn" },
   { name: "telephone of 6 digits", fields: { Telephone: "555123" }, field: "Telephone", problem: "invalid_telephone" },
@@ -95,7 +112,13 @@ for (const backend of testBackends()) {
         it(`${lang}: ${testCase.name} → 422 "${testCase.problem}" next to ${testCase.field}`, async () => {
           const callsBefore = processor.calls;
           const before = await recorded();
-          const response = await postForm(server.baseUrl, reference, { ...hiddenInputs(pageHtml), ...GOOD_SHOPPER, ...cardFields(CARDS.visa), lang, ...testCase.fields });
+          const response = await postForm(server.baseUrl, reference, {
+            ...hiddenInputs(pageHtml),
+            ...GOOD_SHOPPER,
+            ...cardFields(CARDS.visa),
+            lang,
+            ...testCase.fields,
+          });
           assert.equal(response.status, 422);
           const message = errorText(MESSAGES[lang], { field: testCase.field, problem: testCase.problem });
           const errorParagraph = new RegExp(`<p class="error" id="${testCase.field}-error">([^<]*)</p>`).exec(response.html);
@@ -115,7 +138,13 @@ for (const backend of testBackends()) {
     }
 
     it("the re-rendered form keeps shopper fields, name and expiry, but never the card number or CVC", async () => {
-      const response = await postForm(server.baseUrl, reference, { ...hiddenInputs(pageHtml), ...GOOD_SHOPPER, ...cardFields(CARDS.visa), cardCvc: "98", cardHolder: "Anna J" });
+      const response = await postForm(server.baseUrl, reference, {
+        ...hiddenInputs(pageHtml),
+        ...GOOD_SHOPPER,
+        ...cardFields(CARDS.visa),
+        cardCvc: "98",
+        cardHolder: "Anna J",
+      });
       assert.equal(response.status, 422);
       for (const [field, value] of Object.entries(GOOD_SHOPPER)) {
         if (field === "Comments") assert.ok(response.html.includes(`>${value}</textarea>`));
@@ -128,7 +157,11 @@ for (const backend of testBackends()) {
       assert.doesNotMatch(response.html, /<input id="cardCvc"[^>]*value=/);
       // The same (unused) attempt token comes back, and a corrected post pays.
       assert.equal(hiddenInputs(response.html).csrfToken, hiddenInputs(pageHtml).csrfToken);
-      const fixed = await postForm(server.baseUrl, reference, { ...hiddenInputs(response.html), ...GOOD_SHOPPER, ...cardFields(CARDS.visa) });
+      const fixed = await postForm(server.baseUrl, reference, {
+        ...hiddenInputs(response.html),
+        ...GOOD_SHOPPER,
+        ...cardFields(CARDS.visa),
+      });
       assert.equal(fixed.status, 200);
       const link = (await server.api("GET", `/api/v1/paymentlinks/${reference}`)).body.paymentLink;
       assert.deepEqual(
@@ -170,15 +203,26 @@ for (const backend of testBackends()) {
         const token = hiddenInputs(html).csrfToken!;
         await refused({ csrfToken: token.slice(0, -2) + (token.endsWith("AA") ? "BB" : "AA") });
         await refused({ csrfToken: issueFormToken(Buffer.alloc(32, 1), target, new Date(), PRICE) });
-        const secret = await server.database.db.selectFrom("server_secrets").select("value").where("name", "=", "checkout-form-token").executeTakeFirstOrThrow();
+        const secret = await server.database.db
+          .selectFrom("server_secrets")
+          .select("value")
+          .where("name", "=", "checkout-form-token")
+          .executeTakeFirstOrThrow();
         const key = Buffer.from(secret.value, "hex");
         await refused({ csrfToken: issueFormToken(key, target, new Date(Date.now() - 13 * 60 * 60 * 1000), PRICE) });
         // A genuine token for another price: the page comes back with the link's real price (409).
-        const otherPrice = await postForm(server.baseUrl, target, { ...cardFields(CARDS.visa), csrfToken: issueFormToken(key, target, new Date(), { amount: 100, currency: "ISK" }) });
+        const otherPrice = await postForm(server.baseUrl, target, {
+          ...cardFields(CARDS.visa),
+          csrfToken: issueFormToken(key, target, new Date(), { amount: 100, currency: "ISK" }),
+        });
         assert.equal(otherPrice.status, 409);
         assert.match(textOf(otherPrice.html), /The price has changed/);
         // The same key, fresh: accepted.
-        assert.equal((await postForm(server.baseUrl, target, { ...cardFields(CARDS.visa), csrfToken: issueFormToken(key, target, new Date(), PRICE) })).status, 200);
+        assert.equal(
+          (await postForm(server.baseUrl, target, { ...cardFields(CARDS.visa), csrfToken: issueFormToken(key, target, new Date(), PRICE) }))
+            .status,
+          200,
+        );
       });
 
       it("refuses a cross-site post even with a valid token", async () => {
@@ -186,12 +230,21 @@ for (const backend of testBackends()) {
         await refused(await fresh(), { origin: "https://evil.example" });
         await refused(await fresh(), { origin: "null" });
         await refused(await fresh(), { "sec-fetch-site": "cross-site" });
-        const sameOrigin = await postForm(server.baseUrl, target, { ...(await fresh()), ...cardFields(CARDS.visa) }, { origin: server.baseUrl, "sec-fetch-site": "same-origin" });
+        const sameOrigin = await postForm(
+          server.baseUrl,
+          target,
+          { ...(await fresh()), ...cardFields(CARDS.visa) },
+          { origin: server.baseUrl, "sec-fetch-site": "same-origin" },
+        );
         assert.equal(sameOrigin.status, 200);
       });
 
       it("refuses bodies that are not forms with an HTML page", async () => {
-        const json = await fetch(`${server.baseUrl}/pay/${target}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ cardNumber: CARDS.visa }) });
+        const json = await fetch(`${server.baseUrl}/pay/${target}`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ cardNumber: CARDS.visa }),
+        });
         assert.equal(json.status, 415);
         assert.match(json.headers.get("content-type")!, /text\/html/);
         const multipart = await fetch(`${server.baseUrl}/pay/${target}`, { method: "POST", body: new FormData() });

@@ -7,16 +7,18 @@ import { existsSync, mkdirSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { createTheme } from "../../src/db/merchants-repository.ts";
-import { CARDS, futureExpiry, startCheckoutServer, type CheckoutTestServer } from "../support/checkout.ts";
+import { CARDS, type CheckoutTestServer, futureExpiry, startCheckoutServer } from "../support/checkout.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const SCREENSHOTS = fileURLToPath(new URL("../../.tmp/screenshots/", import.meta.url));
 const MOBILE = { width: 375, height: 812 };
 const DESKTOP = { width: 1280, height: 900 };
 
-describe("checkout in Chromium", { skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing (apt-get install chromium; .ci/run installs it)` }, () => {
+describe("checkout in Chromium", {
+  skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing (apt-get install chromium; .ci/run installs it)`,
+}, () => {
   let server: CheckoutTestServer;
   let merchantSite: Server;
   let merchantUrl: string;
@@ -26,8 +28,13 @@ describe("checkout in Chromium", { skip: existsSync(CHROMIUM) ? false : `${CHROM
   before(async () => {
     server = await startCheckoutServer();
     // A stored logo (what the admin API keeps of an uploaded or downloaded one): a 1×1 PNG.
-    const logo = { contentType: "image/png" as const, bytes: Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64") };
-    themeKey = (await createTheme(server.database.db, server.merchantId, { name: "Ullarbúðin", primaryColor: "#0b6e4f", logoUrl: null, logo })).themeKey;
+    const logo = {
+      contentType: "image/png" as const,
+      bytes: Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64"),
+    };
+    themeKey = (
+      await createTheme(server.database.db, server.merchantId, { name: "Ullarbúðin", primaryColor: "#0b6e4f", logoUrl: null, logo })
+    ).themeKey;
     merchantSite = createServer((request, response) => {
       response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
       response.end(`<!doctype html><title>Thanks</title><h1>Thank you</h1><p id="url">${request.url?.replace(/[<>&"]/g, "")}</p>`);
@@ -38,7 +45,14 @@ describe("checkout in Chromium", { skip: existsSync(CHROMIUM) ? false : `${CHROM
     mkdirSync(SCREENSHOTS, { recursive: true });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
     });
   });
   after(async () => {
@@ -48,7 +62,10 @@ describe("checkout in Chromium", { skip: existsSync(CHROMIUM) ? false : `${CHROM
   });
 
   /** A page that records every request and every console problem (CSP violations included). */
-  async function openContext(viewport: { width: number; height: number }): Promise<{ context: BrowserContext; page: Page; requests: string[]; problems: string[] }> {
+  async function openContext(viewport: {
+    width: number;
+    height: number;
+  }): Promise<{ context: BrowserContext; page: Page; requests: string[]; problems: string[] }> {
     const context = await browser.newContext({ viewport, deviceScaleFactor: 1, locale: "is-IS" });
     const page = await context.newPage();
     const requests: string[] = [];
@@ -106,7 +123,9 @@ describe("checkout in Chromium", { skip: existsSync(CHROMIUM) ? false : `${CHROM
 
       // A visible focus ring in the brand colour.
       await page.getByLabel("Öryggiskóði").focus();
-      const outline = await page.getByLabel("Öryggiskóði").evaluate((el) => getComputedStyle(el).outlineStyle + " " + getComputedStyle(el).outlineColor);
+      const outline = await page
+        .getByLabel("Öryggiskóði")
+        .evaluate((el) => `${getComputedStyle(el).outlineStyle} ${getComputedStyle(el).outlineColor}`);
       assert.equal(outline, "solid rgb(11, 110, 79)");
       // Nothing overflows the 375 px screen.
       assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= MOBILE.width);
@@ -141,7 +160,10 @@ describe("checkout in Chromium", { skip: existsSync(CHROMIUM) ? false : `${CHROM
     try {
       await page.goto(`${server.baseUrl}/pay/${reference}?lang=en`);
       await page.screenshot({ path: `${SCREENSHOTS}checkout-desktop.png`, fullPage: true });
-      const [invalid] = await Promise.all([page.waitForResponse((r) => r.request().method() === "POST"), page.locator("button.pay").click()]);
+      const [invalid] = await Promise.all([
+        page.waitForResponse((r) => r.request().method() === "POST"),
+        page.locator("button.pay").click(),
+      ]);
       assert.equal(invalid.status(), 422);
       await page.waitForLoadState();
       assert.equal(await page.locator("#cardNumber-error").textContent(), "Enter your card number.");
@@ -154,7 +176,10 @@ describe("checkout in Chromium", { skip: existsSync(CHROMIUM) ? false : `${CHROM
       await page.getByLabel("Card number").fill(CARDS.refused);
       await page.getByLabel("Expiry date").fill(futureExpiry());
       await page.getByLabel("Security code").fill("737");
-      const [declined] = await Promise.all([page.waitForResponse((r) => r.request().method() === "POST"), page.locator("button.pay").click()]);
+      const [declined] = await Promise.all([
+        page.waitForResponse((r) => r.request().method() === "POST"),
+        page.locator("button.pay").click(),
+      ]);
       assert.equal(declined.status(), 402);
       await page.waitForLoadState();
       const alert = page.getByRole("alert").first();
@@ -169,7 +194,10 @@ describe("checkout in Chromium", { skip: existsSync(CHROMIUM) ? false : `${CHROM
       await page.getByLabel("Security code").fill("737");
       await Promise.all([page.waitForURL(`${merchantUrl}/thanks**`), page.locator("button.pay").click()]);
       const link = (await server.api("GET", `/api/v1/paymentlinks/${reference}`)).body.paymentLink;
-      assert.deepEqual(link.submissions.map((s: any) => s.completed), [false, true]);
+      assert.deepEqual(
+        link.submissions.map((s: any) => s.completed),
+        [false, true],
+      );
       assert.deepEqual(problems, []);
     } finally {
       await context.close();
@@ -186,7 +214,10 @@ describe("checkout in Chromium", { skip: existsSync(CHROMIUM) ? false : `${CHROM
       await page.getByLabel("Card number").fill(CARDS.visa);
       await page.getByLabel("Expiry date").fill(futureExpiry());
       await page.getByLabel("Security code").fill("737");
-      const [saved] = await Promise.all([page.waitForResponse((r) => r.request().method() === "POST"), page.getByRole("button", { name: "Save card" }).click()]);
+      const [saved] = await Promise.all([
+        page.waitForResponse((r) => r.request().method() === "POST"),
+        page.getByRole("button", { name: "Save card" }).click(),
+      ]);
       assert.equal(saved.status(), 200);
       await page.waitForLoadState();
       assert.equal(await page.locator("h1").textContent(), "Card saved");

@@ -31,8 +31,21 @@ import { configureWebhooks } from "../../src/webhooks/runtime.ts";
 import { CARDS, cardFields, getPage, hiddenInputs, postForm, textOf } from "../support/checkout.ts";
 import { testBackends } from "../support/databases.ts";
 import { assertErrorShape, createLink, getLink, payByLink, simplePayByLink } from "../support/fixtures.ts";
-import { inPool, nested, PROTO_KEYS, Random, randomString, randomValue, UNSTORABLE_STRINGS, WEIRD_NUMBERS, WEIRD_STRINGS, wrongType, WRONG_CONTENT_TYPES, type Kind } from "../support/fuzz.ts";
-import { startTestServer, type ApiResponse, type TestServer } from "../support/harness.ts";
+import {
+  inPool,
+  type Kind,
+  nested,
+  PROTO_KEYS,
+  Random,
+  randomString,
+  randomValue,
+  UNSTORABLE_STRINGS,
+  WEIRD_NUMBERS,
+  WEIRD_STRINGS,
+  WRONG_CONTENT_TYPES,
+  wrongType,
+} from "../support/fuzz.ts";
+import { type ApiResponse, startTestServer, type TestServer } from "../support/harness.ts";
 import { testKeyring } from "../webhooks/support.ts";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_240_611);
@@ -50,7 +63,13 @@ const alnum = (r: Random, length: number) => Array.from({ length }, () => r.pick
 function percentEncode(text: string, spaceAsPlus = false): string {
   let out = "";
   for (const byte of Buffer.from(text, "utf8")) {
-    if ((byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5a) || (byte >= 0x61 && byte <= 0x7a) || [0x2d, 0x2e, 0x5f, 0x7e].includes(byte)) out += String.fromCharCode(byte);
+    if (
+      (byte >= 0x30 && byte <= 0x39) ||
+      (byte >= 0x41 && byte <= 0x5a) ||
+      (byte >= 0x61 && byte <= 0x7a) ||
+      [0x2d, 0x2e, 0x5f, 0x7e].includes(byte)
+    )
+      out += String.fromCharCode(byte);
     else if (spaceAsPlus && byte === 0x20) out += "+";
     else out += `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
   }
@@ -58,7 +77,27 @@ function percentEncode(text: string, spaceAsPlus = false): string {
 }
 
 /** Percent sequences that do not decode, decode to bytes that are not UTF-8, or decode to NUL, "/", "..". */
-const BROKEN_PERCENT = ["%", "%%", "%zz", "%4", "%E0%A4%A", "%ED%A0%80", "%C0%AF", "%FF%FE", "%F0%9F", "%C3%28", "%00", "a%00b", "%01", "%7F", "%2F", "%5C", "%2e%2e", "%252e", "%u0041"];
+const BROKEN_PERCENT = [
+  "%",
+  "%%",
+  "%zz",
+  "%4",
+  "%E0%A4%A",
+  "%ED%A0%80",
+  "%C0%AF",
+  "%FF%FE",
+  "%F0%9F",
+  "%C3%28",
+  "%00",
+  "a%00b",
+  "%01",
+  "%7F",
+  "%2F",
+  "%5C",
+  "%2e%2e",
+  "%252e",
+  "%u0041",
+];
 
 /** An id (a URL segment, already encoded for the request line) that names nothing. */
 function junkId(r: Random, prefix: string): string {
@@ -80,7 +119,9 @@ function junkId(r: Random, prefix: string): string {
     case 7:
       return r.pick(["", "%20", "+", "null", "undefined", "0", "-1", "__proto__", "constructor", "prototype"]);
     default:
-      return Array.from({ length: 1 + r.int(4) }, () => r.pick([alnum(r, 3), r.pick(BROKEN_PERCENT), percentEncode(r.pick(WEIRD_STRINGS))])).join("");
+      return Array.from({ length: 1 + r.int(4) }, () =>
+        r.pick([alnum(r, 3), r.pick(BROKEN_PERCENT), percentEncode(r.pick(WEIRD_STRINGS))]),
+      ).join("");
   }
 }
 
@@ -91,7 +132,8 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: IN_FLIGHT * 2 });
 
 function toHeaders(raw: http.IncomingHttpHeaders): Headers {
   const headers = new Headers();
-  for (const [name, value] of Object.entries(raw)) if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
+  for (const [name, value] of Object.entries(raw))
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value);
   return headers;
 }
 
@@ -107,7 +149,12 @@ interface Reply extends ApiResponse {
   text: string;
 }
 
-function send(baseUrl: string, method: string, path: string, options: { body?: Buffer; headers?: Record<string, string> } = {}): Promise<Reply> {
+function send(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: { body?: Buffer; headers?: Record<string, string> } = {},
+): Promise<Reply> {
   const { hostname, port } = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     let settled = false;
@@ -115,7 +162,10 @@ function send(baseUrl: string, method: string, path: string, options: { body?: B
       const chunks: Buffer[] = [];
       response.on("data", (chunk: Buffer) => chunks.push(chunk));
       response.on("error", (error) => {
-        if (!settled) (settled = true), reject(error);
+        if (!settled) {
+          settled = true;
+          reject(error);
+        }
       });
       response.on("end", () => {
         settled = true;
@@ -125,7 +175,10 @@ function send(baseUrl: string, method: string, path: string, options: { body?: B
     });
     request.setTimeout(20_000, () => request.destroy(new Error("no answer within 20 s")));
     request.on("error", (error) => {
-      if (!settled) (settled = true), reject(error);
+      if (!settled) {
+        settled = true;
+        reject(error);
+      }
     });
     request.end(options.body);
   });
@@ -193,7 +246,21 @@ interface FieldSpec {
   invalid?: readonly unknown[];
 }
 
-const CURRENCIES_INVALID = [[], ["XYZ"], ["EU"], ["EURO"], ["12$"], ["€€€"], ["ISK", "xx"], ["ISK", 5], [null], [["ISK"]], [{}], ["I\u0000K"], Array(201).fill("EUR")];
+const CURRENCIES_INVALID = [
+  [],
+  ["XYZ"],
+  ["EU"],
+  ["EURO"],
+  ["12$"],
+  ["€€€"],
+  ["ISK", "xx"],
+  ["ISK", 5],
+  [null],
+  [["ISK"]],
+  [{}],
+  ["I\u0000K"],
+  Array(201).fill("EUR"),
+];
 const LOGO_INVALID = [
   "not a url",
   "data:",
@@ -244,7 +311,12 @@ const TERMINAL_FIELDS: Record<string, FieldSpec> = {
 };
 const API_KEY_FIELDS: Record<string, FieldSpec> = { name: { kind: "string", maxLength: 200 } };
 const USER_FIELDS: Record<string, FieldSpec> = {
-  email: { kind: "string", required: true, maxLength: 254, invalid: ["", "ab", "no-at-sign.example", "two@@example.is", "a b@example.is", "jón@", "@example.is", "x@y", "anna@example"] },
+  email: {
+    kind: "string",
+    required: true,
+    maxLength: 254,
+    invalid: ["", "ab", "no-at-sign.example", "two@@example.is", "a b@example.is", "jón@", "@example.is", "x@y", "anna@example"],
+  },
   password: { kind: "string", required: true, maxLength: 1000, invalid: ["", "short", "123456789", "         "] },
 };
 const THEME_FIELDS: Record<string, FieldSpec> = {
@@ -336,11 +408,13 @@ function breakBody(r: Random, fields: Record<string, FieldSpec>, body: Body): { 
         return { label: `huge string at ${name}`, value: body };
       }
       case 7:
-        return r.chance(0.5) ? { label: "array for the object", value: [body] } : { label: "array of arrays for the object", value: [[body], {}] };
+        return r.chance(0.5)
+          ? { label: "array for the object", value: [body] }
+          : { label: "array of arrays for the object", value: [[body], {}] };
       default: {
         // Numbers where text belongs, text where a list belongs.
         const name = r.pick(names);
-        body[name] = fields[name]!.kind === "string" ? r.pick([48900, 0, -1, 1.5, 1e21]) : r.pick(["ISK", "ISK,EUR", "[\"ISK\"]"]);
+        body[name] = fields[name]!.kind === "string" ? r.pick([48900, 0, -1, 1.5, 1e21]) : r.pick(["ISK", "ISK,EUR", '["ISK"]']);
         return { label: `scalar of the wrong kind at ${name}`, value: body };
       }
     }
@@ -364,7 +438,26 @@ function rawJsonCase(r: Random, valid: string, fields: Record<string, FieldSpec>
     case 0:
       return { label: "truncated JSON", body: text(valid.slice(0, r.int(valid.length))), contentType: json };
     case 1: {
-      const broken = r.pick(["{", "}", "[", "{'name': 'x'}", '{"name": "x",}', "{name: 1}", '{"a": NaN}', '{"a": Infinity}', '{"a": 0x10}', "/* c */ {}", '{"a":1}}', '{"a":1} {"b":2}', "undefined", '{"a":"\\x41"}', '{"a":"unterminated}', `${valid},`, valid.includes('"') ? valid.replace(/"/, "'") : "{'a':1}", `\ufeff${valid.replace(/\}$/, ",}")}`]);
+      const broken = r.pick([
+        "{",
+        "}",
+        "[",
+        "{'name': 'x'}",
+        '{"name": "x",}',
+        "{name: 1}",
+        '{"a": NaN}',
+        '{"a": Infinity}',
+        '{"a": 0x10}',
+        "/* c */ {}",
+        '{"a":1}}',
+        '{"a":1} {"b":2}',
+        "undefined",
+        '{"a":"\\x41"}',
+        '{"a":"unterminated}',
+        `${valid},`,
+        valid.includes('"') ? valid.replace(/"/, "'") : "{'a':1}",
+        `\ufeff${valid.replace(/\}$/, ",}")}`,
+      ]);
       return { label: `invalid JSON ${JSON.stringify(broken.slice(0, 30))}`, body: text(broken), contentType: json };
     }
     case 2: {
@@ -376,7 +469,11 @@ function rawJsonCase(r: Random, valid: string, fields: Record<string, FieldSpec>
       return { label: "body without a content type", body: text(valid), contentType: null };
     case 4: {
       const contentType = r.pick(WRONG_CONTENT_TYPES);
-      return { label: `content type ${contentType}`, body: text(contentType.includes("form") ? "name=x&url=https%3A%2F%2Fshop.example%2F" : valid), contentType };
+      return {
+        label: `content type ${contentType}`,
+        body: text(contentType.includes("form") ? "name=x&url=https%3A%2F%2Fshop.example%2F" : valid),
+        contentType,
+      };
     }
     case 5: {
       const poison = r.pick(['"__proto__": {"isAdmin": true}', '"__proto__": null', '"constructor": {"prototype": {"polluted": 1}}']);
@@ -387,9 +484,15 @@ function rawJsonCase(r: Random, valid: string, fields: Record<string, FieldSpec>
       return { label: `top-level ${top.slice(0, 20)}`, body: text(top), contentType: json, mayPass: top === "null" && bodyOptional };
     }
     case 7: {
-      if (r.chance(0.15)) return { label: "body over 1 MiB", body: text(`{"name":"${"x".repeat(1024 * 1024 + r.int(1000))}"}`), contentType: json };
+      if (r.chance(0.15))
+        return { label: "body over 1 MiB", body: text(`{"name":"${"x".repeat(1024 * 1024 + r.int(1000))}"}`), contentType: json };
       const contentType = r.pick([json, null]);
-      return { label: `empty body, content type ${contentType}`, body: Buffer.alloc(0), contentType, mayPass: contentType === null && bodyOptional };
+      return {
+        label: `empty body, content type ${contentType}`,
+        body: Buffer.alloc(0),
+        contentType,
+        mayPass: contentType === null && bodyOptional,
+      };
     }
     case 8: {
       const names = Object.keys(fields);
@@ -403,14 +506,18 @@ function rawJsonCase(r: Random, valid: string, fields: Record<string, FieldSpec>
       // white space is allowed: NUL and its kin are not).
       const at = valid.indexOf('"') + 1;
       const raw = at > 0 ? r.pick(["\u0000", "\u0001", "\n", "\u001f"]) : r.pick(["\u0000", "\u0001", "\u001f"]);
-      return { label: `raw control character ${JSON.stringify(raw)} in a string`, body: text(`${valid.slice(0, at)}${raw}${valid.slice(at)}`), contentType: json };
+      return {
+        label: `raw control character ${JSON.stringify(raw)} in a string`,
+        body: text(`${valid.slice(0, at)}${raw}${valid.slice(at)}`),
+        contentType: json,
+      };
     }
     case 10: {
       // An escaped NUL or lone surrogate PostgreSQL cannot store, as a value (or as an unknown field).
-      const escape = r.pick(["\\u0000", "\\ud800", "\\udfff", "x\\ud83d"]);
+      const escaped = r.pick(["\\u0000", "\\ud800", "\\udfff", "x\\ud83d"]);
       const at = valid.indexOf(':"');
-      const body = at === -1 ? `{"junk":"${escape}"}` : `${valid.slice(0, at + 2)}${escape}${valid.slice(at + 2)}`;
-      return { label: `escaped ${escape} in a string`, body: text(body), contentType: json };
+      const body = at === -1 ? `{"junk":"${escaped}"}` : `${valid.slice(0, at + 2)}${escaped}${valid.slice(at + 2)}`;
+      return { label: `escaped ${escaped} in a string`, body: text(body), contentType: json };
     }
     case 11:
       // A byte order mark before the JSON: ignored, as RFC 8259 allows, so the body may be valid.
@@ -482,7 +589,21 @@ function merchantPath(suffix: string) {
 // nothing, currency codes that upper-case to a known one, duplicate e-mails, logo and webhook URLs
 // the SSRF guard refuses). Each is sent alone in an otherwise valid body, so it reaches that code;
 // a 200 is allowed. No logo URL names a host that would need the network.
-const NAME_EDGES = ["\u00a0", "\u3000", "\u200b", "\ufeff", "\u2028", " x ", "ｘ", "🧶", "n".repeat(200), "é".repeat(200), "🔥".repeat(100), "<b>&amp;</b>", "Robert'); DROP TABLE merchants;--"];
+const NAME_EDGES = [
+  "\u00a0",
+  "\u3000",
+  "\u200b",
+  "\ufeff",
+  "\u2028",
+  " x ",
+  "ｘ",
+  "🧶",
+  "n".repeat(200),
+  "é".repeat(200),
+  "🔥".repeat(100),
+  "<b>&amp;</b>",
+  "Robert'); DROP TABLE merchants;--",
+];
 const magic = (type: string, bytes: number[]) => `data:image/${type};base64,${Buffer.from(bytes).toString("base64")}`;
 const LOGO_EDGES = [
   "",
@@ -559,7 +680,22 @@ const BODY_ENDPOINTS: BodyEndpoint[] = [
       return body;
     },
     path: merchantPath("terminals"),
-    edges: { name: NAME_EDGES, currencies: [["isk"], ["ısk"], ["ıSK"], ["İSK"], ["ﬀx"], ["ßxx"], ["XAU"], ["XTS"], ["XXX"], ["ISK", "isk", "Isk"], Array(200).fill("EUR")] },
+    edges: {
+      name: NAME_EDGES,
+      currencies: [
+        ["isk"],
+        ["ısk"],
+        ["ıSK"],
+        ["İSK"],
+        ["ﬀx"],
+        ["ßxx"],
+        ["XAU"],
+        ["XTS"],
+        ["XXX"],
+        ["ISK", "isk", "Isk"],
+        Array(200).fill("EUR"),
+      ],
+    },
   },
   {
     title: "POST /admin/v1/merchants/{id}/apikeys",
@@ -576,7 +712,18 @@ const BODY_ENDPOINTS: BodyEndpoint[] = [
     base: (r, index) => ({ email: `fuzz-${index}-${alnum(r, 6)}@example.is`, password: "correct horse battery staple" }),
     path: merchantPath("users"),
     edges: {
-      email: ["edge.user@example.is", "EDGE.USER@EXAMPLE.IS", "jón@dæmi.is", "a@b.c", "\u0130@example.is", `x@y.${"z".repeat(240)}`, "a@b.c\u200b", '"quoted"@example.is', "a@[127.0.0.1]", " edge.user@example.is"],
+      email: [
+        "edge.user@example.is",
+        "EDGE.USER@EXAMPLE.IS",
+        "jón@dæmi.is",
+        "a@b.c",
+        "\u0130@example.is",
+        `x@y.${"z".repeat(240)}`,
+        "a@b.c\u200b",
+        '"quoted"@example.is',
+        "a@[127.0.0.1]",
+        " edge.user@example.is",
+      ],
       password: ["          ", "p".repeat(1000), "🔥".repeat(5), "é".repeat(10)],
     },
   },
@@ -618,7 +765,10 @@ const BODY_ENDPOINTS: BodyEndpoint[] = [
     path: (r, ctx) => {
       const merchant = merchantSegment(r, ctx);
       const real = r.chance(0.85);
-      return { path: `/admin/v1/merchants/${merchant.id}/webhooks/${real ? ctx.webhookId : junkId(r, "whk_")}`, junk: merchant.junk || !real };
+      return {
+        path: `/admin/v1/merchants/${merchant.id}/webhooks/${real ? ctx.webhookId : junkId(r, "whk_")}`,
+        junk: merchant.junk || !real,
+      };
     },
     edges: { url: WEBHOOK_URL_EDGES, apiKey: WEBHOOK_API_KEY_EDGES },
     edgePath: (_r, ctx) => ({ path: `/admin/v1/merchants/${ctx.merchantId}/webhooks/${ctx.scratchWebhookId}`, junk: false }),
@@ -678,7 +828,12 @@ function generateBodyCases(r: Random, endpoint: BodyEndpoint, ctx: Context, toke
       const body = endpoint.base(r, i);
       const field = r.pick(Object.keys(endpoint.edges));
       body[field] = r.pick(endpoint.edges[field]!);
-      raw = { label: `edge value ${field}=${JSON.stringify(body[field]).slice(0, 60)}`, body: text(JSON.stringify(body)), contentType: "application/json", mayPass: true };
+      raw = {
+        label: `edge value ${field}=${JSON.stringify(body[field]).slice(0, 60)}`,
+        body: text(JSON.stringify(body)),
+        contentType: "application/json",
+        mayPass: true,
+      };
     } else if (r.chance(0.35)) {
       raw = rawJsonCase(r, JSON.stringify(endpoint.base(r, i)), endpoint.fields, bodyOptional);
     } else {
@@ -719,7 +874,15 @@ function generateActionCases(r: Random, endpoint: ActionEndpoint, ctx: Context, 
       default:
         raw = rawJsonCase(r, JSON.stringify({ url: "https://shop.example/x", enabled: true }), {}, true);
     }
-    cases.push({ label: `${auth.label}${path.slice(0, 120)}; ${raw.label}`, method: "POST", path, headers: auth.headers, body: raw.body, contentType: raw.contentType, mayPass: false });
+    cases.push({
+      label: `${auth.label}${path.slice(0, 120)}; ${raw.label}`,
+      method: "POST",
+      path,
+      headers: auth.headers,
+      body: raw.body,
+      contentType: raw.contentType,
+      mayPass: false,
+    });
   }
   return cases;
 }
@@ -730,7 +893,26 @@ type QueryParam = [key: string, value: string, raw?: boolean];
 
 const QUERY_BREAKERS: Array<(r: Random) => { label: string; params: QueryParam[] }> = [
   (r) => {
-    const value = r.pick(["-1", "1.5", "abc", "", "1e3", "0x10", "1000001", "99999999999999999999", "+1", " 1", "1 ", "١", "NaN", "Infinity", "true", "[]", "{}", "2147483648000"]);
+    const value = r.pick([
+      "-1",
+      "1.5",
+      "abc",
+      "",
+      "1e3",
+      "0x10",
+      "1000001",
+      "99999999999999999999",
+      "+1",
+      " 1",
+      "1 ",
+      "١",
+      "NaN",
+      "Infinity",
+      "true",
+      "[]",
+      "{}",
+      "2147483648000",
+    ]);
     return { label: `page=${JSON.stringify(value)}`, params: [["page", value]] };
   },
   (r) => {
@@ -742,11 +924,30 @@ const QUERY_BREAKERS: Array<(r: Random) => { label: string; params: QueryParam[]
     return { label: `state=${JSON.stringify(value)}`, params: [["state", value]] };
   },
   (r) => {
-    const [value, raw] = r.pick([["", false], ["w".repeat(65 + r.int(500)), false], ["a%00b", true], ["%00", true], ["x\u0000", false]] as const);
+    const [value, raw] = r.pick([
+      ["", false],
+      ["w".repeat(65 + r.int(500)), false],
+      ["a%00b", true],
+      ["%00", true],
+      ["x\u0000", false],
+    ] as const);
     return { label: `webhookId=${JSON.stringify(value.slice(0, 20))}`, params: [["webhookId", value, raw]] };
   },
   (r) => {
-    const key = r.pick(["foo", "constructor", "toString", "hasOwnProperty", "page[]", "state[0]", "PAGE", "merchantId", "lang", "page.x", "pageSize ", "\u00e9"]);
+    const key = r.pick([
+      "foo",
+      "constructor",
+      "toString",
+      "hasOwnProperty",
+      "page[]",
+      "state[0]",
+      "PAGE",
+      "merchantId",
+      "lang",
+      "page.x",
+      "pageSize ",
+      "\u00e9",
+    ]);
     return { label: `unknown parameter ${JSON.stringify(key)}`, params: [[key, r.pick(["1", "", "x"])]] };
   },
   (r) => {
@@ -756,7 +957,13 @@ const QUERY_BREAKERS: Array<(r: Random) => { label: string; params: QueryParam[]
       ["state", "Pending"],
       ["webhookId", "whk_x"],
     ] as const);
-    return { label: `${key} twice`, params: [[key, value], [key, r.chance(0.5) ? value : "2"]] };
+    return {
+      label: `${key} twice`,
+      params: [
+        [key, value],
+        [key, r.chance(0.5) ? value : "2"],
+      ],
+    };
   },
 ];
 
@@ -782,7 +989,9 @@ function queryNoise(r: Random, ctx: Context): QueryParam {
 function encodeQuery(r: Random, params: QueryParam[]): string {
   return params
     .map(([key, value, raw]) => {
-      const encodedKey = r.chance(0.1) ? [...Buffer.from(key, "utf8")].map((b) => `%${b.toString(16).padStart(2, "0")}`).join("") : percentEncode(key, true);
+      const encodedKey = r.chance(0.1)
+        ? [...Buffer.from(key, "utf8")].map((b) => `%${b.toString(16).padStart(2, "0")}`).join("")
+        : percentEncode(key, true);
       return `${encodedKey}=${raw ? value : percentEncode(value, r.chance(0.5))}`;
     })
     .join("&");
@@ -800,7 +1009,8 @@ function generateQueryCases(r: Random, ctx: Context, token: string, count: numbe
     params.splice(at, 0, ...broken.params);
     if (broken.params[0]![0] === "page" || broken.params[0]![0] === "pageSize" || broken.params[0]![0] === "state") {
       // A single wrong value: the noise must not give the same key a second value.
-      for (let j = params.length - 1; j >= 0; j--) if (params[j]![0] === broken.params[0]![0] && !broken.params.includes(params[j]!)) params.splice(j, 1);
+      for (let j = params.length - 1; j >= 0; j--)
+        if (params[j]![0] === broken.params[0]![0] && !broken.params.includes(params[j]!)) params.splice(j, 1);
     }
     const query = encodeQuery(r, params);
     cases.push({
@@ -853,21 +1063,32 @@ async function runAdminCases(server: TestServer, cases: AdminCase[]): Promise<Ou
       return;
     }
     try {
-      assert.ok(response.status >= 400 && response.status < 500, `status ${response.status} is not 4xx${response.status === 200 ? " (and the case was certainly invalid)" : ""}`);
+      assert.ok(
+        response.status >= 400 && response.status < 500,
+        `status ${response.status} is not 4xx${response.status === 200 ? " (and the case was certainly invalid)" : ""}`,
+      );
       assertErrorShape(response);
     } catch (error) {
       const sent = c.body ? c.body.subarray(0, 200).toString("utf8") : "(no body)";
-      outcome.failures.push(`#${index} ${c.label}: ${(error as Error).message.split("\n")[0]} — got ${response.status} ${response.text.slice(0, 200)} — ${c.method} ${c.path.slice(0, 150)} — sent ${sent}`);
+      outcome.failures.push(
+        `#${index} ${c.label}: ${(error as Error).message.split("\n")[0]} — got ${response.status} ${response.text.slice(0, 200)} — ${c.method} ${c.path.slice(0, 150)} — sent ${sent}`,
+      );
     }
   });
   return outcome;
 }
 
 function report(outcome: Outcome, minimum: number, context: { diagnostic(message: string): void }): void {
-  const summary = [...outcome.codes].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k}×${n}`).join(", ");
+  const summary = [...outcome.codes]
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, n]) => `${k}×${n}`)
+    .join(", ");
   context.diagnostic(`seed ${SEED}; ${outcome.sent} requests; responses: ${summary}`);
   if (outcome.edgeCodes) {
-    const edges = [...outcome.edgeCodes].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k}×${n}`).join(", ");
+    const edges = [...outcome.edgeCodes]
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, n]) => `${k}×${n}`)
+      .join(", ");
     context.diagnostic(`plus ${[...outcome.edgeCodes.values()].reduce((a, b) => a + b, 0)} edge values: ${edges}`);
   }
   assert.deepEqual(outcome.failures.slice(0, 12), [], `${outcome.failures.length} generated requests were not answered as they should be`);
@@ -879,7 +1100,7 @@ async function rowCount(server: TestServer, table: string): Promise<number> {
   return Number(rows[0]!.count);
 }
 
-const ADMIN_TABLES = ["merchants", "terminals", "api_keys", "portal_users", "themes", "webhook_endpoints", "webhook_deliveries"];
+const _ADMIN_TABLES = ["merchants", "terminals", "api_keys", "portal_users", "themes", "webhook_endpoints", "webhook_deliveries"];
 
 // ---------------------------------------------------------------------------------------------
 // 2. The checkout form
@@ -914,7 +1135,24 @@ function validForm(r: Random, token: string): Pair[] {
 /** Values that make the form invalid for certain (null: the field left out). Survive the removal of control characters. */
 const FORM_BREAKERS: Array<[field: string, value: (r: Random) => string | null]> = [
   ["cardNumber", () => null],
-  ["cardNumber", (r) => r.pick(["", "   ", "4111 1111 1111 1112", "1234567890123456", "4242", "4".repeat(20), "４１１１１１１１１１１１１１１１", "4111-1111-1111-111a", "0".repeat(1000), CARDS.visa.repeat(2), "4111.1111.1111.1111", "-4111111111111111x"])],
+  [
+    "cardNumber",
+    (r) =>
+      r.pick([
+        "",
+        "   ",
+        "4111 1111 1111 1112",
+        "1234567890123456",
+        "4242",
+        "4".repeat(20),
+        "４１１１１１１１１１１１１１１１",
+        "4111-1111-1111-111a",
+        "0".repeat(1000),
+        CARDS.visa.repeat(2),
+        "4111.1111.1111.1111",
+        "-4111111111111111x",
+      ]),
+  ],
   ["cardExpiry", () => null],
   ["cardExpiry", (r) => r.pick(["", "13/30", "00/30", "01/20", "12/99", "garbage", "1/2", "08/2O30", "0830x", "08//30", "٠٨/٣٠"])],
   ["cardCvc", () => null],
@@ -935,7 +1173,31 @@ function breakForm(r: Random, pairs: Pair[]): { field: string; label: string } {
   return { field, label: value === null ? `no ${field}` : `${field}=${JSON.stringify(value.slice(0, 24))}` };
 }
 
-const RAW_FRAGMENTS = ["%", "%zz", "%E0%A4", "%ED%A0%80", "%00", "%01", "%1B", "%7F", "%C0%AF", "%FF", "%FE%FF", "+", "\u0000", "\u0001", "\u007f", "\u0080", "\u00ff", "\u00c3", "\u00ed\u00a0\u0080", "\t", "=", "==", "&&"];
+const RAW_FRAGMENTS = [
+  "%",
+  "%zz",
+  "%E0%A4",
+  "%ED%A0%80",
+  "%00",
+  "%01",
+  "%1B",
+  "%7F",
+  "%C0%AF",
+  "%FF",
+  "%FE%FF",
+  "+",
+  "\u0000",
+  "\u0001",
+  "\u007f",
+  "\u0080",
+  "\u00ff",
+  "\u00c3",
+  "\u00ed\u00a0\u0080",
+  "\t",
+  "=",
+  "==",
+  "&&",
+];
 
 /** A change that may or may not leave the form valid. Never touches the field `keep`. */
 function formNoise(r: Random, pairs: Pair[], keep: string | undefined): string {
@@ -949,7 +1211,15 @@ function formNoise(r: Random, pairs: Pair[], keep: string | undefined): string {
       return `${pair.name} twice`;
     }
     case 1: {
-      const name = r.pick([...PROTO_KEYS, "cardNumber[]", "csrfToken[0]", "card number", "", "x".repeat(2000), randomString(r).slice(0, 20)]);
+      const name = r.pick([
+        ...PROTO_KEYS,
+        "cardNumber[]",
+        "csrfToken[0]",
+        "card number",
+        "",
+        "x".repeat(2000),
+        randomString(r).slice(0, 20),
+      ]);
       if (name === keep) return "";
       pairs.splice(r.int(pairs.length + 1), 0, { name, value: r.chance(0.8) ? randomString(r) : "" });
       return `unknown field ${JSON.stringify(name.slice(0, 20))}`;
@@ -1002,13 +1272,25 @@ function encodeForm(pairs: Pair[]): Buffer {
 }
 
 function multipart(pairs: Pair[], boundary: string): Buffer {
-  const parts = pairs.map((pair) => `--${boundary}\r\nContent-Disposition: form-data; name="${pair.name.replace(/"/g, "")}"\r\n\r\n${pair.value}\r\n`);
+  const parts = pairs.map(
+    (pair) => `--${boundary}\r\nContent-Disposition: form-data; name="${pair.name.replace(/"/g, "")}"\r\n\r\n${pair.value}\r\n`,
+  );
   return text(`${parts.join("")}--${boundary}--\r\n`);
 }
 
 const FORM = "application/x-www-form-urlencoded";
 /** Media types that are a form (or might be read as one): a valid card is always broken there. */
-const FORM_TYPES = [FORM, `${FORM}; charset=UTF-8`, "APPLICATION/X-WWW-FORM-URLENCODED", `${FORM};charset=iso-8859-1`, `${FORM}; boundary=x`, `${FORM}-foo`, `${FORM}x`, `${FORM}, text/plain`, `  ${FORM}  `];
+const FORM_TYPES = [
+  FORM,
+  `${FORM}; charset=UTF-8`,
+  "APPLICATION/X-WWW-FORM-URLENCODED",
+  `${FORM};charset=iso-8859-1`,
+  `${FORM}; boundary=x`,
+  `${FORM}-foo`,
+  `${FORM}x`,
+  `${FORM}, text/plain`,
+  `  ${FORM}  `,
+];
 
 interface FormCase {
   label: string;
@@ -1040,7 +1322,7 @@ function junkToken(r: Random, token: string): string {
     ` ${token}`.slice(0, token.length),
     `${attempt}.99999999999999999999.${mac}`,
     `${attempt}.${issued}.${"A".repeat(43)}`,
-    "a".repeat(64) + `.${issued}.${mac}`,
+    `${"a".repeat(64)}.${issued}.${mac}`,
     randomString(r),
   ]);
 }
@@ -1088,7 +1370,18 @@ function generateCheckoutCases(r: Random, tokens: Tokens, count: number): FormCa
       if (contentType !== FORM) labels.push(`content type ${JSON.stringify(contentType)}`);
     } else {
       // A form-like body with a valid card still must not pay, so the form is broken where it could be read as one.
-      const kind = r.pick(["json", "invalid json", "multipart", "text", "no type", "empty form", "empty", "wrong type", "form in a query", "bytes"] as const);
+      const kind = r.pick([
+        "json",
+        "invalid json",
+        "multipart",
+        "text",
+        "no type",
+        "empty form",
+        "empty",
+        "wrong type",
+        "form in a query",
+        "bytes",
+      ] as const);
       labels.push(kind);
       switch (kind) {
         case "json":
@@ -1121,12 +1414,26 @@ function generateCheckoutCases(r: Random, tokens: Tokens, count: number): FormCa
           break;
         case "wrong type":
           body = encodeForm(pairs);
-          contentType = r.pick(["application/xml", "text/html", "application/octet-stream", "image/png", "application/formdata", "form", "*/*", "application/x-www-form"]);
+          contentType = r.pick([
+            "application/xml",
+            "text/html",
+            "application/octet-stream",
+            "image/png",
+            "application/formdata",
+            "form",
+            "*/*",
+            "application/x-www-form",
+          ]);
           break;
         case "form in a query": {
           // The fields in the URL, not in the body: a form post carries them in the body.
           const query = encodeForm(pairs).toString("latin1");
-          cases.push({ label: labels.join("; "), path: `/pay/${tokens.reference}?${query}`, headers: { ...headers, "content-type": FORM }, body: Buffer.alloc(0) });
+          cases.push({
+            label: labels.join("; "),
+            path: `/pay/${tokens.reference}?${query}`,
+            headers: { ...headers, "content-type": FORM },
+            body: Buffer.alloc(0),
+          });
           continue;
         }
         default: {
@@ -1144,7 +1451,9 @@ function generateCheckoutCases(r: Random, tokens: Tokens, count: number): FormCa
       }
     }
     if (contentType !== undefined) headers["content-type"] = contentType;
-    const query = r.chance(0.1) ? `?${r.pick(["lang=is", "lang=xx", "lang=%00", "lang=is&lang=en", "a=%zz", "lang[]=en", "__proto__=1"])}` : "";
+    const query = r.chance(0.1)
+      ? `?${r.pick(["lang=is", "lang=xx", "lang=%00", "lang=is&lang=en", "a=%zz", "lang[]=en", "__proto__=1"])}`
+      : "";
     cases.push({ label: labels.filter(Boolean).join("; "), path: `/pay/${tokens.reference}${query}`, headers, body });
   }
   return cases;
@@ -1166,7 +1475,10 @@ function junkSegment(r: Random): { segment: string; label: string } {
     case 2:
       return { segment: percentEncode(randomString(r)), label: "percent-encoded unicode" };
     case 3:
-      return { segment: Buffer.from(r.pick(["東京都", "Jón", "🧶", "é".repeat(40), "\u202Eevil", "Ω≈ç"]), "utf8").toString("latin1"), label: "raw UTF-8" };
+      return {
+        segment: Buffer.from(r.pick(["東京都", "Jón", "🧶", "é".repeat(40), "\u202Eevil", "Ω≈ç"]), "utf8").toString("latin1"),
+        label: "raw UTF-8",
+      };
     case 4: {
       const length = 1 + r.int(8);
       return { segment: Array.from({ length }, () => String.fromCharCode(0x80 + r.int(128))).join(""), label: "raw non-UTF-8 bytes" };
@@ -1176,9 +1488,30 @@ function junkSegment(r: Random): { segment: string; label: string } {
     case 6:
       return { segment: r.pick(["\u0000", "\u0001", "\u007f", "a\u0000b", "\t", "\u001b[31m"]), label: "control characters" };
     case 7:
-      return { segment: r.pick(["", "/", "//", "?", "??", "?lang=is&lang=en", "?a=%zz", "#", "#frag", "?%00=%00", ";a=b", "*", ":", "@", "$"]), label: "separators" };
+      return {
+        segment: r.pick(["", "/", "//", "?", "??", "?lang=is&lang=en", "?a=%zz", "#", "#frag", "?%00=%00", ";a=b", "*", ":", "@", "$"]),
+        label: "separators",
+      };
     case 8:
-      return { segment: r.pick(["qr.svg", "assets", "create", "update", "disable", "list", "%20", "+", "null", "__proto__", "constructor", "{reference}", ":reference", "*"]), label: "route-like words" };
+      return {
+        segment: r.pick([
+          "qr.svg",
+          "assets",
+          "create",
+          "update",
+          "disable",
+          "list",
+          "%20",
+          "+",
+          "null",
+          "__proto__",
+          "constructor",
+          "{reference}",
+          ":reference",
+          "*",
+        ]),
+        label: "route-like words",
+      };
     case 9:
       return { segment: percentEncode(r.pick(WEIRD_STRINGS)) || "%20", label: "weird text" };
     default:
@@ -1225,19 +1558,26 @@ async function runPathCases(server: TestServer, cases: PathCase[], kind: "pay" |
     outcome.sent++;
     // Refused by Node's HTTP parser (a request line with a space, NUL, …), before any route runs:
     // still the documented envelope (http/client-errors.ts), for the checkout's paths too.
-    const parserRefusal = typeof response.body === "object" && response.body !== null && /not valid HTTP/.test(String((response.body as any).errorMessage));
+    const parserRefusal =
+      typeof response.body === "object" && response.body !== null && /not valid HTTP/.test(String((response.body as any).errorMessage));
     if (parserRefusal) outcome.parserRefusals++;
-    const code = kind === "api" && typeof response.body === "object" && response.body !== null ? ` ${(response.body as any).errorCode ?? "(parser)"}` : "";
+    const code =
+      kind === "api" && typeof response.body === "object" && response.body !== null
+        ? ` ${(response.body as any).errorCode ?? "(parser)"}`
+        : "";
     tally(outcome, `${response.status}${code}`);
     try {
       assert.ok(response.status >= 400 && response.status < 500, `status ${response.status} is not 4xx`);
       if (parserRefusal) assertErrorShape(response);
       else if (c.method !== "HEAD") {
-        if (kind === "pay") assert.match(response.headers.get("content-type") ?? "", /^text\/html/, "the checkout answers with an HTML page");
+        if (kind === "pay")
+          assert.match(response.headers.get("content-type") ?? "", /^text\/html/, "the checkout answers with an HTML page");
         else assertErrorShape(response);
       }
     } catch (error) {
-      outcome.failures.push(`#${index} ${c.label}: ${(error as Error).message.split("\n")[0]} — got ${response.status} ${response.text.slice(0, 160)} — ${c.method} ${JSON.stringify(c.path.slice(0, 150))}`);
+      outcome.failures.push(
+        `#${index} ${c.label}: ${(error as Error).message.split("\n")[0]} — got ${response.status} ${response.text.slice(0, 160)} — ${c.method} ${JSON.stringify(c.path.slice(0, 150))}`,
+      );
     }
   });
   return outcome;
@@ -1267,7 +1607,9 @@ for (const backend of testBackends()) {
       const created = await adminJson(server, "POST", `/admin/v1/merchants/${server.merchantId}/webhooks`, TARGET_WEBHOOK);
       assert.equal(created.status, 200, created.text);
       ctx.webhookId = (created.body as any).webhookId;
-      const scratch = await adminJson(server, "POST", `/admin/v1/merchants/${server.merchantId}/webhooks`, { url: "https://shop.example/hooks/scratch" });
+      const scratch = await adminJson(server, "POST", `/admin/v1/merchants/${server.merchantId}/webhooks`, {
+        url: "https://shop.example/hooks/scratch",
+      });
       assert.equal(scratch.status, 200, scratch.text);
       ctx.scratchWebhookId = (scratch.body as any).webhookId;
       webhookBefore = (await adminJson(server, "GET", `/admin/v1/merchants/${server.merchantId}/webhooks`)).body;
@@ -1285,7 +1627,12 @@ for (const backend of testBackends()) {
         const cases = generateBodyCases(new Random(SEED + n), endpoint, ctx, server.adminToken, CASES);
         const outcome = await runAdminCases(server, cases);
         report(outcome, CASES, t);
-        if (endpoint.table) assert.equal(await rowCount(server, endpoint.table), before + outcome.successes, `${endpoint.table}: one new row per 200, no other change`);
+        if (endpoint.table)
+          assert.equal(
+            await rowCount(server, endpoint.table),
+            before + outcome.successes,
+            `${endpoint.table}: one new row per 200, no other change`,
+          );
       });
     });
 
@@ -1308,7 +1655,11 @@ for (const backend of testBackends()) {
       const { updatedAt: _after, ...target } = (webhooks.body as any).data.find((e: any) => e.webhookId === ctx.webhookId);
       const { updatedAt: _before, ...targetBefore } = (webhookBefore as any).data.find((e: any) => e.webhookId === ctx.webhookId);
       assert.deepEqual(target, targetBefore, "url, keys, enabled state of the target are as before");
-      const deliveries = await adminJson(server, "GET", `/admin/v1/merchants/${server.merchantId}/deliveries?page=0&pageSize=5&state=Pending`);
+      const deliveries = await adminJson(
+        server,
+        "GET",
+        `/admin/v1/merchants/${server.merchantId}/deliveries?page=0&pageSize=5&state=Pending`,
+      );
       assert.equal(deliveries.status, 200, deliveries.text);
       assert.equal(await rowCount(server, "webhook_deliveries"), 0, "no delivery was queued");
       const link = await server.api("GET", `/api/v1/paymentlinks/${reference}`);
@@ -1340,7 +1691,9 @@ for (const backend of testBackends()) {
           assert.match(response.text, /^<!DOCTYPE html>/i, "a whole page");
         } catch (error) {
           const sent = c.body ? c.body.subarray(0, 200).toString("latin1") : "(no body)";
-          outcome.failures.push(`#${index} ${c.label}: ${(error as Error).message.split("\n")[0]} — got ${response.status} ${textOf(response.text).slice(0, 160)} — headers ${JSON.stringify(c.headers)} — sent ${JSON.stringify(sent)}`);
+          outcome.failures.push(
+            `#${index} ${c.label}: ${(error as Error).message.split("\n")[0]} — got ${response.status} ${textOf(response.text).slice(0, 160)} — headers ${JSON.stringify(c.headers)} — sent ${JSON.stringify(sent)}`,
+          );
         }
       });
       report(outcome, CASES, t);

@@ -1,10 +1,11 @@
 // Health, readiness, the OpenAPI document and reference page, unknown routes, and what a client
 // sees when the server itself fails (500 5000, no internals) — on every backend.
-import { after, before, describe, it } from "node:test";
+
 import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
 import { testBackends } from "../support/databases.ts";
-import { startTestServer, type TestServer } from "../support/harness.ts";
 import { assertError, payByLink, rawRequest } from "../support/fixtures.ts";
+import { startTestServer, type TestServer } from "../support/harness.ts";
 import { enqueue, sampleMessage } from "../webhooks/support.ts";
 
 const OPERATIONS: Array<[string, string, string]> = [
@@ -24,7 +25,11 @@ for (const backend of testBackends()) {
     after(() => server?.close());
 
     it("URLs the router refuses (over-long parameter, broken percent-encoding) get 404 in Paylink's own formats", async () => {
-      for (const path of [`/api/v1/paymentlinks/${"x".repeat(300)}`, "/api/v1/paymentlinks/%E0%A4%A", `/admin/v1/merchants/${"m".repeat(300)}/webhooks`]) {
+      for (const path of [
+        `/api/v1/paymentlinks/${"x".repeat(300)}`,
+        "/api/v1/paymentlinks/%E0%A4%A",
+        `/admin/v1/merchants/${"m".repeat(300)}/webhooks`,
+      ]) {
         const response = await fetch(`${server.baseUrl}${path}`, { headers: { "x-api-key": server.apiKey } });
         assert.equal(response.status, 404, path);
         const body = (await response.json()) as Record<string, string>;
@@ -65,16 +70,29 @@ for (const backend of testBackends()) {
         assert.ok(value !== undefined, `${name} in ${text}`);
         return Number(value);
       };
-      const before = { pending: await gauge("paylink_webhook_deliveries_pending"), failed: await gauge("paylink_webhook_deliveries_failed") };
+      const before = {
+        pending: await gauge("paylink_webhook_deliveries_pending"),
+        failed: await gauge("paylink_webhook_deliveries_failed"),
+      };
       const merchant = await server.addMerchant();
       await server.db
         .insertInto("webhook_endpoints")
-        .values({ id: `whk_metrics_${merchant.merchantId}`, merchant_id: merchant.merchantId, url: "https://hooks.example/x", api_key: "k", hmac_key: "00".repeat(32) })
+        .values({
+          id: `whk_metrics_${merchant.merchantId}`,
+          merchant_id: merchant.merchantId,
+          url: "https://hooks.example/x",
+          api_key: "k",
+          hmac_key: "00".repeat(32),
+        })
         .execute();
       const ids: string[] = [];
       for (let i = 0; i < 3; i++) ids.push(...(await enqueue(server.db, merchant.merchantId, sampleMessage())));
       // No worker runs in this server: the three wait. One is ten minutes overdue, one has failed.
-      await server.db.updateTable("webhook_deliveries").set({ next_attempt_at: new Date(Date.now() - 600_000) }).where("id", "=", ids[0]!).execute();
+      await server.db
+        .updateTable("webhook_deliveries")
+        .set({ next_attempt_at: new Date(Date.now() - 600_000) })
+        .where("id", "=", ids[0]!)
+        .execute();
       await server.db.updateTable("webhook_deliveries").set({ state: "failed" }).where("id", "=", ids[1]!).execute();
       assert.equal(await gauge("paylink_webhook_deliveries_pending"), before.pending + 2);
       assert.equal(await gauge("paylink_webhook_deliveries_failed"), before.failed + 1);
@@ -111,8 +129,19 @@ for (const backend of testBackends()) {
         const schemes = Object.values(doc.components?.securitySchemes ?? {}) as any[];
         assert.ok(schemes.some((s) => s.type === "apiKey" && s.in === "header" && s.name.toLowerCase() === "x-api-key"));
         const body = doc.paths["/api/v1/paymentlinks/create"].post.requestBody.content["application/json"].schema;
-        for (const field of ["type", "terminalIdentifier", "amount", "currency"]) assert.ok(body.required.includes(field), `${field} is required`);
-        for (const field of ["items", "culture", "themeKey", "expiresAt", "description", "returnUrl", "exactSalesCount", "shopperInfo", "recurringProcessingModel"]) {
+        for (const field of ["type", "terminalIdentifier", "amount", "currency"])
+          assert.ok(body.required.includes(field), `${field} is required`);
+        for (const field of [
+          "items",
+          "culture",
+          "themeKey",
+          "expiresAt",
+          "description",
+          "returnUrl",
+          "exactSalesCount",
+          "shopperInfo",
+          "recurringProcessingModel",
+        ]) {
           assert.ok(field in body.properties, `${field} is documented`);
         }
         const error = doc.paths["/api/v1/paymentlinks/create"].post.responses["400"].content["application/json"].schema;
@@ -131,7 +160,8 @@ for (const backend of testBackends()) {
       assert.match(response.headers.get("content-type") ?? "", /^text\/html/);
       const html = await response.text();
       assert.match(html, /^<!doctype html>/i);
-      for (const [method, path] of OPERATIONS) assert.ok(html.includes(`${method.toUpperCase()} ${path}`), `${method} ${path} is on the page`);
+      for (const [method, path] of OPERATIONS)
+        assert.ok(html.includes(`${method.toUpperCase()} ${path}`), `${method} ${path} is on the page`);
       assert.doesNotMatch(html, /<script[^>]+src=|<link[^>]+href="https?:/i, "no external scripts or stylesheets");
     });
 
@@ -146,7 +176,12 @@ for (const backend of testBackends()) {
       ];
       for (const [method, path, withKey] of cases) {
         it(`${method} ${path}${withKey ? "" : " (no key)"}`, async () => {
-          const response = await rawRequest({ baseUrl: server.baseUrl, apiKey: withKey ? server.apiKey : "" }, method, path, method === "GET" || method === "DELETE" ? {} : { body: "{}", contentType: "application/json" });
+          const response = await rawRequest(
+            { baseUrl: server.baseUrl, apiKey: withKey ? server.apiKey : "" },
+            method,
+            path,
+            method === "GET" || method === "DELETE" ? {} : { body: "{}", contentType: "application/json" },
+          );
           assertError(response, 404, "2014");
         });
       }
@@ -175,7 +210,10 @@ for (const backend of testBackends()) {
         await server.api("GET", "/api/v1/paymentlinks"),
       ]) {
         assertError(response, 500, "5000");
-        assert.ok(response.body.errorMessage.includes(response.body.responseIdentifier), "the message quotes the response identifier for support");
+        assert.ok(
+          response.body.errorMessage.includes(response.body.responseIdentifier),
+          "the message quotes the response identifier for support",
+        );
         assert.doesNotMatch(response.body.errorMessage, /pool|pglite|sql|select|insert|ECONN|Error:|\bat \//i);
       }
     });

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { ConfigError, loadConfig } from "../../src/config.ts";
 import { DEFAULT_RATE_LIMITS } from "../../src/http/rate-limit.ts";
-import { cardFields, CARDS, pay, startCheckoutServer, textOf, type CheckoutTestServer } from "../support/checkout.ts";
+import { CARDS, type CheckoutTestServer, cardFields, pay, startCheckoutServer, textOf } from "../support/checkout.ts";
 import { addMerchantFixture } from "../support/harness.ts";
 
 async function getLinks(server: CheckoutTestServer, apiKey: string | undefined) {
@@ -53,20 +53,29 @@ describe("API rate limit per key", () => {
 
 describe("API key guessing", () => {
   test("made-up keys each have a fresh per-key budget, so wrong keys are also counted per address: 30 a minute, then 429", async () => {
-    const server = await startCheckoutServer({ rateLimits: { ...DEFAULT_RATE_LIMITS, apiPerMinute: 5, checkoutFailures: 0 }, trustProxy: true });
+    const server = await startCheckoutServer({
+      rateLimits: { ...DEFAULT_RATE_LIMITS, apiPerMinute: 5, checkoutFailures: 0 },
+      trustProxy: true,
+    });
     try {
       const statuses: number[] = [];
       for (let i = 0; i < 32; i++) {
         const key = `plk_${String(i).padStart(32, "0")}`;
-        const response = await fetch(`${server.baseUrl}/api/v1/paymentlinks?pageSize=1`, { headers: { "x-api-key": key, "x-forwarded-for": "2001:db8:1:2::7" } });
+        const response = await fetch(`${server.baseUrl}/api/v1/paymentlinks?pageSize=1`, {
+          headers: { "x-api-key": key, "x-forwarded-for": "2001:db8:1:2::7" },
+        });
         statuses.push(response.status);
       }
       assert.deepEqual(statuses, [...Array(30).fill(401), 429, 429]);
       // Another address of the same /64 is the same client; another /64 is not.
-      const sameNet = await fetch(`${server.baseUrl}/api/v1/paymentlinks?pageSize=1`, { headers: { "x-api-key": server.apiKey, "x-forwarded-for": "2001:db8:1:2::99" } });
+      const sameNet = await fetch(`${server.baseUrl}/api/v1/paymentlinks?pageSize=1`, {
+        headers: { "x-api-key": server.apiKey, "x-forwarded-for": "2001:db8:1:2::99" },
+      });
       assert.equal(sameNet.status, 429);
       assert.equal(((await sameNet.json()) as any).errorCode, "3002");
-      const otherNet = await fetch(`${server.baseUrl}/api/v1/paymentlinks?pageSize=1`, { headers: { "x-api-key": server.apiKey, "x-forwarded-for": "2001:db8:1:3::7" } });
+      const otherNet = await fetch(`${server.baseUrl}/api/v1/paymentlinks?pageSize=1`, {
+        headers: { "x-api-key": server.apiKey, "x-forwarded-for": "2001:db8:1:3::7" },
+      });
       assert.equal(otherNet.status, 200);
     } finally {
       await server.close();
@@ -77,7 +86,10 @@ describe("API key guessing", () => {
 describe("checkout brake on card testing", () => {
   let server: CheckoutTestServer;
   before(async () => {
-    server = await startCheckoutServer({ rateLimits: { apiPerMinute: 0, checkoutFailures: 3, checkoutWindowMs: 60_000 }, trustProxy: true });
+    server = await startCheckoutServer({
+      rateLimits: { apiPerMinute: 0, checkoutFailures: 3, checkoutWindowMs: 60_000 },
+      trustProxy: true,
+    });
   });
   after(() => server.close());
 
@@ -87,7 +99,8 @@ describe("checkout brake on card testing", () => {
     const page = await fetch(`${server.baseUrl}/pay/${reference}`, { headers: from(address) });
     const html = await page.text();
     const hidden: Record<string, string> = {};
-    for (const match of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"\/?>/g)) hidden[match[1]!] = match[2]!.replace(/&amp;/g, "&");
+    for (const match of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"\/?>/g))
+      hidden[match[1]!] = match[2]!.replace(/&amp;/g, "&");
     const response = await fetch(`${server.baseUrl}/pay/${reference}`, {
       method: "POST",
       redirect: "manual",
@@ -100,7 +113,11 @@ describe("checkout brake on card testing", () => {
   test("after 3 failures from one address the link's form answers 429 (even for a good card); nothing is charged", async () => {
     const reference = await server.createLink({ culture: "en" });
     assert.equal((await payFrom(reference, "198.51.100.7", cardFields(CARDS.refused))).status, 402);
-    assert.equal((await payFrom(reference, "198.51.100.7", { ...cardFields(), cardNumber: "4111 1111 1111 1112" })).status, 422, "a rejected form counts");
+    assert.equal(
+      (await payFrom(reference, "198.51.100.7", { ...cardFields(), cardNumber: "4111 1111 1111 1112" })).status,
+      422,
+      "a rejected form counts",
+    );
     assert.equal((await payFrom(reference, "198.51.100.7", cardFields(CARDS.cvcDeclined))).status, 402);
 
     const blocked = await payFrom(reference, "198.51.100.7", cardFields(CARDS.visa));
@@ -162,7 +179,11 @@ describe("rate-limit configuration", () => {
   });
 
   test("values, 0 to turn a limit off, and trusted proxies", () => {
-    const config = loadConfig({ PAYLINK_RATE_LIMIT_API: "0", PAYLINK_RATE_LIMIT_CHECKOUT_FAILURES: "25", PAYLINK_TRUST_PROXY: "10.0.0.0/8, 192.168.1.1" });
+    const config = loadConfig({
+      PAYLINK_RATE_LIMIT_API: "0",
+      PAYLINK_RATE_LIMIT_CHECKOUT_FAILURES: "25",
+      PAYLINK_TRUST_PROXY: "10.0.0.0/8, 192.168.1.1",
+    });
     assert.equal(config.rateLimits.apiPerMinute, 0);
     assert.equal(config.rateLimits.checkoutFailures, 25);
     assert.equal(config.trustProxy, "10.0.0.0/8,192.168.1.1");
@@ -172,7 +193,12 @@ describe("rate-limit configuration", () => {
 
   test("bad values are reported by name", () => {
     assert.throws(
-      () => loadConfig({ PAYLINK_RATE_LIMIT_API: "-1", PAYLINK_RATE_LIMIT_CHECKOUT_FAILURES: "lots", PAYLINK_TRUST_PROXY: "the load balancer" }),
+      () =>
+        loadConfig({
+          PAYLINK_RATE_LIMIT_API: "-1",
+          PAYLINK_RATE_LIMIT_CHECKOUT_FAILURES: "lots",
+          PAYLINK_TRUST_PROXY: "the load balancer",
+        }),
       (error: unknown) =>
         error instanceof ConfigError &&
         error.problems.length === 3 &&

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { createPostgresDatabase } from "../support/databases.ts";
-import { callApi, parseDemoCredentials, startServerProcess, type ServerProcess } from "../support/process.ts";
+import { callApi, parseDemoCredentials, type ServerProcess, startServerProcess } from "../support/process.ts";
 
 const running: ServerProcess[] = [];
 after(async () => {
@@ -54,14 +54,19 @@ describe("embedded database, real processes", () => {
     assert.equal(read.status, 200);
     assert.equal(read.body.paymentLink.status, "Active");
 
-    const updated = await callApi(server.baseUrl, demo.apiKey, "POST", "/api/v1/paymentlinks/update", { ...read.body.paymentLink, description: "renamed" });
+    const updated = await callApi(server.baseUrl, demo.apiKey, "POST", "/api/v1/paymentlinks/update", {
+      ...read.body.paymentLink,
+      description: "renamed",
+    });
     assert.equal(updated.status, 200, JSON.stringify(updated.body));
 
     const list = await callApi(server.baseUrl, demo.apiKey, "GET", "/api/v1/paymentlinks?search=renamed");
     assert.equal(list.body.totalCount, 1);
     assert.equal(list.body.data[0].paymentLinkReference, reference);
 
-    const disabled = await callApi(server.baseUrl, demo.apiKey, "POST", "/api/v1/paymentlinks/disable", { paymentLinkReference: reference });
+    const disabled = await callApi(server.baseUrl, demo.apiKey, "POST", "/api/v1/paymentlinks/disable", {
+      paymentLinkReference: reference,
+    });
     assert.equal(disabled.status, 200);
     const after = await callApi(server.baseUrl, demo.apiKey, "GET", `/api/v1/paymentlinks/${reference}`);
     assert.equal(after.body.paymentLink.status, "Disabled");
@@ -86,7 +91,13 @@ describe("embedded database, real processes", () => {
     assert.doesNotMatch(first.output(), /demo merchant created/, "the demo is created only once");
     // The key printed by the first start (test 1) still works: keys live in the database.
     const demoKey = demoCredentials!;
-    const created = await callApi(first.baseUrl, demoKey.apiKey, "POST", "/api/v1/paymentlinks/create", payByLink(demoKey.terminalIdentifier));
+    const created = await callApi(
+      first.baseUrl,
+      demoKey.apiKey,
+      "POST",
+      "/api/v1/paymentlinks/create",
+      payByLink(demoKey.terminalIdentifier),
+    );
     assert.equal(created.status, 200);
     assert.equal(await first.stop("SIGKILL"), "SIGKILL");
 
@@ -98,7 +109,6 @@ describe("embedded database, real processes", () => {
     assert.equal(all.body.totalCount, 2, "the link of the first test survived the clean restart too");
     assert.equal(await second.stop("SIGTERM"), 0);
   });
-
 });
 
 describe("PostgreSQL, two processes", { skip: process.env.TEST_DATABASE_URL ? false : "TEST_DATABASE_URL is not set" }, () => {
@@ -128,7 +138,10 @@ describe("PostgreSQL, two processes", { skip: process.env.TEST_DATABASE_URL ? fa
 
       const readOnB = await callApi(b.baseUrl, apiKey, "GET", `/api/v1/paymentlinks/${reference}`);
       assert.equal(readOnB.status, 200);
-      const updateOnB = await callApi(b.baseUrl, apiKey, "POST", "/api/v1/paymentlinks/update", { ...readOnB.body.paymentLink, description: "changed on B" });
+      const updateOnB = await callApi(b.baseUrl, apiKey, "POST", "/api/v1/paymentlinks/update", {
+        ...readOnB.body.paymentLink,
+        description: "changed on B",
+      });
       assert.equal(updateOnB.status, 200);
       const readOnA = await callApi(a.baseUrl, apiKey, "GET", `/api/v1/paymentlinks/${reference}`);
       assert.equal(readOnA.body.paymentLink.description, "changed on B");

@@ -3,11 +3,11 @@
 // opens a checkout page and posts its form the way a browser without JavaScript does.
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { buildApp } from "../../src/app.ts";
-import { openDatabase, type DatabaseHandle } from "../../src/db/connect.ts";
+import { type DatabaseHandle, openDatabase } from "../../src/db/connect.ts";
 import type { RateLimits } from "../../src/http/rate-limit.ts";
 import type { PaymentProcessor } from "../../src/payments/processor.ts";
-import { testBackends, type TestBackend, type TestDatabase } from "./databases.ts";
-import { addMerchantFixture, TEST_ADMIN_TOKEN, type ApiResponse, type MerchantFixture } from "./harness.ts";
+import { type TestBackend, type TestDatabase, testBackends } from "./databases.ts";
+import { type ApiResponse, addMerchantFixture, type MerchantFixture, TEST_ADMIN_TOKEN } from "./harness.ts";
 
 export interface CheckoutTestServer extends MerchantFixture {
   baseUrl: string;
@@ -44,7 +44,10 @@ export async function startCheckoutServer(options: CheckoutServerOptions = {}): 
  * Another Paylink instance on the same PostgreSQL database (its own connection pool), as a
  * second server behind a load balancer would be.
  */
-export async function startSecondInstance(first: CheckoutTestServer, options: Omit<CheckoutServerOptions, "backend"> = {}): Promise<CheckoutTestServer> {
+export async function startSecondInstance(
+  first: CheckoutTestServer,
+  options: Omit<CheckoutServerOptions, "backend"> = {},
+): Promise<CheckoutTestServer> {
   if (!first.database.url) throw new Error("a second instance needs PostgreSQL");
   const handle: DatabaseHandle = await openDatabase({ kind: "postgres", url: first.database.url });
   const instance = await listen(handle.db, options);
@@ -76,7 +79,12 @@ async function listen(db: DatabaseHandle["db"], options: CheckoutServerOptions):
   return { app, baseUrl };
 }
 
-function decorate(instance: { app: FastifyInstance; baseUrl: string }, database: TestDatabase, merchant: MerchantFixture, close: () => Promise<void>): CheckoutTestServer {
+function decorate(
+  instance: { app: FastifyInstance; baseUrl: string },
+  database: TestDatabase,
+  merchant: MerchantFixture,
+  close: () => Promise<void>,
+): CheckoutTestServer {
   const api = async (method: string, path: string, body?: unknown): Promise<ApiResponse> => {
     const response = await fetch(`${instance.baseUrl}${path}`, {
       method,
@@ -154,10 +162,20 @@ export function hiddenInputs(html: string): Record<string, string> {
 }
 
 export function decodeHtml(text: string): string {
-  return text.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+  return text
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&");
 }
 
-export async function postForm(baseUrl: string, reference: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<PageResponse> {
+export async function postForm(
+  baseUrl: string,
+  reference: string,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<PageResponse> {
   const response = await fetch(`${baseUrl}/pay/${reference}`, {
     method: "POST",
     redirect: "manual",
@@ -200,5 +218,8 @@ export async function outboxMessages(server: CheckoutTestServer): Promise<Array<
     .orderBy("created_at")
     .orderBy("id")
     .execute();
-  return rows.map((row) => ({ eventType: row.event_type, payload: typeof row.payload === "string" ? JSON.parse(row.payload) : row.payload }));
+  return rows.map((row) => ({
+    eventType: row.event_type,
+    payload: typeof row.payload === "string" ? JSON.parse(row.payload) : row.payload,
+  }));
 }

@@ -3,7 +3,7 @@
 // dropped afterwards, so tests never see each other's data.
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { openDatabase, type DatabaseHandle } from "../../src/db/connect.ts";
+import { type DatabaseHandle, openDatabase } from "../../src/db/connect.ts";
 
 export interface TestBackend {
   name: "pglite" | "postgres";

@@ -45,7 +45,10 @@ export function tokenizeByLink(merchant: Terminal, overrides: Record<string, unk
 }
 
 /** Headers that make `server.api` act as another merchant. */
-export const as = (merchant: Pick<MerchantFixture, "apiKey">, headers: Record<string, string> = {}) => ({ "x-api-key": merchant.apiKey, ...headers });
+export const as = (merchant: Pick<MerchantFixture, "apiKey">, headers: Record<string, string> = {}) => ({
+  "x-api-key": merchant.apiKey,
+  ...headers,
+});
 
 /** Checks the envelope every /api/v1 response carries (seed §2.5). */
 export function assertEnvelope(body: any): void {
@@ -85,7 +88,8 @@ export function assertError(response: ApiResponse, status: number, code: string,
     `expected ${status} ${code}, got ${response.status}: ${JSON.stringify(response.body)}`,
   );
   assertErrorShape(response);
-  if (typeof messageIncludes === "string") assert.ok(response.body.errorMessage.includes(messageIncludes), `"${response.body.errorMessage}" names ${messageIncludes}`);
+  if (typeof messageIncludes === "string")
+    assert.ok(response.body.errorMessage.includes(messageIncludes), `"${response.body.errorMessage}" names ${messageIncludes}`);
   else if (messageIncludes) assert.match(response.body.errorMessage, messageIncludes);
 }
 
@@ -104,7 +108,12 @@ export async function getLink(server: TestServer, reference: string, headers: Re
 }
 
 /** GET → change → POST, as the SPEC says clients update; returns the update response. */
-export async function roundTrip(server: TestServer, reference: string, change: (link: any) => void, headers: Record<string, string> = {}): Promise<ApiResponse> {
+export async function roundTrip(
+  server: TestServer,
+  reference: string,
+  change: (link: any) => void,
+  headers: Record<string, string> = {},
+): Promise<ApiResponse> {
   const { submissions: _submissions, ...link } = await getLink(server, reference, headers);
   change(link);
   return server.api("POST", "/api/v1/paymentlinks/update", link, headers);
@@ -125,7 +134,9 @@ export async function setCreatedAt(server: TestServer, reference: string, create
 }
 
 export async function countLinks(server: TestServer, merchantId: string): Promise<number> {
-  const { rows } = await sql<{ count: string | number }>`SELECT count(*) AS count FROM payment_links WHERE merchant_id = ${merchantId}`.execute(server.db);
+  const { rows } = await sql<{
+    count: string | number;
+  }>`SELECT count(*) AS count FROM payment_links WHERE merchant_id = ${merchantId}`.execute(server.db);
   return Number(rows[0]!.count);
 }
 

@@ -60,6 +60,7 @@ export const WEIRD_STRINGS = [
   "' OR 1=1 --",
   "%00",
   "../../etc/passwd",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a template-injection probe, as text
   "${7*7}",
   "{{7*7}}",
   "\n\r\t",
@@ -71,7 +72,25 @@ export const WEIRD_STRINGS = [
   "x".repeat(1000),
   "é".repeat(600),
 ];
-export const WEIRD_NUMBERS = [0, -0, -1, 1, 0.5, -0.0001, 1.5, 2 ** 31, 2 ** 53, 2 ** 53 + 2, -(2 ** 53), 100_000_000_100, 1e15, 1e21, 1e308, -1e308, 5e-324];
+export const WEIRD_NUMBERS = [
+  0,
+  -0,
+  -1,
+  1,
+  0.5,
+  -0.0001,
+  1.5,
+  2 ** 31,
+  2 ** 53,
+  2 ** 53 + 2,
+  -(2 ** 53),
+  100_000_000_100,
+  1e15,
+  1e21,
+  1e308,
+  -1e308,
+  5e-324,
+];
 /** Text PostgreSQL cannot store: NUL, lone surrogates. */
 export const UNSTORABLE_STRINGS = ["a\u0000b", "\u0000", "half \ud83d", "\udc00 alone", "x\ud800\ud800y"];
 export const PROTO_KEYS = ["__proto__", "constructor", "prototype", "__defineGetter__", "hasOwnProperty", "toString", "valueOf"];
@@ -144,7 +163,7 @@ export function hasKind(value: unknown, kind: Kind): boolean {
 /** A JSON value that is certainly not of this kind (and not null when null is allowed). */
 export function wrongType(r: Random, kind: Kind, nullable = false): unknown {
   for (;;) {
-    const value = r.chance(0.15) ? r.pick([0.5, 1.5, -0.25, 3.14159]) : randomValue(r);
+    const value = r.chance(0.15) ? r.pick([0.5, 1.5, -0.25, Math.PI]) : randomValue(r);
     if (value === null && nullable) continue;
     if (!hasKind(value, kind)) return value;
   }

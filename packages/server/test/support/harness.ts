@@ -3,7 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { buildApp } from "../../src/app.ts";
 import type { Database } from "../../src/db/connect.ts";
 import { createApiKey, createMerchant, createTerminal, createTheme } from "../../src/db/merchants-repository.ts";
-import { testBackends, type TestBackend, type TestDatabase } from "./databases.ts";
+import { type TestBackend, type TestDatabase, testBackends } from "./databases.ts";
 
 export interface MerchantFixture {
   merchantId: string;
@@ -41,7 +41,9 @@ export async function addMerchantFixture(db: Database, options: { currencies?: s
   return { merchantId, apiKey, terminalIdentifier: terminal.terminalIdentifier, themeKey: theme.themeKey };
 }
 
-export async function startTestServer(options: { backend?: TestBackend; now?: () => Date; allowPrivateTargets?: boolean } = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: { backend?: TestBackend; now?: () => Date; allowPrivateTargets?: boolean } = {},
+): Promise<TestServer> {
   const backend = options.backend ?? testBackends()[0]!;
   const database = await backend.open();
   const merchant = await addMerchantFixture(database.db);

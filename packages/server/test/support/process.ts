@@ -1,5 +1,5 @@
 // Real `paylink serve` processes for tests that need restarts, kill -9, or several instances.
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 
@@ -32,7 +32,10 @@ export async function freePort(): Promise<number> {
 }
 
 /** Starts `paylink serve`; resolves once /readyz answers 200 (or rejects if the process exits first). */
-export async function startServerProcess(env: Record<string, string>, options: { waitReady?: boolean; timeoutMs?: number } = {}): Promise<ServerProcess> {
+export async function startServerProcess(
+  env: Record<string, string>,
+  options: { waitReady?: boolean; timeoutMs?: number } = {},
+): Promise<ServerProcess> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const child = spawn(process.execPath, [PAYLINK_BIN, "serve"], {
     env: {
@@ -91,7 +94,13 @@ export function parseDemoCredentials(output: string): { apiKey: string; terminal
   return { apiKey, terminalIdentifier, themeKey };
 }
 
-export async function callApi(baseUrl: string, apiKey: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
+export async function callApi(
+  baseUrl: string,
+  apiKey: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: any }> {
   const response = await fetch(`${baseUrl}${path}`, {
     method,
     headers: { "x-api-key": apiKey, ...(body !== undefined ? { "content-type": "application/json" } : {}) },

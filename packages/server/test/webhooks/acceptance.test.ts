@@ -12,7 +12,14 @@ import { WebhookWorker } from "../../src/webhooks/worker.ts";
 import { testBackends } from "../support/databases.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
 import { APPROVED_VISA, createLink, DECLINED_REFUSED, payLink } from "./shopper.ts";
-import { independentPaymentSignature, independentStandardSignature, startReceiver, testKeyring, type ReceivedRequest, type Receiver } from "./support.ts";
+import {
+  independentPaymentSignature,
+  independentStandardSignature,
+  type ReceivedRequest,
+  type Receiver,
+  startReceiver,
+  testKeyring,
+} from "./support.ts";
 
 const keyring = testKeyring();
 
@@ -21,12 +28,28 @@ test("the independent HMAC implementation reproduces the shared test vectors (..
   const vectors = [
     {
       hmacKey: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
-      message: { checkoutReference: "k3j9x0aa21pq", payfacReference: "ABCD1234EFGH5678", merchantReference: "pl7Qm2xZk9", amount: "48900", currency: "ISK", reason: "123456:1111:03/2030", success: "true" },
+      message: {
+        checkoutReference: "k3j9x0aa21pq",
+        payfacReference: "ABCD1234EFGH5678",
+        merchantReference: "pl7Qm2xZk9",
+        amount: "48900",
+        currency: "ISK",
+        reason: "123456:1111:03/2030",
+        success: "true",
+      },
       hmacSignature: "9w/94u5wFCXIMiiBCjruqOrM4R7fWVr61WcFMvSEGuc=",
     },
     {
       hmacKey: "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff",
-      message: { checkoutReference: null, payfacReference: "Z9Y8X7W6V5U4T3S2", merchantReference: null, amount: "100", currency: "EUR", reason: null, success: "false" },
+      message: {
+        checkoutReference: null,
+        payfacReference: "Z9Y8X7W6V5U4T3S2",
+        merchantReference: null,
+        amount: "100",
+        currency: "EUR",
+        reason: null,
+        success: "false",
+      },
       hmacSignature: "mcH4MdmvxUCLOZKoPWLKR5bIFQRRVqwiGuUl8FP+s8Q=",
     },
   ];
@@ -74,14 +97,22 @@ for (const backend of testBackends()) {
       const timestamp = String(request.headers["webhook-timestamp"]);
       assert.match(id, /^msg_[0-9a-f]{32}$/);
       assert.ok(Math.abs(Number(timestamp) - Date.now() / 1000) < 10);
-      assert.equal(request.headers["webhook-signature"], independentStandardSignature(id, timestamp, request.body, endpoint.hmacKey), "Standard Webhooks signature");
+      assert.equal(
+        request.headers["webhook-signature"],
+        independentStandardSignature(id, timestamp, request.body, endpoint.hmacKey),
+        "Standard Webhooks signature",
+      );
       assert.equal(verifyStandardWebhook(request.headers, request.body, endpoint.hmacKey).valid, true);
     }
 
     const expiry = () => `12/20${String((new Date().getUTCFullYear() + 3) % 100).padStart(2, "0")}`;
 
     test("a successful payment: Authorization, success true, reason authCode:last4:MM/YYYY, every field signed and checked", async () => {
-      const link = await createLink(server.baseUrl, server.apiKey, server.terminalIdentifier, { amount: 489000, description: "order 1001", returnUrl: "http://localhost/thanks" });
+      const link = await createLink(server.baseUrl, server.apiKey, server.terminalIdentifier, {
+        amount: 489000,
+        description: "order 1001",
+        returnUrl: "http://localhost/thanks",
+      });
       const before = receiver.requests.length;
       const paid = await payLink(server.baseUrl, link.reference, APPROVED_VISA);
       assert.equal(paid.status, 303);
@@ -144,7 +175,10 @@ for (const backend of testBackends()) {
     });
 
     test("a saved card (tokenize link): Tokenization, amount 0, additionalData.token", async () => {
-      const link = await createLink(server.baseUrl, server.apiKey, server.terminalIdentifier, { type: "TokenizeByLink", returnUrl: "http://localhost/saved" });
+      const link = await createLink(server.baseUrl, server.apiKey, server.terminalIdentifier, {
+        type: "TokenizeByLink",
+        returnUrl: "http://localhost/saved",
+      });
       const before = receiver.requests.length;
       const saved = await payLink(server.baseUrl, link.reference, { cardNumber: "5555555555554444" });
       assert.equal(saved.status, 303);
@@ -167,7 +201,11 @@ for (const backend of testBackends()) {
     });
 
     test("a pay link that also saves the card sends two messages: Authorization and Tokenization", async () => {
-      const link = await createLink(server.baseUrl, server.apiKey, server.terminalIdentifier, { amount: 70000, recurringProcessingModel: "CardOnFile", returnUrl: "http://localhost/thanks" });
+      const link = await createLink(server.baseUrl, server.apiKey, server.terminalIdentifier, {
+        amount: 70000,
+        recurringProcessingModel: "CardOnFile",
+        returnUrl: "http://localhost/thanks",
+      });
       const before = receiver.requests.length;
       const paid = await payLink(server.baseUrl, link.reference, APPROVED_VISA);
       assert.equal(paid.status, 303);
@@ -187,7 +225,10 @@ for (const backend of testBackends()) {
     });
 
     test("a receiver that answers 500 once gets the same webhook-id again about 5 s later", async () => {
-      const link = await createLink(server.baseUrl, server.apiKey, server.terminalIdentifier, { amount: 10000, returnUrl: "http://localhost/thanks" });
+      const link = await createLink(server.baseUrl, server.apiKey, server.terminalIdentifier, {
+        amount: 10000,
+        returnUrl: "http://localhost/thanks",
+      });
       const before = receiver.requests.length;
       respond = (_request, index) => (index === before ? { status: 500, body: "try later" } : { status: 200, body: "ok" });
       const paid = await payLink(server.baseUrl, link.reference, APPROVED_VISA);

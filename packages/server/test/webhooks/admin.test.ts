@@ -5,7 +5,7 @@ import { configureWebhooks } from "../../src/webhooks/runtime.ts";
 import { WebhookWorker } from "../../src/webhooks/worker.ts";
 import { testBackends } from "../support/databases.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
-import { enqueue, sampleMessage, startReceiver, testKeyring, waitUntil, type Receiver } from "./support.ts";
+import { enqueue, type Receiver, sampleMessage, startReceiver, testKeyring, waitUntil } from "./support.ts";
 
 const keyring = testKeyring();
 
@@ -39,7 +39,10 @@ for (const backend of testBackends()) {
       assert.match(created.body.hmacKey, /^[0-9a-f]{64}$/);
       assert.equal(created.body.enabled, true);
 
-      const own = await admin("POST", `/merchants/${server.merchantId}/webhooks`, { url: "https://erp.example/in", apiKey: "Basic dXNlcjpwYXNz" });
+      const own = await admin("POST", `/merchants/${server.merchantId}/webhooks`, {
+        url: "https://erp.example/in",
+        apiKey: "Basic dXNlcjpwYXNz",
+      });
       assert.equal(own.status, 200);
       assert.equal(own.body.apiKey, "Basic dXNlcjpwYXNz");
 
@@ -57,7 +60,14 @@ for (const backend of testBackends()) {
 
     test("bad input: URLs that are not https or point inward, bad apiKeys, unknown fields and merchants", async () => {
       const path = `/merchants/${server.merchantId}/webhooks`;
-      for (const url of ["http://shop.example/hook", "https://127.0.0.1/hook", "https://169.254.169.254/latest/meta-data", "https://localhost:8080/", "javascript:alert(1)", "shop.example"]) {
+      for (const url of [
+        "http://shop.example/hook",
+        "https://127.0.0.1/hook",
+        "https://169.254.169.254/latest/meta-data",
+        "https://localhost:8080/",
+        "javascript:alert(1)",
+        "shop.example",
+      ]) {
         const response = await admin("POST", path, { url });
         assert.equal(response.status, 400, url);
         assert.equal(response.body.errorCode, "2008", url);
@@ -125,7 +135,10 @@ for (const backend of testBackends()) {
         assert.equal(response.status, 404, action);
         assert.equal(response.body.errorCode, "2014");
       }
-      assert.equal((await admin("POST", `/merchants/${other.merchantId}/webhooks/${created.webhookId}`, { url: "https://evil.example/" })).status, 404);
+      assert.equal(
+        (await admin("POST", `/merchants/${other.merchantId}/webhooks/${created.webhookId}`, { url: "https://evil.example/" })).status,
+        404,
+      );
       assert.deepEqual((await admin("GET", `/merchants/${other.merchantId}/webhooks`)).body.data, []);
     });
 
@@ -136,10 +149,17 @@ for (const backend of testBackends()) {
       const merchant = await server.addMerchant();
       const created = (await admin("POST", `/merchants/${merchant.merchantId}/webhooks`, { url: hook.url })).body;
       configureWebhooks({ keyring, allowPrivate: false });
-      const worker = new WebhookWorker({ db: server.db, keyring, allowPrivate: true, idleIntervalMs: 50, retry: { delaysMs: [50], jitter: 0 } }).start();
+      const worker = new WebhookWorker({
+        db: server.db,
+        keyring,
+        allowPrivate: true,
+        idleIntervalMs: 50,
+        retry: { delaysMs: [50], jitter: 0 },
+      }).start();
       try {
         const ids: string[] = [];
-        for (let i = 0; i < 3; i++) ids.push(...(await enqueue(server.db, merchant.merchantId, sampleMessage({ amount: String(1000 * (i + 1)) }))));
+        for (let i = 0; i < 3; i++)
+          ids.push(...(await enqueue(server.db, merchant.merchantId, sampleMessage({ amount: String(1000 * (i + 1)) }))));
         await hook.waitFor(6);
         const failed = await waitUntil(async () => {
           const log = await admin("GET", `/merchants/${merchant.merchantId}/deliveries?state=Failed`);
@@ -168,7 +188,10 @@ for (const backend of testBackends()) {
 
         const paged = await admin("GET", `/merchants/${merchant.merchantId}/deliveries?page=1&pageSize=2`);
         assert.equal(paged.body.totalCount, 3);
-        assert.deepEqual(paged.body.data.map((d: any) => d.deliveryId), [ids[0]]);
+        assert.deepEqual(
+          paged.body.data.map((d: any) => d.deliveryId),
+          [ids[0]],
+        );
         assert.equal((await admin("GET", `/merchants/${merchant.merchantId}/deliveries?webhookId=whk_other`)).body.totalCount, 0);
         assert.equal((await admin("GET", `/merchants/${merchant.merchantId}/deliveries?pageSize=101`)).status, 400);
         assert.equal((await admin("GET", `/merchants/${merchant.merchantId}/deliveries?state=Lost`)).status, 400);
@@ -189,7 +212,11 @@ for (const backend of testBackends()) {
         assert.ok(delivered.deliveredAt);
 
         assert.equal((await admin("POST", `/merchants/${merchant.merchantId}/deliveries/msg_nope/resend`)).status, 404);
-        assert.equal((await admin("POST", `/merchants/${server.merchantId}/deliveries/${ids[0]}/resend`)).status, 404, "another merchant's delivery");
+        assert.equal(
+          (await admin("POST", `/merchants/${server.merchantId}/deliveries/${ids[0]}/resend`)).status,
+          404,
+          "another merchant's delivery",
+        );
         assert.equal((await admin("GET", `/merchants/${server.merchantId}/deliveries`)).body.totalCount, 0);
       } finally {
         await worker.stop(100);
@@ -232,7 +259,11 @@ for (const backend of testBackends()) {
       configureWebhooks({ keyring, allowPrivate: false });
       const [id] = await enqueue(server.db, merchant.merchantId, sampleMessage());
       // Leased as a worker would while sending.
-      await server.db.updateTable("webhook_deliveries").set({ lease_until: new Date(Date.now() + 60_000), lease_token: "t" }).where("id", "=", id!).execute();
+      await server.db
+        .updateTable("webhook_deliveries")
+        .set({ lease_until: new Date(Date.now() + 60_000), lease_token: "t" })
+        .where("id", "=", id!)
+        .execute();
       const response = await admin("POST", `/merchants/${merchant.merchantId}/deliveries/${id}/resend`);
       assert.equal(response.status, 409);
       assert.equal(response.body.errorCode, "3003");

@@ -4,15 +4,15 @@
 //   4. two instances on one PostgreSQL and a healthy receiver: 500 payments produce exactly
 //      500 webhook requests, none twice.
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { spawn } from "node:child_process";
 import { after, describe, test } from "node:test";
 import { createPostgresDatabase } from "../support/databases.ts";
-import { freePort, PAYLINK_BIN, startServerProcess, TEST_PROCESS_SECRET_KEY, type ServerProcess } from "../support/process.ts";
+import { freePort, PAYLINK_BIN, type ServerProcess, startServerProcess, TEST_PROCESS_SECRET_KEY } from "../support/process.ts";
 import { APPROVED_VISA, createLink, payLink } from "./shopper.ts";
-import { startReceiver, waitUntil, type Receiver } from "./support.ts";
+import { type Receiver, startReceiver, waitUntil } from "./support.ts";
 
 const ADMIN_TOKEN = "process-admin-token-0123456789";
 
@@ -64,7 +64,10 @@ describe("embedded database: kill -9 while the receiver is down", () => {
     const webhookUrl = `http://127.0.0.1:${receiverPort}/hooks`;
     const first = await start({ PAYLINK_DATA_DIR: dataDir });
     const shop = await provision(first.baseUrl, webhookUrl);
-    const link = await createLink(first.baseUrl, shop.apiKey, shop.terminalIdentifier, { amount: 150000, returnUrl: "http://localhost/thanks" });
+    const link = await createLink(first.baseUrl, shop.apiKey, shop.terminalIdentifier, {
+      amount: 150000,
+      returnUrl: "http://localhost/thanks",
+    });
 
     const paid = await payLink(first.baseUrl, link.reference, APPROVED_VISA);
     assert.equal(paid.status, 303);
@@ -99,7 +102,9 @@ describe("embedded database: kill -9 while the receiver is down", () => {
   });
 });
 
-describe("PostgreSQL: two instances, 500 payments", { skip: process.env.TEST_DATABASE_URL ? false : "TEST_DATABASE_URL is not set" }, () => {
+describe("PostgreSQL: two instances, 500 payments", {
+  skip: process.env.TEST_DATABASE_URL ? false : "TEST_DATABASE_URL is not set",
+}, () => {
   test("exactly 500 webhook requests, each payment's once", async () => {
     const database = await createPostgresDatabase(process.env.TEST_DATABASE_URL!);
     try {
@@ -107,7 +112,10 @@ describe("PostgreSQL: two instances, 500 payments", { skip: process.env.TEST_DAT
       const env = { DATABASE_URL: database.url };
       const [a, b] = await Promise.all([start(env), start(env)]);
       const shop = await provision(a!.baseUrl, hook.url);
-      const link = await createLink(a!.baseUrl, shop.apiKey, shop.terminalIdentifier, { amount: 1000, returnUrl: "http://localhost/thanks" });
+      const link = await createLink(a!.baseUrl, shop.apiKey, shop.terminalIdentifier, {
+        amount: 1000,
+        returnUrl: "http://localhost/thanks",
+      });
 
       const references: string[] = [];
       let next = 0;
@@ -137,7 +145,10 @@ describe("PostgreSQL: two instances, 500 payments", { skip: process.env.TEST_DAT
       const log = await admin(b!.baseUrl, "GET", `/merchants/${shop.merchantId}/deliveries?state=Delivered&pageSize=1`);
       assert.equal(log.totalCount, 500);
       const attempts = await admin(b!.baseUrl, "GET", `/merchants/${shop.merchantId}/deliveries?pageSize=100&page=0`);
-      assert.ok(attempts.data.every((delivery: any) => delivery.attempts.length === 1), "one attempt each");
+      assert.ok(
+        attempts.data.every((delivery: any) => delivery.attempts.length === 1),
+        "one attempt each",
+      );
       process.stdout.write(`# 500 payments on two instances in ${paidIn} ms; 500 webhooks, 500 distinct\n`);
       await Promise.all([a!.stop(), b!.stop()]);
     } finally {
@@ -148,7 +159,10 @@ describe("PostgreSQL: two instances, 500 payments", { skip: process.env.TEST_DAT
 
 /** Starts a `paylink` command; `finished` resolves with its exit code and everything it printed. */
 function spawnPaylink(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, [PAYLINK_BIN, ...args], { env: { ...process.env, LOG_LEVEL: "info", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [PAYLINK_BIN, ...args], {
+    env: { ...process.env, LOG_LEVEL: "info", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   child.stdout.on("data", (chunk: Buffer) => (output += chunk));
   child.stderr.on("data", (chunk: Buffer) => (output += chunk));
@@ -176,7 +190,9 @@ describe("configuration and the worker command", () => {
     }
   });
 
-  test("PostgreSQL without PAYLINK_SECRET_KEY, or with another key than the stored secrets', refuses to start", { skip: process.env.TEST_DATABASE_URL ? false : "TEST_DATABASE_URL is not set" }, async () => {
+  test("PostgreSQL without PAYLINK_SECRET_KEY, or with another key than the stored secrets', refuses to start", {
+    skip: process.env.TEST_DATABASE_URL ? false : "TEST_DATABASE_URL is not set",
+  }, async () => {
     const database = await createPostgresDatabase(process.env.TEST_DATABASE_URL!);
     try {
       const missing = await runPaylink(["serve"], { DATABASE_URL: database.url, PAYLINK_SECRET_KEY: "", PORT: String(await freePort()) });
@@ -187,7 +203,11 @@ describe("configuration and the worker command", () => {
       const server = await start({ DATABASE_URL: database.url });
       await provision(server.baseUrl, hook.url);
       await server.stop();
-      const wrongKey = await runPaylink(["serve"], { DATABASE_URL: database.url, PAYLINK_SECRET_KEY: "1".repeat(64), PORT: String(await freePort()) });
+      const wrongKey = await runPaylink(["serve"], {
+        DATABASE_URL: database.url,
+        PAYLINK_SECRET_KEY: "1".repeat(64),
+        PORT: String(await freePort()),
+      });
       assert.equal(wrongKey.code, 1);
       assert.match(wrongKey.output, /webhook secrets in the database were encrypted with key id\(s\) [0-9a-f]{8}/);
     } finally {
@@ -195,18 +215,27 @@ describe("configuration and the worker command", () => {
     }
   });
 
-  test("serve with PAYLINK_WEBHOOK_WORKER=false and a separate `paylink worker` process: the webhook arrives", { skip: process.env.TEST_DATABASE_URL ? false : "TEST_DATABASE_URL is not set" }, async () => {
+  test("serve with PAYLINK_WEBHOOK_WORKER=false and a separate `paylink worker` process: the webhook arrives", {
+    skip: process.env.TEST_DATABASE_URL ? false : "TEST_DATABASE_URL is not set",
+  }, async () => {
     const database = await createPostgresDatabase(process.env.TEST_DATABASE_URL!);
     try {
       const hook = await receiver();
       const server = await start({ DATABASE_URL: database.url, PAYLINK_WEBHOOK_WORKER: "false" });
       const shop = await provision(server.baseUrl, hook.url);
-      const link = await createLink(server.baseUrl, shop.apiKey, shop.terminalIdentifier, { amount: 5000, returnUrl: "http://localhost/thanks" });
+      const link = await createLink(server.baseUrl, shop.apiKey, shop.terminalIdentifier, {
+        amount: 5000,
+        returnUrl: "http://localhost/thanks",
+      });
       const paid = await payLink(server.baseUrl, link.reference, APPROVED_VISA);
       await new Promise((resolve) => setTimeout(resolve, 1500));
       assert.equal(hook.requests.length, 0, "serve alone sends nothing");
 
-      const worker = spawnPaylink(["worker"], { DATABASE_URL: database.url, PAYLINK_SECRET_KEY: TEST_PROCESS_SECRET_KEY, PAYLINK_WEBHOOK_ALLOW_PRIVATE: "true" });
+      const worker = spawnPaylink(["worker"], {
+        DATABASE_URL: database.url,
+        PAYLINK_SECRET_KEY: TEST_PROCESS_SECRET_KEY,
+        PAYLINK_WEBHOOK_ALLOW_PRIVATE: "true",
+      });
       const [request] = await hook.waitFor(1, 15_000);
       assert.equal(JSON.parse(request!.body).checkoutReference, paid.checkoutReference);
       await waitUntil(async () => {

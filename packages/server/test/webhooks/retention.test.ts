@@ -1,11 +1,11 @@
 // The delivery log's retention (PAYLINK_WEBHOOK_LOG_DAYS): delivered and failed deliveries older
 // than the limit go, with their attempts; pending ones stay whatever their age. Both backends.
 import assert from "node:assert/strict";
-import { sql } from "kysely";
 import { after, before, describe, it } from "node:test";
+import { sql } from "kysely";
 import { loadConfig } from "../../src/config.ts";
 import { deleteOldDeliveries } from "../../src/webhooks/deliveries-repository.ts";
-import { testBackends, type TestDatabase } from "../support/databases.ts";
+import { type TestDatabase, testBackends } from "../support/databases.ts";
 import { addMerchantWithEndpoint, attemptRows, enqueue, sampleMessage, testKeyring } from "./support.ts";
 
 for (const backend of testBackends()) {

@@ -57,7 +57,9 @@ const KEY_B = "b".repeat(64);
 
 describe("secrets at rest", () => {
   const dirs: string[] = [];
-  after(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+  after(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
 
   test("AES-256-GCM round trip; the ciphertext is bound to its row and column", () => {
     const keyring = new SecretKeyring(KEY_A);
@@ -70,8 +72,15 @@ describe("secrets at rest", () => {
     assert.throws(() => keyring.decrypt(stored, "webhook_endpoints:whk_1:hmac_key"), SecretDecryptionError);
     const tampered = stored.slice(0, -2) + (stored.endsWith("A") ? "BB" : "AA");
     assert.throws(() => keyring.decrypt(tampered, "webhook_endpoints:whk_1:api_key"), SecretDecryptionError);
-    assert.throws(() => new SecretKeyring(KEY_B).decrypt(stored, "webhook_endpoints:whk_1:api_key"), /key [0-9a-f]{8}, which is not configured/);
-    assert.equal(new SecretKeyring(KEY_B, [KEY_A]).decrypt(stored, "webhook_endpoints:whk_1:api_key"), "Bearer secret", "a previous key still decrypts");
+    assert.throws(
+      () => new SecretKeyring(KEY_B).decrypt(stored, "webhook_endpoints:whk_1:api_key"),
+      /key [0-9a-f]{8}, which is not configured/,
+    );
+    assert.equal(
+      new SecretKeyring(KEY_B, [KEY_A]).decrypt(stored, "webhook_endpoints:whk_1:api_key"),
+      "Bearer secret",
+      "a previous key still decrypts",
+    );
   });
 
   test("embedded database without PAYLINK_SECRET_KEY: a key file is generated once, mode 0600, and reused", () => {
@@ -85,15 +94,22 @@ describe("secrets at rest", () => {
     assert.equal(second.source, "file");
     assert.equal(second.keyring.currentKeyId, first.keyring.currentKeyId);
     writeFileSync(first.file!, "garbage");
-    assert.throws(() => resolveSecretKeyring({ secretKey: undefined, previousSecretKeys: [], databaseUrl: undefined, dataDir }), ConfigError);
+    assert.throws(
+      () => resolveSecretKeyring({ secretKey: undefined, previousSecretKeys: [], databaseUrl: undefined, dataDir }),
+      ConfigError,
+    );
     // The variable wins over the file.
     assert.equal(resolveSecretKeyring({ secretKey: KEY_A, previousSecretKeys: [], databaseUrl: undefined, dataDir }).source, "environment");
   });
 
   test("PostgreSQL without PAYLINK_SECRET_KEY is a configuration error that says what to do", () => {
     assert.throws(
-      () => resolveSecretKeyring({ secretKey: undefined, previousSecretKeys: [], databaseUrl: "postgres://x@h/db", dataDir: "/nonexistent" }),
-      (error: Error) => error instanceof ConfigError && /PAYLINK_SECRET_KEY must be set when DATABASE_URL is set/.test(error.message) && /openssl rand -hex 32/.test(error.message),
+      () =>
+        resolveSecretKeyring({ secretKey: undefined, previousSecretKeys: [], databaseUrl: "postgres://x@h/db", dataDir: "/nonexistent" }),
+      (error: Error) =>
+        error instanceof ConfigError &&
+        /PAYLINK_SECRET_KEY must be set when DATABASE_URL is set/.test(error.message) &&
+        /openssl rand -hex 32/.test(error.message),
     );
   });
 
@@ -103,13 +119,23 @@ describe("secrets at rest", () => {
       try {
         const keyA = new SecretKeyring(KEY_A);
         const { merchantId } = await createMerchant(database.db, "m");
-        const { endpoint, secrets } = await createWebhookEndpoint(database.db, keyA, merchantId, { url: "https://shop.example/hook", apiKey: "Bearer plain-api-key" });
-        const raw = await database.db.selectFrom("webhook_endpoints").selectAll().where("id", "=", endpoint.webhookId).executeTakeFirstOrThrow();
+        const { endpoint, secrets } = await createWebhookEndpoint(database.db, keyA, merchantId, {
+          url: "https://shop.example/hook",
+          apiKey: "Bearer plain-api-key",
+        });
+        const raw = await database.db
+          .selectFrom("webhook_endpoints")
+          .selectAll()
+          .where("id", "=", endpoint.webhookId)
+          .executeTakeFirstOrThrow();
         assert.ok(!raw.api_key.includes("plain-api-key"));
         assert.ok(!raw.hmac_key.includes(secrets.hmacKey));
         assert.equal(await checkStoredSecrets(database.db, keyA), 0);
 
-        await assert.rejects(checkStoredSecrets(database.db, new SecretKeyring(KEY_B)), (error: Error) => error instanceof ConfigError && /PAYLINK_SECRET_KEY_PREVIOUS/.test(error.message));
+        await assert.rejects(
+          checkStoredSecrets(database.db, new SecretKeyring(KEY_B)),
+          (error: Error) => error instanceof ConfigError && /PAYLINK_SECRET_KEY_PREVIOUS/.test(error.message),
+        );
 
         const rotated = new SecretKeyring(KEY_B, [KEY_A]);
         assert.equal(await checkStoredSecrets(database.db, rotated), 1);

@@ -4,7 +4,7 @@ import { after, describe, test } from "node:test";
 import { buildWebhookRequest } from "../../src/webhooks/message.ts";
 import { sendWebhook } from "../../src/webhooks/send.ts";
 import { checkWebhookUrl, isPublicAddress, vetWebhookHost, WebhookTargetRefused } from "../../src/webhooks/ssrf.ts";
-import { sampleMessage, startReceiver, type Receiver } from "./support.ts";
+import { type Receiver, sampleMessage, startReceiver } from "./support.ts";
 
 const secrets = { apiKey: "Bearer test", hmacKey: "ab".repeat(32) };
 const request = () => buildWebhookRequest("msg_test", sampleMessage(), secrets, Math.floor(Date.now() / 1000));
@@ -37,7 +37,15 @@ describe("SSRF guard", () => {
     ]) {
       assert.equal(isPublicAddress(address), false, address);
     }
-    for (const address of ["8.8.8.8", "1.1.1.1", "172.32.0.1", "192.169.0.1", "100.128.0.1", "2606:4700:4700::1111", "2a00:1450:4001::200e"]) {
+    for (const address of [
+      "8.8.8.8",
+      "1.1.1.1",
+      "172.32.0.1",
+      "192.169.0.1",
+      "100.128.0.1",
+      "2606:4700:4700::1111",
+      "2a00:1450:4001::200e",
+    ]) {
       assert.equal(isPublicAddress(address), true, address);
     }
   });
@@ -88,20 +96,33 @@ describe("SSRF guard", () => {
 
   test("a hostname whose DNS64 answer embeds a private IPv4 address is refused when sending", async () => {
     const dns = async (hostname: string) =>
-      ({ "metadata.example": ["64:ff9b::a9fe:a9fe"], "six-to-four.example": ["2002:a00:1::1"], "public64.example": ["64:ff9b::5db8:d822"] })[hostname]!.map(
-        (address) => ({ address, family: 6 }),
-      );
-    await assert.rejects(vetWebhookHost("metadata.example", dns), (error: Error) => error instanceof WebhookTargetRefused && /64:ff9b::a9fe:a9fe/.test(error.message));
+      ({
+        "metadata.example": ["64:ff9b::a9fe:a9fe"],
+        "six-to-four.example": ["2002:a00:1::1"],
+        "public64.example": ["64:ff9b::5db8:d822"],
+      })[hostname]!.map((address) => ({ address, family: 6 }));
+    await assert.rejects(
+      vetWebhookHost("metadata.example", dns),
+      (error: Error) => error instanceof WebhookTargetRefused && /64:ff9b::a9fe:a9fe/.test(error.message),
+    );
     await assert.rejects(vetWebhookHost("six-to-four.example", dns), WebhookTargetRefused);
     await assert.rejects(vetWebhookHost("[64:ff9b::10.0.0.1]", dns), WebhookTargetRefused);
     assert.deepEqual(await vetWebhookHost("public64.example", dns), { address: "64:ff9b::5db8:d822", family: 6 });
   });
 
   test("a hostname is refused when any of its addresses is private; literals and brackets are checked too", async () => {
-    const resolver = (answers: Record<string, string[]>) => async (hostname: string) => (answers[hostname] ?? []).map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
-    const dns = resolver({ "shop.example": ["93.184.216.34", "2606:2800:220:1::1"], "mixed.example": ["93.184.216.34", "10.0.0.5"], "empty.example": [] });
+    const resolver = (answers: Record<string, string[]>) => async (hostname: string) =>
+      (answers[hostname] ?? []).map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
+    const dns = resolver({
+      "shop.example": ["93.184.216.34", "2606:2800:220:1::1"],
+      "mixed.example": ["93.184.216.34", "10.0.0.5"],
+      "empty.example": [],
+    });
     assert.deepEqual(await vetWebhookHost("shop.example", dns), { address: "93.184.216.34", family: 4 });
-    await assert.rejects(vetWebhookHost("mixed.example", dns), (error: Error) => error instanceof WebhookTargetRefused && /10\.0\.0\.5/.test(error.message));
+    await assert.rejects(
+      vetWebhookHost("mixed.example", dns),
+      (error: Error) => error instanceof WebhookTargetRefused && /10\.0\.0\.5/.test(error.message),
+    );
     await assert.rejects(vetWebhookHost("empty.example", dns), WebhookTargetRefused);
     await assert.rejects(vetWebhookHost("127.0.0.1", dns), WebhookTargetRefused);
     await assert.rejects(vetWebhookHost("[::1]", dns), WebhookTargetRefused);
@@ -119,7 +140,14 @@ describe("SSRF guard", () => {
     assert.match(checkWebhookUrl("not a url", false)!, /absolute URL/);
     assert.match(checkWebhookUrl("https://user:pw@shop.example/", false)!, /password/);
     assert.match(checkWebhookUrl("https://shop.example/#x", false)!, /fragment/);
-    for (const url of ["https://localhost/", "https://127.0.0.1/", "https://[::1]/", "https://169.254.169.254/latest", "https://10.0.0.1/", "https://db.internal/"]) {
+    for (const url of [
+      "https://localhost/",
+      "https://127.0.0.1/",
+      "https://[::1]/",
+      "https://169.254.169.254/latest",
+      "https://10.0.0.1/",
+      "https://db.internal/",
+    ]) {
       assert.match(checkWebhookUrl(url, false) ?? "", /private/, url);
       assert.equal(checkWebhookUrl(url, true), undefined, url);
     }
@@ -175,7 +203,11 @@ describe("sending one attempt", () => {
   });
 
   test("the timeout covers the DNS lookup of the guard and a receiver that never answers", async () => {
-    const stuckDns = await sendWebhook("https://slow-dns.example/", request(), { allowPrivate: false, timeoutMs: 200, resolver: () => new Promise(() => {}) });
+    const stuckDns = await sendWebhook("https://slow-dns.example/", request(), {
+      allowPrivate: false,
+      timeoutMs: 200,
+      resolver: () => new Promise(() => {}),
+    });
     assert.equal(stuckDns.error, "timed out after 0.2 s");
     assert.ok(stuckDns.latencyMs >= 190 && stuckDns.latencyMs < 1000);
     const silent = await receiver(() => ({ status: 200, delayMs: 3000 }));
@@ -195,7 +227,11 @@ describe("sending one attempt", () => {
     const target = await receiver();
     const statuses = [200, 201, 204, 299, 301, 302, 307, 400, 404, 500];
     for (const status of statuses) {
-      const hook = await receiver(() => ({ status, headers: (status >= 300 && status < 400 ? { location: target.url } : {}) as Record<string, string>, body: status === 204 ? "" : "x".repeat(3000) }));
+      const hook = await receiver(() => ({
+        status,
+        headers: (status >= 300 && status < 400 ? { location: target.url } : {}) as Record<string, string>,
+        body: status === 204 ? "" : "x".repeat(3000),
+      }));
       const result = await sendWebhook(hook.url, request(), { allowPrivate: true });
       assert.equal(result.delivered, status < 300, String(status));
       assert.equal(result.statusCode, status);

@@ -11,7 +11,12 @@ export interface LinkRequest {
   recurringProcessingModel?: "CardOnFile" | "Subscription" | "UnscheduledCardOnFile";
 }
 
-export async function createLink(baseUrl: string, apiKey: string, terminalIdentifier: string, request: LinkRequest = {}): Promise<{ reference: string; url: string }> {
+export async function createLink(
+  baseUrl: string,
+  apiKey: string,
+  terminalIdentifier: string,
+  request: LinkRequest = {},
+): Promise<{ reference: string; url: string }> {
   const type = request.type ?? "PayByLink";
   const amount = type === "TokenizeByLink" ? 0 : (request.amount ?? 489000);
   const body = {
@@ -31,7 +36,8 @@ export async function createLink(baseUrl: string, apiKey: string, terminalIdenti
     body: JSON.stringify(body),
   });
   const json = (await response.json()) as { paymentLinkReference?: string; url?: string };
-  if (response.status !== 200 || !json.paymentLinkReference) throw new Error(`creating a link failed: ${response.status} ${JSON.stringify(json)}`);
+  if (response.status !== 200 || !json.paymentLinkReference)
+    throw new Error(`creating a link failed: ${response.status} ${JSON.stringify(json)}`);
   return { reference: json.paymentLinkReference, url: json.url! };
 }
 
@@ -78,7 +84,14 @@ function decodeEntities(text: string): string {
 export async function payLink(baseUrl: string, reference: string, card: Card = APPROVED_VISA): Promise<PaymentResult> {
   const page = await fetch(`${baseUrl}/pay/${reference}`);
   const html = await page.text();
-  if (page.status !== 200) throw new Error(`the checkout page answered ${page.status}: ${html.replace(/<style[^]*?<\/style>/g, "").replace(/<[^>]+>/g, " ").replace(/\s+/g, " ").slice(0, 300)}`);
+  if (page.status !== 200)
+    throw new Error(
+      `the checkout page answered ${page.status}: ${html
+        .replace(/<style[\s\S]*?<\/style>/g, "")
+        .replace(/<[^>]+>/g, " ")
+        .replace(/\s+/g, " ")
+        .slice(0, 300)}`,
+    );
   const expiryYear = String((new Date().getUTCFullYear() + 3) % 100).padStart(2, "0");
   const form = new URLSearchParams({
     ...hiddenInputs(html),

@@ -8,7 +8,12 @@ import { sql } from "kysely";
 import type { Database } from "../../src/db/connect.ts";
 import { createMerchant } from "../../src/db/merchants-repository.ts";
 import { createWebhookEndpoint } from "../../src/webhooks/endpoints-repository.ts";
-import { enqueuePaymentWebhook, notifyWebhookWorker, type UnsignedPaymentMessage, type WebhookEventType } from "../../src/webhooks/outbox.ts";
+import {
+  enqueuePaymentWebhook,
+  notifyWebhookWorker,
+  type UnsignedPaymentMessage,
+  type WebhookEventType,
+} from "../../src/webhooks/outbox.ts";
 import { SecretKeyring } from "../../src/webhooks/secrets.ts";
 
 export const TEST_SECRET_KEY = "7e3a1c9b5d2f4e6a8b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f708";
@@ -23,7 +28,10 @@ export interface ReceivedRequest {
   receivedAt: number;
 }
 
-export type Responder = (request: ReceivedRequest, index: number) => { status: number; headers?: Record<string, string>; body?: string; delayMs?: number };
+export type Responder = (
+  request: ReceivedRequest,
+  index: number,
+) => { status: number; headers?: Record<string, string>; body?: string; delayMs?: number };
 
 export interface Receiver {
   url: string;
@@ -41,7 +49,13 @@ export async function startReceiver(respond: Responder = () => ({ status: 200, b
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
-      const received: ReceivedRequest = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8"), receivedAt: Date.now() };
+      const received: ReceivedRequest = {
+        method: req.method ?? "",
+        url: req.url ?? "",
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+        receivedAt: Date.now(),
+      };
       const index = requests.push(received) - 1;
       for (const waiter of [...waiters]) {
         if (requests.length >= waiter.count) {
@@ -68,7 +82,10 @@ export async function startReceiver(respond: Responder = () => ({ status: 200, b
     waitFor(count, timeoutMs = 10_000) {
       if (requests.length >= count) return Promise.resolve(requests.slice());
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`receiver got ${requests.length} of ${count} requests in ${timeoutMs} ms`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`receiver got ${requests.length} of ${count} requests in ${timeoutMs} ms`)),
+          timeoutMs,
+        );
         waiters.push({
           count,
           resolve: () => {
@@ -108,7 +125,10 @@ export interface EndpointFixture {
 
 export async function addMerchantWithEndpoint(db: Database, keyring: SecretKeyring, url: string): Promise<EndpointFixture> {
   const { merchantId } = await createMerchant(db, "Webhook test merchant");
-  const { endpoint, secrets } = await createWebhookEndpoint(db, keyring, merchantId, { url, apiKey: `Bearer ${randomBytes(8).toString("hex")}` });
+  const { endpoint, secrets } = await createWebhookEndpoint(db, keyring, merchantId, {
+    url,
+    apiKey: `Bearer ${randomBytes(8).toString("hex")}`,
+  });
   return { merchantId, webhookId: endpoint.webhookId, ...secrets };
 }
 
@@ -127,7 +147,12 @@ export function sampleMessage(overrides: Partial<UnsignedPaymentMessage> = {}): 
 }
 
 /** Queues a message the way a payment does (in a transaction), and wakes the worker. Returns the delivery ids. */
-export async function enqueue(db: Database, merchantId: string, message: UnsignedPaymentMessage, eventType: WebhookEventType = "Authorization"): Promise<string[]> {
+export async function enqueue(
+  db: Database,
+  merchantId: string,
+  message: UnsignedPaymentMessage,
+  eventType: WebhookEventType = "Authorization",
+): Promise<string[]> {
   const ids = await db.transaction().execute(async (trx) => {
     await enqueuePaymentWebhook(trx, merchantId, eventType, message);
     const rows = await trx

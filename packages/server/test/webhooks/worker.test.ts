@@ -8,7 +8,7 @@ import { verifyPaymentWebhook, verifyStandardWebhook } from "paylink-sdk";
 import { claimDueDeliveries, recordAttempt, resendDelivery } from "../../src/webhooks/deliveries-repository.ts";
 import { updateWebhookEndpoint } from "../../src/webhooks/endpoints-repository.ts";
 import { WebhookWorker, type WebhookWorkerOptions } from "../../src/webhooks/worker.ts";
-import { testBackends, type TestDatabase } from "../support/databases.ts";
+import { type TestDatabase, testBackends } from "../support/databases.ts";
 import {
   addMerchantWithEndpoint,
   attemptRows,
@@ -16,11 +16,11 @@ import {
   enqueue,
   independentPaymentSignature,
   independentStandardSignature,
+  type Receiver,
   sampleMessage,
   startReceiver,
   testKeyring,
   waitUntil,
-  type Receiver,
 } from "./support.ts";
 
 const keyring = testKeyring();
@@ -82,7 +82,17 @@ for (const backend of testBackends()) {
       assert.match(String(request.headers["content-type"]), /^application\/json/);
       const body = JSON.parse(request.body);
       // Field order on the wire: signed fields in §5.1 order, the signature, additionalData in SPEC §4 order.
-      assert.deepEqual(Object.keys(body), ["checkoutReference", "payfacReference", "merchantReference", "amount", "currency", "reason", "success", "hmacSignature", "additionalData"]);
+      assert.deepEqual(Object.keys(body), [
+        "checkoutReference",
+        "payfacReference",
+        "merchantReference",
+        "amount",
+        "currency",
+        "reason",
+        "success",
+        "hmacSignature",
+        "additionalData",
+      ]);
       assert.deepEqual(Object.keys(body.additionalData), [
         "eventType",
         "cardNumber",
@@ -103,7 +113,10 @@ for (const backend of testBackends()) {
       assert.equal(request.headers["webhook-id"], deliveryId);
       const timestamp = String(request.headers["webhook-timestamp"]);
       assert.ok(Math.abs(Number(timestamp) - Date.now() / 1000) < 5);
-      assert.equal(request.headers["webhook-signature"], independentStandardSignature(deliveryId, timestamp, request.body, fixture.hmacKey));
+      assert.equal(
+        request.headers["webhook-signature"],
+        independentStandardSignature(deliveryId, timestamp, request.body, fixture.hmacKey),
+      );
       assert.equal(verifyStandardWebhook(request.headers, request.body, fixture.hmacKey).valid, true);
 
       const row = await waitUntil(async () => {
@@ -146,14 +159,19 @@ for (const backend of testBackends()) {
 
     test("after the last retry the delivery is failed; a resend sends it again with the same webhook-id", async () => {
       let accept = false;
-      const hook = await receiver(() => (accept ? { status: 200 } : { status: 302, headers: { location: "http://127.0.0.1:1/elsewhere" } }));
+      const hook = await receiver(() =>
+        accept ? { status: 200 } : { status: 302, headers: { location: "http://127.0.0.1:1/elsewhere" } },
+      );
       const fixture = await addMerchantWithEndpoint(database.db, keyring, hook.url);
       worker({ retry: { delaysMs: [20, 20], jitter: 0 } });
       const [deliveryId] = await enqueue(database.db, fixture.merchantId, sampleMessage());
       await waitUntil(async () => (await deliveryRow(database.db, deliveryId!)).state === "failed");
       // Three attempts (first + two retries), each a redirect that was not followed.
       assert.equal(hook.requests.length, 3);
-      assert.deepEqual((await attemptRows(database.db, deliveryId!)).map((a) => a.status_code), [302, 302, 302]);
+      assert.deepEqual(
+        (await attemptRows(database.db, deliveryId!)).map((a) => a.status_code),
+        [302, 302, 302],
+      );
 
       accept = true;
       assert.equal(await resendDelivery(database.db, fixture.merchantId, deliveryId!), "resent");
@@ -213,7 +231,11 @@ for (const backend of testBackends()) {
       const fixture = await addMerchantWithEndpoint(database.db, keyring, hook.url);
       const [queuedId] = await enqueue(database.db, fixture.merchantId, sampleMessage());
       await updateWebhookEndpoint(database.db, keyring, fixture.merchantId, fixture.webhookId, { enabled: false });
-      assert.deepEqual(await enqueue(database.db, fixture.merchantId, sampleMessage()), [], "a payment queues nothing for a disabled endpoint");
+      assert.deepEqual(
+        await enqueue(database.db, fixture.merchantId, sampleMessage()),
+        [],
+        "a payment queues nothing for a disabled endpoint",
+      );
       const { wake } = worker();
       await new Promise((resolve) => setTimeout(resolve, 300));
       assert.equal(hook.requests.length, 0, "nothing sent to a disabled endpoint");

@@ -6,7 +6,7 @@ import type { CheckoutLink } from "../../db/checkout-repository.ts";
 import type { ShopperField, ShopperInfo } from "../../domain/links/types.ts";
 import type { FieldError, FormField, RedisplayValues } from "../form.ts";
 import { visibleShopperFields } from "../form.ts";
-import { formatMoney, formatNumber, MESSAGES, type Lang, type Messages } from "../i18n.ts";
+import { formatMoney, formatNumber, type Lang, MESSAGES, type Messages } from "../i18n.ts";
 import type { PageTheme } from "../theme.ts";
 import { Layout, LockIcon } from "./layout.tsx";
 
@@ -80,7 +80,12 @@ export function CheckoutPage(props: CheckoutPageProps) {
   for (const error of props.errors) if (!errorFor.has(error.field)) errorFor.set(error.field, errorText(m, error));
   const shopperFields = visibleShopperFields(terms.shopperInfo);
 
-  const field = (name: FormField, label: string, input: (describedBy: string | undefined, invalid: boolean) => preact.JSX.Element, options: { optional?: boolean; hint?: string } = {}) => {
+  const field = (
+    name: FormField,
+    label: string,
+    input: (describedBy: string | undefined, invalid: boolean) => preact.JSX.Element,
+    options: { optional?: boolean; hint?: string } = {},
+  ) => {
     const error = errorFor.get(name);
     const describedBy = [options.hint ? `${name}-hint` : "", error ? `${name}-error` : ""].filter(Boolean).join(" ") || undefined;
     return (
@@ -113,7 +118,17 @@ export function CheckoutPage(props: CheckoutPageProps) {
       m.fields[entry.field],
       (describedBy, invalid) =>
         spec.multiline ? (
-          <textarea id={entry.field} name={entry.field} rows={3} maxLength={spec.maxLength} autocomplete={spec.autocomplete} required={entry.requirementType === "Required"} readOnly={prefilled} aria-describedby={describedBy} aria-invalid={invalid ? "true" : undefined}>
+          <textarea
+            id={entry.field}
+            name={entry.field}
+            rows={3}
+            maxLength={spec.maxLength}
+            autocomplete={spec.autocomplete}
+            required={entry.requirementType === "Required"}
+            readOnly={prefilled}
+            aria-describedby={describedBy}
+            aria-invalid={invalid ? "true" : undefined}
+          >
             {value}
           </textarea>
         ) : (
@@ -139,7 +154,14 @@ export function CheckoutPage(props: CheckoutPageProps) {
   };
 
   return (
-    <Layout lang={lang} title={`${tokenize ? m.htmlTitleSave : m.htmlTitlePay} · ${theme.name}`} nonce={props.nonce} theme={theme} switchHref={props.switchHref} script>
+    <Layout
+      lang={lang}
+      title={`${tokenize ? m.htmlTitleSave : m.htmlTitlePay} · ${theme.name}`}
+      nonce={props.nonce}
+      theme={theme}
+      switchHref={props.switchHref}
+      script
+    >
       <div class="grid">
         <section class="card summary" aria-labelledby="summary-title">
           {tokenize ? (
@@ -223,14 +245,38 @@ export function CheckoutPage(props: CheckoutPageProps) {
             <fieldset>
               <legend>{m.cardDetails}</legend>
               {field("cardNumber", m.cardNumber, (describedBy, invalid) => (
-                <input id="cardNumber" name="cardNumber" type="text" inputmode="numeric" autocomplete="cc-number" maxLength={23} spellcheck={false} autocapitalize="off" required placeholder="1234 1234 1234 1234" aria-describedby={describedBy} aria-invalid={invalid ? "true" : undefined} />
+                <input
+                  id="cardNumber"
+                  name="cardNumber"
+                  type="text"
+                  inputmode="numeric"
+                  autocomplete="cc-number"
+                  maxLength={23}
+                  spellcheck={false}
+                  autocapitalize="off"
+                  required
+                  placeholder="1234 1234 1234 1234"
+                  aria-describedby={describedBy}
+                  aria-invalid={invalid ? "true" : undefined}
+                />
               ))}
               <div class="pair">
                 {field(
                   "cardExpiry",
                   m.cardExpiry,
                   (describedBy, invalid) => (
-                    <input id="cardExpiry" name="cardExpiry" type="text" inputmode="numeric" autocomplete="cc-exp" maxLength={7} required value={props.values.cardExpiry ?? ""} aria-describedby={describedBy} aria-invalid={invalid ? "true" : undefined} />
+                    <input
+                      id="cardExpiry"
+                      name="cardExpiry"
+                      type="text"
+                      inputmode="numeric"
+                      autocomplete="cc-exp"
+                      maxLength={7}
+                      required
+                      value={props.values.cardExpiry ?? ""}
+                      aria-describedby={describedBy}
+                      aria-invalid={invalid ? "true" : undefined}
+                    />
                   ),
                   { hint: m.cardExpiryHint },
                 )}
@@ -238,7 +284,17 @@ export function CheckoutPage(props: CheckoutPageProps) {
                   "cardCvc",
                   m.cardCvc,
                   (describedBy, invalid) => (
-                    <input id="cardCvc" name="cardCvc" type="text" inputmode="numeric" autocomplete="cc-csc" maxLength={4} required aria-describedby={describedBy} aria-invalid={invalid ? "true" : undefined} />
+                    <input
+                      id="cardCvc"
+                      name="cardCvc"
+                      type="text"
+                      inputmode="numeric"
+                      autocomplete="cc-csc"
+                      maxLength={4}
+                      required
+                      aria-describedby={describedBy}
+                      aria-invalid={invalid ? "true" : undefined}
+                    />
                   ),
                   { hint: m.cardCvcHint },
                 )}
@@ -247,7 +303,18 @@ export function CheckoutPage(props: CheckoutPageProps) {
                 "cardHolder",
                 m.cardHolder,
                 (describedBy, invalid) => (
-                  <input id="cardHolder" name="cardHolder" type="text" autocomplete="cc-name" maxLength={100} spellcheck={false} autocapitalize="words" value={props.values.cardHolder ?? ""} aria-describedby={describedBy} aria-invalid={invalid ? "true" : undefined} />
+                  <input
+                    id="cardHolder"
+                    name="cardHolder"
+                    type="text"
+                    autocomplete="cc-name"
+                    maxLength={100}
+                    spellcheck={false}
+                    autocapitalize="words"
+                    value={props.values.cardHolder ?? ""}
+                    aria-describedby={describedBy}
+                    aria-invalid={invalid ? "true" : undefined}
+                  />
                 ),
                 { optional: true },
               )}
@@ -292,7 +359,8 @@ function AlertBox({ alert, m, tokenize }: { alert: CheckoutAlert; m: Messages; t
     case "expired-form":
     case "price-changed": {
       // Nothing went wrong with the card: an informational notice, then the form again.
-      const [title, text] = alert.kind === "expired-form" ? [m.expiredFormTitle, m.expiredFormText] : [m.priceChangedTitle, m.priceChangedText];
+      const [title, text] =
+        alert.kind === "expired-form" ? [m.expiredFormTitle, m.expiredFormText] : [m.priceChangedTitle, m.priceChangedText];
       return (
         <div class="alert info" role="alert" id="payment-alert">
           <h2>{title}</h2>

@@ -1,11 +1,10 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
 // The document shell shared by every checkout page: head, header with brand and language
 // switch, footer. Styles are inline under the response's CSP nonce; the only script is a file.
-import type { ComponentChildren } from "preact";
+import type { ComponentChildren, VNode } from "preact";
 import { render } from "preact-render-to-string";
-import type { VNode } from "preact";
 import { CHECKOUT_CSS, CHECKOUT_JS_PATH } from "../assets.ts";
-import { MESSAGES, type Lang } from "../i18n.ts";
+import { type Lang, MESSAGES } from "../i18n.ts";
 import type { PageTheme } from "../theme.ts";
 
 export interface LayoutProps {
@@ -81,7 +80,10 @@ export function renderDocument(page: VNode): string {
 export function LockIcon() {
   return (
     <svg width="16" height="16" viewBox="0 0 24 24" aria-hidden="true" focusable="false">
-      <path fill="currentColor" d="M12 2a5 5 0 0 0-5 5v3H6a2 2 0 0 0-2 2v8a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2v-8a2 2 0 0 0-2-2h-1V7a5 5 0 0 0-5-5Zm-3 8V7a3 3 0 1 1 6 0v3H9Z" />
+      <path
+        fill="currentColor"
+        d="M12 2a5 5 0 0 0-5 5v3H6a2 2 0 0 0-2 2v8a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2v-8a2 2 0 0 0-2-2h-1V7a5 5 0 0 0-5-5Zm-3 8V7a3 3 0 1 1 6 0v3H9Z"
+      />
     </svg>
   );
 }

@@ -1,7 +1,7 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
 // The receipt (SPEC §3: shown after a successful payment when the link has no returnUrl).
 import type { StoredSubmission } from "../../db/checkout-repository.ts";
-import { formatDateTime, formatMoney, MESSAGES, type Lang } from "../i18n.ts";
+import { formatDateTime, formatMoney, type Lang, MESSAGES } from "../i18n.ts";
 import type { PageTheme } from "../theme.ts";
 import { MessagePage } from "./status-page.tsx";
 

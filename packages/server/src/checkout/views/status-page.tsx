@@ -2,7 +2,7 @@
 // Pages that say why a link cannot take a payment (410), that it does not exist (404), or that
 // something else went wrong. They show no form and no link data beyond the brand.
 import type { ComponentChildren } from "preact";
-import { MESSAGES, type Lang } from "../i18n.ts";
+import { type Lang, MESSAGES } from "../i18n.ts";
 import type { PageTheme } from "../theme.ts";
 import { Layout } from "./layout.tsx";
 
@@ -23,7 +23,13 @@ export interface MessagePageProps {
 
 export function MessagePage(props: MessagePageProps) {
   return (
-    <Layout lang={props.lang} title={`${props.title} · ${props.theme.name}`} nonce={props.nonce} theme={props.theme} switchHref={props.switchHref ?? null}>
+    <Layout
+      lang={props.lang}
+      title={`${props.title} · ${props.theme.name}`}
+      nonce={props.nonce}
+      theme={props.theme}
+      switchHref={props.switchHref ?? null}
+    >
       <section class="card center" aria-labelledby="page-title">
         <span class={props.icon === "ok" ? "icon ok" : "icon"} aria-hidden="true">
           {props.icon === "ok" ? <CheckIcon /> : <InfoIcon />}

@@ -1,12 +1,5 @@
 import { AppError } from "../errors.ts";
-import {
-  checkAmountAndItems,
-  checkCurrency,
-  checkReturnUrl,
-  checkShopperInfo,
-  parseFutureExpiry,
-  pickAlias,
-} from "./terms.ts";
+import { checkAmountAndItems, checkCurrency, checkReturnUrl, checkShopperInfo, parseFutureExpiry, pickAlias } from "./terms.ts";
 import type { Culture, Item, LinkTerms, LinkType, RecurringProcessingModel, ShopperInfo } from "./types.ts";
 
 /** A create request after the schema check (shapes and enumerations are already right). */
@@ -41,7 +34,8 @@ export function termsFromCreateRequest(request: CreateLinkRequest, now: Date): L
   const expiry = pickAlias("expiresAt", request.expiresAt ?? undefined, "validUntil", request.validUntil ?? undefined);
   const validUntil = expiry === undefined ? null : parseFutureExpiry(request.expiresAt != null ? "expiresAt" : "validUntil", expiry, now);
 
-  let maxSalesCount = pickAlias("exactSalesCount", request.exactSalesCount ?? undefined, "maxSalesCount", request.maxSalesCount ?? undefined) ?? null;
+  let maxSalesCount =
+    pickAlias("exactSalesCount", request.exactSalesCount ?? undefined, "maxSalesCount", request.maxSalesCount ?? undefined) ?? null;
   if (request.type === "TokenizeByLink") {
     if (maxSalesCount !== null && maxSalesCount !== 1) {
       throw new AppError("2013", `a TokenizeByLink link is single-use: exactSalesCount can only be 1, got ${maxSalesCount}.`);

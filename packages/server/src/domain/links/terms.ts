@@ -23,7 +23,8 @@ export function checkCurrency(raw: string): string {
 export function checkAmountAndItems(type: LinkType, amount: number, currency: string, items: Item[]): void {
   if (type === "TokenizeByLink") {
     if (amount !== 0) throw new AppError("2023", `amount must be 0 for a TokenizeByLink link, got ${amount}.`);
-    if (items.length > 0) throw new AppError("2013", "items cannot be used with a TokenizeByLink link; send an empty list or leave it out.");
+    if (items.length > 0)
+      throw new AppError("2013", "items cannot be used with a TokenizeByLink link; send an empty list or leave it out.");
     return;
   }
   if (amount <= 0) throw new AppError("2002", `amount must be greater than 0 for a PayByLink link, got ${amount}.`);
@@ -58,7 +59,12 @@ export function parseIsoDateTime(field: string, text: string): Date {
   const match = ISO_DATE_TIME.exec(text);
   if (!match) throw invalid();
   const [, y, mo, d, h = "0", mi = "0", sec = "0", fraction = "", zone, sign, offH = "0", offM = "0"] = match;
-  const year = Number(y), month = Number(mo), day = Number(d), hour = Number(h), minute = Number(mi), second = Number(sec);
+  const year = Number(y),
+    month = Number(mo),
+    day = Number(d),
+    hour = Number(h),
+    minute = Number(mi),
+    second = Number(sec);
   // Year 0 and before exist for Date.parse but not for PostgreSQL's timestamptz.
   const daysInMonth = new Date(Date.UTC(2000, month, 0)).getUTCDate() - (month === 2 && !isLeapYear(year) ? 1 : 0);
   if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59) throw invalid();
@@ -105,7 +111,9 @@ export function checkReturnUrl(text: string): string {
   return url.toString();
 }
 
-export function checkShopperInfo(entries: Array<{ field: ShopperInfo["field"]; requirementType: ShopperInfo["requirementType"]; prefilledValue?: string | null }>): ShopperInfo[] {
+export function checkShopperInfo(
+  entries: Array<{ field: ShopperInfo["field"]; requirementType: ShopperInfo["requirementType"]; prefilledValue?: string | null }>,
+): ShopperInfo[] {
   const seen = new Set<string>();
   return entries.map((entry, index) => {
     const where = `shopperInfo[${index}]`;
@@ -118,12 +126,18 @@ export function checkShopperInfo(entries: Array<{ field: ShopperInfo["field"]; r
       }
       const problem = checkShopperValue(entry.field, prefilled);
       if (problem !== null) {
-        throw new AppError("2008", `${where}.prefilledValue ${describe(prefilled)} is not a valid ${entry.field} (${problem.replace(/_/g, " ")}).`);
+        throw new AppError(
+          "2008",
+          `${where}.prefilledValue ${describe(prefilled)} is not a valid ${entry.field} (${problem.replace(/_/g, " ")}).`,
+        );
       }
       return { field: entry.field, requirementType: entry.requirementType, prefilledValue: prefilled.trim() };
     }
     if (prefilled !== null) {
-      throw new AppError("2013", `${where}.prefilledValue can only be used when requirementType is "Prefilled", not ${describe(entry.requirementType)}.`);
+      throw new AppError(
+        "2013",
+        `${where}.prefilledValue can only be used when requirementType is "Prefilled", not ${describe(entry.requirementType)}.`,
+      );
     }
     return { field: entry.field, requirementType: entry.requirementType, prefilledValue: null };
   });

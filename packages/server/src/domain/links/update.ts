@@ -61,7 +61,10 @@ export function applyUpdate(current: StoredLink, request: UpdateLinkRequest, now
   for (const field of ["type", "terminalIdentifier"] as const) {
     const sent = request[field];
     if (sent !== undefined && sent !== terms[field]) {
-      throw new AppError("2013", `${field} cannot change after a link is created (it is ${describe(terms[field])}, got ${describe(sent)}).`);
+      throw new AppError(
+        "2013",
+        `${field} cannot change after a link is created (it is ${describe(terms[field])}, got ${describe(sent)}).`,
+      );
     }
   }
 
@@ -76,7 +79,10 @@ export function applyUpdate(current: StoredLink, request: UpdateLinkRequest, now
     }
     // A shopper is paying the current price right now; a change would make the sale disagree with it.
     if ((current.reservedCount ?? 0) > 0) {
-      throw new AppError("3003", "amount, currency and items cannot change while a payment is in progress on this link; try again in a minute.");
+      throw new AppError(
+        "3003",
+        "amount, currency and items cannot change while a payment is in progress on this link; try again in a minute.",
+      );
     }
     checkAmountAndItems(terms.type, amount, currency, items);
   }
@@ -105,7 +111,10 @@ export function applyUpdate(current: StoredLink, request: UpdateLinkRequest, now
     }
     const floor = Math.max(1, current.salesCount);
     if (maxText !== null && maxText < floor) {
-      throw new AppError("2002", `maxSalesCount must be at least ${floor} (the link already has ${current.salesCount} sales), got ${maxText}.`);
+      throw new AppError(
+        "2002",
+        `maxSalesCount must be at least ${floor} (the link already has ${current.salesCount} sales), got ${maxText}.`,
+      );
     }
     maxSalesCount = maxText;
   }
