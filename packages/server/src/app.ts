@@ -71,7 +71,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       if (request.url.startsWith("/pay/")) return sendCheckoutNotFound(request, reply);
       const path = request.url.split("?")[0]!;
       const shown = path.length > 80 ? `${path.slice(0, 80)}…` : path;
-      return sendError(request, reply, new AppError("2014", `There is nothing at ${shown}.`));
+      return sendError(request, reply, new AppError("NotFound", `There is nothing at ${shown}.`));
     },
   });
   const rateLimits = deps.rateLimits ?? NO_RATE_LIMITS;

@@ -11,7 +11,7 @@ export function adminTokenAuth(adminToken: string) {
     const header = request.headers.authorization ?? "";
     const match = /^Bearer\s+(.+)$/i.exec(header);
     if (!match || !timingSafeEqual(digest(match[1]!.trim()), expected)) {
-      throw new AppError("3001", "Send the operator's admin token as Authorization: Bearer <token>.");
+      throw new AppError("Unauthenticated", "Send the operator's admin token as Authorization: Bearer <token>.");
     }
   };
 }

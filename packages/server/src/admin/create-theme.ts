@@ -38,12 +38,15 @@ async function takeLogo(logoUrl: string | undefined, allowPrivate: boolean): Pro
   try {
     url = new URL(logoUrl);
   } catch {
-    throw new AppError("2008", `logoUrl ${JSON.stringify(logoUrl.slice(0, 120))} is not an absolute URL.`);
+    throw new AppError("UnsupportedValue", `logoUrl ${JSON.stringify(logoUrl.slice(0, 120))} is not an absolute URL.`);
   }
   // Plain http only where private targets are allowed (development), as for webhook URLs.
   if (url.protocol !== "https:" && !(allowPrivate && url.protocol === "http:")) {
-    throw new AppError("2008", `logoUrl ${JSON.stringify(logoUrl.slice(0, 120))} must be an absolute https:// URL or a data:image URL.`);
+    throw new AppError(
+      "UnsupportedValue",
+      `logoUrl ${JSON.stringify(logoUrl.slice(0, 120))} must be an absolute https:// URL or a data:image URL.`,
+    );
   }
-  if (url.username || url.password) throw new AppError("2008", "logoUrl must not carry a user name or password.");
+  if (url.username || url.password) throw new AppError("UnsupportedValue", "logoUrl must not carry a user name or password.");
   return { logo: await downloadLogo(url.toString(), { allowPrivate }), sourceUrl: url.toString() };
 }

@@ -14,13 +14,13 @@ export function registerCreateUser(app: FastifyInstance, deps: AdminDeps) {
       const { merchantId } = request.params as { merchantId: string };
       const { email, password } = request.body as { email: string; password: string };
       if (checkShopperValue("EmailAddress", email) !== null)
-        throw new AppError("2008", `email ${JSON.stringify(email)} is not an e-mail address.`);
+        throw new AppError("UnsupportedValue", `email ${JSON.stringify(email)} is not an e-mail address.`);
       await requireMerchant(deps.db, merchantId);
       try {
         return await createPortalUser(deps.db, merchantId, email.trim(), await hashPassword(password));
       } catch (error) {
         if ((error as { code?: string }).code === "23505")
-          throw new AppError("3003", `A portal user with e-mail ${JSON.stringify(email)} already exists.`);
+          throw new AppError("StateConflict", `A portal user with e-mail ${JSON.stringify(email)} already exists.`);
         throw error;
       }
     },

@@ -14,7 +14,7 @@ const DOWNLOAD_TIMEOUT_MS = 5_000;
 export async function downloadLogo(url: string, options: { allowPrivate: boolean; timeoutMs?: number }): Promise<LogoImage> {
   const target = new URL(url);
   const shown = JSON.stringify(url.length > 120 ? `${url.slice(0, 120)}…` : url);
-  const refuse = (why: string) => new AppError("2008", `logoUrl ${shown} could not be downloaded: ${why}.`);
+  const refuse = (why: string) => new AppError("UnsupportedValue", `logoUrl ${shown} could not be downloaded: ${why}.`);
   let vetted: VettedAddress | undefined;
   if (!options.allowPrivate) {
     try {
@@ -52,7 +52,7 @@ export async function downloadLogo(url: string, options: { allowPrivate: boolean
           size += chunk.length;
           if (size > MAX_LOGO_BYTES) {
             response.destroy();
-            reject(new AppError("2009", `logoUrl ${shown} is too large: at most ${MAX_LOGO_BYTES / 1024} KB.`));
+            reject(new AppError("TooLong", `logoUrl ${shown} is too large: at most ${MAX_LOGO_BYTES / 1024} KB.`));
             return;
           }
           chunks.push(chunk);

@@ -34,7 +34,7 @@ export async function adminRoutes(app: FastifyInstance, deps: AdminDeps) {
 
 /** 404 (2014) for a merchant id that does not exist. */
 export async function requireMerchant(db: Database, merchantId: string): Promise<void> {
-  if (!(await merchantExists(db, merchantId))) throw new AppError("2014", `No merchant with id ${JSON.stringify(merchantId)}.`);
+  if (!(await merchantExists(db, merchantId))) throw new AppError("NotFound", `No merchant with id ${JSON.stringify(merchantId)}.`);
 }
 
 /**
@@ -43,7 +43,7 @@ export async function requireMerchant(db: Database, merchantId: string): Promise
  */
 export function requiredName(value: string, field = "name"): string {
   const trimmed = value.trim();
-  if (trimmed === "") throw new AppError("000", `${field} cannot be empty or only spaces.`);
+  if (trimmed === "") throw new AppError("RequiredFieldMissing", `${field} cannot be empty or only spaces.`);
   return trimmed;
 }
 

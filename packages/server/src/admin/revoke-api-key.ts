@@ -19,7 +19,7 @@ export function registerRevokeApiKey(app: FastifyInstance, deps: AdminDeps) {
       await requireMerchant(deps.db, merchantId);
       // Unknown, another merchant's, or already revoked: nothing to revoke.
       if (!(await revokeApiKey(deps.db, merchantId, keyId))) {
-        throw new AppError("2014", `No active API key with keyId ${JSON.stringify(keyId)} for this merchant.`);
+        throw new AppError("NotFound", `No active API key with keyId ${JSON.stringify(keyId)} for this merchant.`);
       }
       return { keyId, revoked: true };
     },

@@ -7,11 +7,11 @@ import type { LinkTerms } from "../domain/links/types.ts";
 export async function checkTerminalAndCurrency(db: Database, merchantId: string, terms: LinkTerms): Promise<void> {
   const terminal = await findTerminal(db, merchantId, terms.terminalIdentifier);
   if (!terminal) {
-    throw new AppError("2016", `terminalIdentifier "${terms.terminalIdentifier}" is not one of your terminals.`);
+    throw new AppError("TerminalNotFound", `terminalIdentifier "${terms.terminalIdentifier}" is not one of your terminals.`);
   }
   if (terminal.currencies !== null && !terminal.currencies.includes(terms.currency)) {
     throw new AppError(
-      "2011",
+      "CurrencyNotAccepted",
       `terminal ${terminal.terminalIdentifier} does not accept ${terms.currency}; it accepts ${terminal.currencies.join(", ")}.`,
     );
   }
@@ -19,6 +19,6 @@ export async function checkTerminalAndCurrency(db: Database, merchantId: string,
 
 export async function checkTheme(db: Database, merchantId: string, themeKey: string | null): Promise<void> {
   if (themeKey !== null && !(await findTheme(db, merchantId, themeKey))) {
-    throw new AppError("2010", `themeKey "${themeKey}" is not one of your themes.`);
+    throw new AppError("ThemeNotFound", `themeKey "${themeKey}" is not one of your themes.`);
   }
 }

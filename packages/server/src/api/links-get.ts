@@ -31,5 +31,5 @@ export function registerGetLink(app: FastifyInstance, deps: ApiDeps) {
 }
 
 export function notFound(reference: string): AppError {
-  return new AppError("2014", `No payment link with paymentLinkReference ${JSON.stringify(reference)} was found.`);
+  return new AppError("NotFound", `No payment link with paymentLinkReference ${JSON.stringify(reference)} was found.`);
 }

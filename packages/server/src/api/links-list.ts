@@ -28,7 +28,7 @@ export function registerListLinks(app: FastifyInstance, deps: ApiDeps) {
       const createdFrom = query.createdFrom === undefined ? undefined : parseIsoDateTime("createdFrom", query.createdFrom);
       const createdTo = query.createdTo === undefined ? undefined : parseIsoDateTime("createdTo", query.createdTo);
       if (createdFrom && createdTo && createdFrom > createdTo) {
-        throw new AppError("2013", "createdFrom must not be after createdTo.");
+        throw new AppError("ConflictingFields", "createdFrom must not be after createdTo.");
       }
       const now = deps.now();
       const { links, totalCount } = await listLinks(

@@ -1,84 +1,97 @@
-// The one error catalogue of Paylink (SPEC §2.7). Every error a client can see is listed here
-// once, with its HTTP status. Codes are strings on the wire and compatible with the service the
-// seed describes, so existing integrations keep their error handling.
+// The one error catalogue of Paylink. Every error a client can see is listed here once, by name,
+// with its wire code and HTTP status; call sites use the name (`new AppError("NotFound", …)`), the
+// wire sees the code. Codes are strings and compatible with Straumur's payment-links API, so
+// existing integrations keep their error handling.
 
-export const ERROR_CATALOGUE = {
-  /** The body is not valid JSON, or is empty. */
-  "1000": { status: 400, title: "Invalid JSON" },
+export const ERRORS = {
+  /** The body is not valid JSON, is empty, or could not be read at all (a request the HTTP parser refuses). */
+  InvalidJson: { code: "1000", status: 400, title: "Invalid JSON" },
   /** A value has the wrong JSON type (string for a number, fraction for an integer…). */
-  "1005": { status: 400, title: "Wrong type" },
+  WrongType: { code: "1005", status: 400, title: "Wrong type" },
   /** A field the endpoint does not know, at the top level or nested. */
-  "1006": { status: 400, title: "Unknown field" },
-  /** A required field is missing or empty. */
-  "000": { status: 400, title: "Required field missing" },
-  /** A number is below its minimum (e.g. PayByLink amount 0, quantity 0, maxSalesCount below salesCount). */
-  "2002": { status: 400, title: "Value must be greater" },
+  UnknownField: { code: "1006", status: 400, title: "Unknown field" },
+  /** A required field is missing, empty, or only spaces. */
+  RequiredFieldMissing: { code: "000", status: 400, title: "Required field missing" },
+  /** A number is below its minimum (PayByLink amount 0, quantity 0, maxSalesCount below salesCount…). */
+  MustBeGreater: { code: "2002", status: 400, title: "Value must be greater" },
   /** A value outside its enumeration (type, status, culture, shopper field…). */
-  "2003": { status: 400, title: "Unknown value" },
+  UnknownValue: { code: "2003", status: 400, title: "Unknown value" },
   /** A time that must be in the future is not. */
-  "2005": { status: 400, title: "Time in the past" },
+  TimeInPast: { code: "2005", status: 400, title: "Time in the past" },
   /** Item amounts do not add up to the link amount. */
-  "2007": { status: 400, title: "Sum mismatch" },
-  /** A value that is well-formed but not supported (unknown currency, bad URL, bad date). */
-  "2008": { status: 400, title: "Unsupported value" },
-  /** A text is too long or a list has too many entries. */
-  "2009": { status: 400, title: "Too long" },
+  SumMismatch: { code: "2007", status: 400, title: "Sum mismatch" },
+  /** A well-formed value that is not supported (unknown currency, bad URL, impossible date, unstorable text). */
+  UnsupportedValue: { code: "2008", status: 400, title: "Unsupported value" },
+  /** A text is too long, a list has too many entries, or a number is above its cap (quantity, page). */
+  TooLong: { code: "2009", status: 400, title: "Too long" },
   /** The themeKey is not a theme of this merchant. */
-  "2010": { status: 400, title: "Theme not found" },
+  ThemeNotFound: { code: "2010", status: 400, title: "Theme not found" },
   /** The terminal does not accept this currency. */
-  "2011": { status: 400, title: "Currency not accepted" },
+  CurrencyNotAccepted: { code: "2011", status: 400, title: "Currency not accepted" },
   /** A text is shorter than its minimum length. */
-  "2012": { status: 400, title: "Too short" },
-  /** Fields that cannot be used together, or a field that cannot change. */
-  "2013": { status: 400, title: "Conflicting fields" },
-  /** The payment link does not exist, or belongs to another merchant. */
-  "2014": { status: 404, title: "Not found" },
+  TooShort: { code: "2012", status: 400, title: "Too short" },
+  /** Fields that cannot be used together (an alias and its name, a filter range backwards), or a field that cannot change. */
+  ConflictingFields: { code: "2013", status: 400, title: "Conflicting fields" },
+  /**
+   * Nothing of this merchant at that reference: a payment link, and in the admin API a merchant,
+   * API key, webhook endpoint or delivery; also a path no route serves. Another merchant's object
+   * is reported exactly like one that does not exist.
+   */
+  NotFound: { code: "2014", status: 404, title: "Not found" },
   /** The terminal does not exist for this merchant. */
-  "2016": { status: 400, title: "Terminal not found" },
+  TerminalNotFound: { code: "2016", status: 400, title: "Terminal not found" },
   /** A value must have an exact length (terminalIdentifier 12, currency 3). */
-  "2017": { status: 400, title: "Wrong length" },
+  WrongLength: { code: "2017", status: 400, title: "Wrong length" },
   /** An amount above the maximum of 10^11 minor units. */
-  "2019": { status: 400, title: "Amount too high" },
+  AmountTooHigh: { code: "2019", status: 400, title: "Amount too high" },
   /** A TokenizeByLink amount other than 0. */
-  "2023": { status: 400, title: "Tokenization amount must be 0" },
+  TokenizeAmountNotZero: { code: "2023", status: 400, title: "Tokenization amount must be 0" },
   /** An item amount above its amountWithoutDiscount. */
-  "2025": { status: 400, title: "Item amount above amount without discount" },
+  ItemAboveUndiscounted: { code: "2025", status: 400, title: "Item amount above amount without discount" },
   /** An ISK amount that does not end in 00 (ISK has no minor unit in use). */
-  "2026": { status: 400, title: "ISK amount must end in 00" },
-  /** No API key, or an unknown or revoked one. */
-  "3001": { status: 401, title: "Unauthenticated" },
+  IskNotWhole: { code: "2026", status: 400, title: "ISK amount must end in 00" },
+  /** No API key, or an unknown or revoked one; a wrong admin token. */
+  Unauthenticated: { code: "3001", status: 401, title: "Unauthenticated" },
   /** Too many requests; Retry-After says when to come back. */
-  "3002": { status: 429, title: "Rate limited" },
-  /** The link's state forbids the change (sold links keep their price, completed links are final). */
-  "3003": { status: 409, title: "State conflict" },
+  RateLimited: { code: "3002", status: 429, title: "Rate limited" },
+  /**
+   * The object's state forbids the change: a sold link keeps its price, a completed link is final,
+   * no price change while a payment is in flight, a portal user's e-mail is taken.
+   */
+  StateConflict: { code: "3003", status: 409, title: "State conflict" },
   /** An Idempotency-Key reused with a different body. */
-  "3004": { status: 422, title: "Idempotency key reused" },
+  IdempotencyKeyReused: { code: "3004", status: 422, title: "Idempotency key reused" },
   /** A body over 1 MiB. */
-  "3005": { status: 413, title: "Body too large" },
+  BodyTooLarge: { code: "3005", status: 413, title: "Body too large" },
   /** A content type other than application/json. */
-  "3006": { status: 415, title: "Unsupported media type" },
+  UnsupportedMediaType: { code: "3006", status: 415, title: "Unsupported media type" },
   /** A request with the same Idempotency-Key is still running. */
-  "3007": { status: 409, title: "Idempotent request in progress" },
+  IdempotencyInProgress: { code: "3007", status: 409, title: "Idempotent request in progress" },
   /** Anything unexpected. The message never carries internals. */
-  "5000": { status: 500, title: "Internal error" },
-} as const satisfies Record<string, { status: number; title: string }>;
+  Internal: { code: "5000", status: 500, title: "Internal error" },
+} as const satisfies Record<string, { code: string; status: number; title: string }>;
 
-export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+export type ErrorName = keyof typeof ERRORS;
+export type ErrorCode = (typeof ERRORS)[ErrorName]["code"];
+
+/** The catalogue by wire code (what a client sees), for readers that start from a response. */
+export const ERROR_CATALOGUE = Object.fromEntries(Object.values(ERRORS).map((entry) => [entry.code, entry])) as Record<
+  ErrorCode,
+  (typeof ERRORS)[ErrorName]
+>;
 
 /** A failure a client can act on. Thrown or returned by domain code; mapped to HTTP in one place. */
 export class AppError extends Error {
+  readonly code: ErrorCode;
   readonly status: number;
   constructor(
-    readonly code: ErrorCode,
+    readonly kind: ErrorName,
     message: string,
     readonly headers: Record<string, string> = {},
   ) {
     super(message);
     this.name = "AppError";
-    this.status = ERROR_CATALOGUE[code].status;
+    this.code = ERRORS[kind].code;
+    this.status = ERRORS[kind].status;
   }
-}
-
-export function appError(code: ErrorCode, message: string): AppError {
-  return new AppError(code, message);
 }

@@ -17,21 +17,25 @@ export function apiKeyAuth(db: Database, failures?: FailureBrake) {
     // An address that keeps sending wrong keys is stopped before any lookup.
     const wait = failures ? await failures.blockedFor(request) : 0;
     if (wait > 0) {
-      throw new AppError("3002", `Too many requests with a missing or wrong API key from this address. Retry after ${wait} seconds.`, {
-        "retry-after": String(wait),
-      });
+      throw new AppError(
+        "RateLimited",
+        `Too many requests with a missing or wrong API key from this address. Retry after ${wait} seconds.`,
+        {
+          "retry-after": String(wait),
+        },
+      );
     }
     const header = request.headers["x-api-key"];
     const apiKey = Array.isArray(header) ? header[0] : header;
     if (!apiKey) {
       await failures?.recordFailure(request);
-      throw new AppError("3001", "Send your API key in the X-API-key header.");
+      throw new AppError("Unauthenticated", "Send your API key in the X-API-key header.");
     }
     // Cheap shape check first: a malformed key never costs a database round trip.
     const merchantId = /^plk_[0-9A-Za-z]{32}$/.test(apiKey) ? await findMerchantIdByApiKey(db, apiKey) : undefined;
     if (!merchantId) {
       await failures?.recordFailure(request);
-      throw new AppError("3001", "The API key is unknown or has been revoked.");
+      throw new AppError("Unauthenticated", "The API key is unknown or has been revoked.");
     }
     request.merchantId = merchantId;
   };

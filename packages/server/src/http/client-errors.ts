@@ -3,6 +3,7 @@
 // the documented error envelope too, not Fastify's own body: code 1000, "could not be read".
 import { randomUUID } from "node:crypto";
 import type { Socket } from "node:net";
+import { ERRORS } from "../domain/errors.ts";
 
 const REASONS: Record<string, string> = {
   HPE_HEADER_OVERFLOW: "The request headers are too large.",
@@ -14,7 +15,7 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
   if (error.code === "ECONNRESET" || socket.destroyed) return;
   if (socket.writable) {
     const body = JSON.stringify({
-      errorCode: "1000",
+      errorCode: ERRORS.InvalidJson.code,
       errorMessage: (error.code && REASONS[error.code]) ?? "The request could not be read: it is not valid HTTP.",
       responseDateTime: new Date().toISOString(),
       responseIdentifier: randomUUID(),

@@ -13,7 +13,7 @@ export async function requireJsonContentType(request: FastifyRequest): Promise<v
   const mediaType = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
   if (mediaType !== "application/json") {
     throw new AppError(
-      "3006",
+      "UnsupportedMediaType",
       `Content-Type must be application/json${contentType ? `, not ${JSON.stringify(contentType.slice(0, 100))}` : ""}.`,
     );
   }

@@ -1,31 +1,31 @@
 // The one place that turns failures into HTTP responses for the JSON APIs. Every error body has
 // the shape of SPEC §2.7; nothing unexpected ever reaches the client beyond code 5000.
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
-import { AppError, ERROR_CATALOGUE, type ErrorCode } from "../domain/errors.ts";
+import { AppError, type ErrorName } from "../domain/errors.ts";
 import { envelope } from "./envelope.ts";
 
 /** Fastify's own request-level failures, which happen before our code runs. */
-const FRAMEWORK_ERRORS: Record<string, { code: ErrorCode; message: string }> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: "3006", message: "Content-Type must be application/json." },
-  FST_ERR_CTP_BODY_TOO_LARGE: { code: "3005", message: "The request body is larger than 1 MiB." },
-  FST_ERR_CTP_EMPTY_JSON_BODY: { code: "1000", message: "The request body is empty; send a JSON object." },
-  FST_ERR_CTP_INVALID_JSON_BODY: { code: "1000", message: "The request body is not valid JSON." },
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: "1000", message: "Content-Length does not match the body." },
+const FRAMEWORK_ERRORS: Record<string, { kind: ErrorName; message: string }> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { kind: "UnsupportedMediaType", message: "Content-Type must be application/json." },
+  FST_ERR_CTP_BODY_TOO_LARGE: { kind: "BodyTooLarge", message: "The request body is larger than 1 MiB." },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { kind: "InvalidJson", message: "The request body is empty; send a JSON object." },
+  FST_ERR_CTP_INVALID_JSON_BODY: { kind: "InvalidJson", message: "The request body is not valid JSON." },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { kind: "InvalidJson", message: "Content-Length does not match the body." },
 };
 
 export function toAppError(error: FastifyError | Error): AppError | undefined {
   if (error instanceof AppError) return error;
   const fastifyError = error as FastifyError;
   const known = fastifyError.code ? FRAMEWORK_ERRORS[fastifyError.code] : undefined;
-  if (known) return new AppError(known.code, known.message);
+  if (known) return new AppError(known.kind, known.message);
   // JSON.parse failures and prototype-poisoning rejections come as plain 400s.
   if (fastifyError.statusCode === 400 && (error instanceof SyntaxError || /JSON|__proto__|constructor/i.test(error.message))) {
-    return new AppError("1000", "The request body is not valid JSON.");
+    return new AppError("InvalidJson", "The request body is not valid JSON.");
   }
-  if (fastifyError.statusCode === 413) return new AppError("3005", "The request body is larger than 1 MiB.");
-  if (fastifyError.statusCode === 415) return new AppError("3006", "Content-Type must be application/json.");
+  if (fastifyError.statusCode === 413) return new AppError("BodyTooLarge", "The request body is larger than 1 MiB.");
+  if (fastifyError.statusCode === 415) return new AppError("UnsupportedMediaType", "Content-Type must be application/json.");
   if (fastifyError.statusCode !== undefined && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
-    return new AppError("1000", "The request could not be read.");
+    return new AppError("InvalidJson", "The request could not be read.");
   }
   return undefined;
 }
@@ -45,13 +45,13 @@ export function jsonErrorHandler(error: FastifyError, request: FastifyRequest, r
     return sendError(request, reply, appError);
   }
   request.log.error({ err: error }, "unexpected error");
-  return sendError(request, reply, new AppError("5000", `Something went wrong on our side. Quote ${request.id} when you contact support.`));
+  return sendError(
+    request,
+    reply,
+    new AppError("Internal", `Something went wrong on our side. Quote ${request.id} when you contact support.`),
+  );
 }
 
 export function jsonNotFound(request: FastifyRequest, reply: FastifyReply) {
-  return sendError(request, reply, new AppError("2014", `There is no ${request.method} ${request.url.split("?")[0]} endpoint.`));
-}
-
-export function statusOf(code: ErrorCode): number {
-  return ERROR_CATALOGUE[code].status;
+  return sendError(request, reply, new AppError("NotFound", `There is no ${request.method} ${request.url.split("?")[0]} endpoint.`));
 }

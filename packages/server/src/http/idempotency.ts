@@ -18,18 +18,21 @@ export function idempotency(db: Database) {
     const header = request.headers["idempotency-key"];
     if (header === undefined) return;
     const key = Array.isArray(header) ? header[0]! : header;
-    if (key.length === 0) throw new AppError("000", "The Idempotency-Key header is empty.");
-    if (key.length > 255) throw new AppError("2009", "The Idempotency-Key header is too long: at most 255 characters.");
+    if (key.length === 0) throw new AppError("RequiredFieldMissing", "The Idempotency-Key header is empty.");
+    if (key.length > 255) throw new AppError("TooLong", "The Idempotency-Key header is too long: at most 255 characters.");
 
     const requestHash = createHash("sha256")
       .update(`${request.method} ${request.routeOptions.url}\n${canonicalJson(request.body ?? null)}`)
       .digest("hex");
     const claim = await claimIdempotencyKey(db, request.merchantId, key, requestHash);
     if (claim.outcome !== "claimed" && claim.requestHash !== requestHash) {
-      throw new AppError("3004", "This Idempotency-Key was already used with a different request body; use a new key for a new request.");
+      throw new AppError(
+        "IdempotencyKeyReused",
+        "This Idempotency-Key was already used with a different request body; use a new key for a new request.",
+      );
     }
     if (claim.outcome === "running") {
-      throw new AppError("3007", "A request with this Idempotency-Key is still being processed; retry in a moment.");
+      throw new AppError("IdempotencyInProgress", "A request with this Idempotency-Key is still being processed; retry in a moment.");
     }
     if (claim.outcome === "done") {
       return reply.code(claim.status).header("idempotent-replayed", "true").type("application/json; charset=utf-8").send(claim.body);

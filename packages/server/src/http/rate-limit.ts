@@ -47,9 +47,13 @@ export function apiRateLimit(app: FastifyInstance, perMinute: number): onRequest
     },
     errorResponseBuilder: (_request, context) => {
       const seconds = Math.max(1, Math.ceil(context.ttl / 1000));
-      return new AppError("3002", `Too many requests: at most ${context.max} per minute for one API key. Retry after ${seconds} seconds.`, {
-        "retry-after": String(seconds),
-      });
+      return new AppError(
+        "RateLimited",
+        `Too many requests: at most ${context.max} per minute for one API key. Retry after ${seconds} seconds.`,
+        {
+          "retry-after": String(seconds),
+        },
+      );
     },
   }) as onRequestAsyncHookHandler;
 }

@@ -4,7 +4,7 @@
 import type { FastifySchemaCompiler } from "fastify";
 import type { TSchema } from "typebox";
 import { Compile } from "typebox/compile";
-import { AppError, type ErrorCode } from "../domain/errors.ts";
+import { AppError } from "../domain/errors.ts";
 
 interface SchemaError {
   keyword: string;
@@ -22,7 +22,7 @@ export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, http
   return (input: unknown) => {
     if (httpPart === "body" && (input === null || input === undefined) && bodyOptional) input = {};
     if (httpPart === "body" && (input === null || input === undefined)) {
-      return { error: withStatus(new AppError("1000", "The request body is empty; send a JSON object.")) };
+      return { error: withStatus(new AppError("InvalidJson", "The request body is empty; send a JSON object.")) };
     }
     // Query strings and path parameters arrive as text: convert "2" to 2 before checking.
     // Bodies are never converted: a JSON string where a number belongs is a client bug (1005).
@@ -73,14 +73,14 @@ function unstorableValue(root: unknown, part: string): AppError | undefined {
     if (typeof value === "string") {
       if (UNSTORABLE_CHARACTER.test(value)) {
         return new AppError(
-          "2008",
+          "UnsupportedValue",
           `${fieldName(path, part)} contains a character that is not allowed (NUL or an unpaired UTF-16 surrogate).`,
         );
       }
     } else if (typeof value === "object" && value !== null) {
       if (depth >= MAX_DEPTH) {
         const topLevel = path.split("/").slice(0, 2).join("/");
-        return new AppError("2009", `${fieldName(topLevel, part)} is nested too deeply: at most ${MAX_DEPTH} levels.`);
+        return new AppError("TooLong", `${fieldName(topLevel, part)} is nested too deeply: at most ${MAX_DEPTH} levels.`);
       }
       for (const [key, child] of Object.entries(value)) stack.push({ value: child, path: `${path}/${key}`, depth: depth + 1 });
     }
@@ -102,21 +102,20 @@ function toAppError(root: unknown, errors: SchemaError[], part: string): AppErro
     return index === -1 ? KEYWORD_ORDER.length : index;
   };
   const first = [...reportable].sort((a, b) => rank(a) - rank(b))[0];
-  if (!first) return new AppError("1005", `The ${part} is not valid.`);
+  if (!first) return new AppError("WrongType", `The ${part} is not valid.`);
   const where = fieldName(first.instancePath, part);
   const node = schemaAt(root, first.schemaPath) as Record<string, unknown> | undefined;
-  const code = (c: ErrorCode, message: string) => new AppError(c, message);
 
   switch (first.keyword) {
     case "additionalProperties": {
       const extra = (first.params.additionalProperties as string[] | undefined)?.[0] ?? "?";
-      return code("1006", `${joinField(where, extra)} is not a known field.`);
+      return new AppError("UnknownField", `${joinField(where, extra)} is not a known field.`);
     }
     case "type":
-      return code("1005", `${where} must be ${describeType(first.params.type)}.`);
+      return new AppError("WrongType", `${where} must be ${describeType(first.params.type)}.`);
     case "required": {
       const missing = (first.params.requiredProperties as string[] | undefined)?.[0] ?? "?";
-      return code("000", `${joinField(where, missing)} is required.`);
+      return new AppError("RequiredFieldMissing", `${joinField(where, missing)} is required.`);
     }
     case "enum":
     case "const":
@@ -125,36 +124,36 @@ function toAppError(root: unknown, errors: SchemaError[], part: string): AppErro
         ?.filter((v) => v !== null)
         .map((v) => JSON.stringify(v))
         .join(", ");
-      return code("2003", allowed ? `${where} must be one of ${allowed}.` : `${where} has an unknown value.`);
+      return new AppError("UnknownValue", allowed ? `${where} must be one of ${allowed}.` : `${where} has an unknown value.`);
     }
     case "minLength":
     case "maxLength": {
       const min = node?.minLength as number | undefined;
       const max = node?.maxLength as number | undefined;
-      if (min !== undefined && min === max) return code("2017", `${where} must be exactly ${min} characters long.`);
-      if (first.keyword === "maxLength") return code("2009", `${where} is too long: at most ${max} characters.`);
-      if (min === 1) return code("000", `${where} cannot be empty.`);
-      return code("2012", `${where} is too short: at least ${min} characters.`);
+      if (min !== undefined && min === max) return new AppError("WrongLength", `${where} must be exactly ${min} characters long.`);
+      if (first.keyword === "maxLength") return new AppError("TooLong", `${where} is too long: at most ${max} characters.`);
+      if (min === 1) return new AppError("RequiredFieldMissing", `${where} cannot be empty.`);
+      return new AppError("TooShort", `${where} is too short: at least ${min} characters.`);
     }
     case "maxItems":
-      return code("2009", `${where} has too many entries: at most ${node?.maxItems}.`);
+      return new AppError("TooLong", `${where} has too many entries: at most ${node?.maxItems}.`);
     case "minItems":
-      return code("000", `${where} needs at least ${node?.minItems} entries.`);
+      return new AppError("RequiredFieldMissing", `${where} needs at least ${node?.minItems} entries.`);
     case "minimum":
     case "exclusiveMinimum":
-      return code("2002", `${where} must be at least ${first.params.limit}.`);
+      return new AppError("MustBeGreater", `${where} must be at least ${first.params.limit}.`);
     case "maximum":
     case "exclusiveMaximum":
-      // 2019 is the catalogue's "amount too high"; any other number over its cap (a quantity, a page) is 2009.
-      return code(
-        part === "body" && AMOUNT_FIELDS.test(first.instancePath) ? "2019" : "2009",
+      // An amount over its cap is AmountTooHigh (2019); any other number over its cap (a quantity, a page) is TooLong (2009).
+      return new AppError(
+        part === "body" && AMOUNT_FIELDS.test(first.instancePath) ? "AmountTooHigh" : "TooLong",
         `${where} is too high: at most ${first.params.limit}.`,
       );
     case "format":
     case "pattern":
-      return code("2008", `${where} is not in a supported format${node?.description ? ` (${node.description})` : ""}.`);
+      return new AppError("UnsupportedValue", `${where} is not in a supported format${node?.description ? ` (${node.description})` : ""}.`);
     default:
-      return code("1005", `${where} is not valid: ${first.message}.`);
+      return new AppError("WrongType", `${where} is not valid: ${first.message}.`);
   }
 }
 

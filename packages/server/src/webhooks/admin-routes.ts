@@ -87,11 +87,12 @@ function presentDelivery(delivery: Delivery) {
 function checkedUrl(url: string): string {
   const trimmed = url.trim();
   const problem = checkWebhookUrl(trimmed, webhookRuntime().allowPrivate);
-  if (problem) throw new AppError("2008", problem);
+  if (problem) throw new AppError("UnsupportedValue", problem);
   return trimmed;
 }
 
-const notFound = (webhookId: string) => new AppError("2014", `No webhook endpoint with id ${JSON.stringify(webhookId)} for this merchant.`);
+const notFound = (webhookId: string) =>
+  new AppError("NotFound", `No webhook endpoint with id ${JSON.stringify(webhookId)} for this merchant.`);
 
 export function registerWebhookAdmin(app: FastifyInstance, deps: { db: Database }) {
   const { db } = deps;
@@ -220,10 +221,10 @@ export function registerWebhookAdmin(app: FastifyInstance, deps: { db: Database 
       const { merchantId, deliveryId } = request.params as { merchantId: string; deliveryId: string };
       await requireMerchant(db, merchantId);
       const outcome = await resendDelivery(db, merchantId, deliveryId);
-      if (outcome === "not-found") throw new AppError("2014", `No delivery with id ${JSON.stringify(deliveryId)} for this merchant.`);
+      if (outcome === "not-found") throw new AppError("NotFound", `No delivery with id ${JSON.stringify(deliveryId)} for this merchant.`);
       if (outcome === "in-flight")
         throw new AppError(
-          "3003",
+          "StateConflict",
           "This delivery is being sent right now; look at its outcome in the delivery log and resend afterwards if needed.",
         );
       notifyWebhookWorker();

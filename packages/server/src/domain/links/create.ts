@@ -26,7 +26,7 @@ export function termsFromCreateRequest(request: CreateLinkRequest, now: Date): L
   const currency = checkCurrency(request.currency);
 
   if (request.type === "PayByLink" && request.items === undefined) {
-    throw new AppError("000", "items is required for a PayByLink link (send an empty list for a link without a cart).");
+    throw new AppError("RequiredFieldMissing", "items is required for a PayByLink link (send an empty list for a link without a cart).");
   }
   const items = request.items ?? [];
   checkAmountAndItems(request.type, request.amount, currency, items);
@@ -38,7 +38,7 @@ export function termsFromCreateRequest(request: CreateLinkRequest, now: Date): L
     pickAlias("exactSalesCount", request.exactSalesCount ?? undefined, "maxSalesCount", request.maxSalesCount ?? undefined) ?? null;
   if (request.type === "TokenizeByLink") {
     if (maxSalesCount !== null && maxSalesCount !== 1) {
-      throw new AppError("2013", `a TokenizeByLink link is single-use: exactSalesCount can only be 1, got ${maxSalesCount}.`);
+      throw new AppError("ConflictingFields", `a TokenizeByLink link is single-use: exactSalesCount can only be 1, got ${maxSalesCount}.`);
     }
     maxSalesCount = 1;
   }

@@ -14,7 +14,7 @@ export function describe(value: unknown): string {
 export function checkCurrency(raw: string): string {
   const currency = raw.toUpperCase();
   if (!/^[A-Z]{3}$/.test(currency) || !isKnownCurrency(currency)) {
-    throw new AppError("2008", `currency ${describe(raw)} is not a supported ISO 4217 currency code.`);
+    throw new AppError("UnsupportedValue", `currency ${describe(raw)} is not a supported ISO 4217 currency code.`);
   }
   return currency;
 }
@@ -22,19 +22,19 @@ export function checkCurrency(raw: string): string {
 /** Amount rules by link type and currency, and the cart's consistency with the amount. */
 export function checkAmountAndItems(type: LinkType, amount: number, currency: string, items: Item[]): void {
   if (type === "TokenizeByLink") {
-    if (amount !== 0) throw new AppError("2023", `amount must be 0 for a TokenizeByLink link, got ${amount}.`);
+    if (amount !== 0) throw new AppError("TokenizeAmountNotZero", `amount must be 0 for a TokenizeByLink link, got ${amount}.`);
     if (items.length > 0)
-      throw new AppError("2013", "items cannot be used with a TokenizeByLink link; send an empty list or leave it out.");
+      throw new AppError("ConflictingFields", "items cannot be used with a TokenizeByLink link; send an empty list or leave it out.");
     return;
   }
-  if (amount <= 0) throw new AppError("2002", `amount must be greater than 0 for a PayByLink link, got ${amount}.`);
+  if (amount <= 0) throw new AppError("MustBeGreater", `amount must be greater than 0 for a PayByLink link, got ${amount}.`);
   if (currency === "ISK" && amount % 100 !== 0) {
-    throw new AppError("2026", `amount ${amount} is not valid for ISK: ISK amounts are in hundredths and must end in 00.`);
+    throw new AppError("IskNotWhole", `amount ${amount} is not valid for ISK: ISK amounts are in hundredths and must end in 00.`);
   }
   items.forEach((item, index) => {
     if (item.amount > item.amountWithoutDiscount) {
       throw new AppError(
-        "2025",
+        "ItemAboveUndiscounted",
         `items[${index}].amount (${item.amount}) cannot be higher than items[${index}].amountWithoutDiscount (${item.amountWithoutDiscount}).`,
       );
     }
@@ -42,7 +42,7 @@ export function checkAmountAndItems(type: LinkType, amount: number, currency: st
   if (items.length > 0) {
     const sum = items.reduce((total, item) => total + item.amount, 0);
     if (sum !== amount) {
-      throw new AppError("2007", `the item amounts add up to ${sum}, but amount is ${amount}; they must be equal.`);
+      throw new AppError("SumMismatch", `the item amounts add up to ${sum}, but amount is ${amount}; they must be equal.`);
     }
   }
 }
@@ -55,7 +55,8 @@ const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:
  * the server's own time zone. Here a time without an offset, and a bare date, are UTC.
  */
 export function parseIsoDateTime(field: string, text: string): Date {
-  const invalid = () => new AppError("2008", `${field} ${describe(text)} is not an ISO 8601 date-time such as "2030-01-31T23:59:59Z".`);
+  const invalid = () =>
+    new AppError("UnsupportedValue", `${field} ${describe(text)} is not an ISO 8601 date-time such as "2030-01-31T23:59:59Z".`);
   const match = ISO_DATE_TIME.exec(text);
   if (!match) throw invalid();
   const [, y, mo, d, h = "0", mi = "0", sec = "0", fraction = "", zone, sign, offH = "0", offM = "0"] = match;
@@ -88,7 +89,7 @@ function isLeapYear(year: number): boolean {
 export function parseFutureExpiry(field: string, text: string, now: Date): Date {
   const date = parseIsoDateTime(field, text);
   if (date.getTime() <= now.getTime()) {
-    throw new AppError("2005", `${field} ${describe(text)} is in the past; it must be a future time.`);
+    throw new AppError("TimeInPast", `${field} ${describe(text)} is in the past; it must be a future time.`);
   }
   return date;
 }
@@ -102,11 +103,11 @@ export function checkReturnUrl(text: string): string {
   try {
     url = new URL(text);
   } catch {
-    throw new AppError("2008", `returnUrl ${describe(text)} is not an absolute URL.`);
+    throw new AppError("UnsupportedValue", `returnUrl ${describe(text)} is not an absolute URL.`);
   }
   const local = url.hostname === "localhost" || url.hostname === "127.0.0.1";
   if (url.protocol !== "https:" && !(url.protocol === "http:" && local)) {
-    throw new AppError("2008", `returnUrl ${describe(text)} must use https:// (http:// is allowed only for localhost).`);
+    throw new AppError("UnsupportedValue", `returnUrl ${describe(text)} must use https:// (http:// is allowed only for localhost).`);
   }
   return url.toString();
 }
@@ -117,17 +118,17 @@ export function checkShopperInfo(
   const seen = new Set<string>();
   return entries.map((entry, index) => {
     const where = `shopperInfo[${index}]`;
-    if (seen.has(entry.field)) throw new AppError("2013", `${where}.field ${describe(entry.field)} is listed more than once.`);
+    if (seen.has(entry.field)) throw new AppError("ConflictingFields", `${where}.field ${describe(entry.field)} is listed more than once.`);
     seen.add(entry.field);
     const prefilled = entry.prefilledValue ?? null;
     if (entry.requirementType === "Prefilled") {
       if (prefilled === null || prefilled.trim() === "") {
-        throw new AppError("000", `${where}.prefilledValue is required when requirementType is "Prefilled".`);
+        throw new AppError("RequiredFieldMissing", `${where}.prefilledValue is required when requirementType is "Prefilled".`);
       }
       const problem = checkShopperValue(entry.field, prefilled);
       if (problem !== null) {
         throw new AppError(
-          "2008",
+          "UnsupportedValue",
           `${where}.prefilledValue ${describe(prefilled)} is not a valid ${entry.field} (${problem.replace(/_/g, " ")}).`,
         );
       }
@@ -135,7 +136,7 @@ export function checkShopperInfo(
     }
     if (prefilled !== null) {
       throw new AppError(
-        "2013",
+        "ConflictingFields",
         `${where}.prefilledValue can only be used when requirementType is "Prefilled", not ${describe(entry.requirementType)}.`,
       );
     }
@@ -146,7 +147,7 @@ export function checkShopperInfo(
 /** Two names for one field (the seed's and Straumur's): at most one may be given. */
 export function pickAlias<T>(primaryName: string, primary: T | undefined, aliasName: string, alias: T | undefined): T | undefined {
   if (primary !== undefined && alias !== undefined) {
-    throw new AppError("2013", `${primaryName} and ${aliasName} are two names for the same setting; send only one of them.`);
+    throw new AppError("ConflictingFields", `${primaryName} and ${aliasName} are two names for the same setting; send only one of them.`);
   }
   return primary !== undefined ? primary : alias;
 }

@@ -55,14 +55,14 @@ export function applyUpdate(current: StoredLink, request: UpdateLinkRequest, now
   // The link's contents decide, not its displayed status: a completed link that was also disabled
   // reads "Disabled", and re-enabling it must not reopen it to changes.
   if (terms.type === "TokenizeByLink" && current.salesCount >= 1) {
-    throw new AppError("3003", "this TokenizeByLink link is Completed (the card was saved) and can no longer be changed.");
+    throw new AppError("StateConflict", "this TokenizeByLink link is Completed (the card was saved) and can no longer be changed.");
   }
 
   for (const field of ["type", "terminalIdentifier"] as const) {
     const sent = request[field];
     if (sent !== undefined && sent !== terms[field]) {
       throw new AppError(
-        "2013",
+        "ConflictingFields",
         `${field} cannot change after a link is created (it is ${describe(terms[field])}, got ${describe(sent)}).`,
       );
     }
@@ -75,12 +75,12 @@ export function applyUpdate(current: StoredLink, request: UpdateLinkRequest, now
   const priceChanged = currency !== terms.currency || amount !== terms.amount || !sameItems(items, terms.items);
   if (priceChanged) {
     if (current.salesCount > 0) {
-      throw new AppError("3003", `amount, currency and items cannot change after a sale (this link has ${current.salesCount}).`);
+      throw new AppError("StateConflict", `amount, currency and items cannot change after a sale (this link has ${current.salesCount}).`);
     }
     // A shopper is paying the current price right now; a change would make the sale disagree with it.
     if ((current.reservedCount ?? 0) > 0) {
       throw new AppError(
-        "3003",
+        "StateConflict",
         "amount, currency and items cannot change while a payment is in progress on this link; try again in a minute.",
       );
     }
@@ -91,7 +91,7 @@ export function applyUpdate(current: StoredLink, request: UpdateLinkRequest, now
   if (request.status !== undefined && request.status !== currentStatus) {
     if (request.status === "Disabled") disabled = true;
     else if (request.status === "Active") disabled = false;
-    else throw new AppError("2003", `status can only be set to "Active" or "Disabled", got ${describe(request.status)}.`);
+    else throw new AppError("UnknownValue", `status can only be set to "Active" or "Disabled", got ${describe(request.status)}.`);
   }
 
   const expiryText = pickAlias("validUntil", request.validUntil, "expiresAt", request.expiresAt);
@@ -107,12 +107,12 @@ export function applyUpdate(current: StoredLink, request: UpdateLinkRequest, now
   const maxText = pickAlias("maxSalesCount", request.maxSalesCount, "exactSalesCount", request.exactSalesCount);
   if (maxText !== undefined && maxText !== terms.maxSalesCount) {
     if (terms.type === "TokenizeByLink") {
-      throw new AppError("2013", "a TokenizeByLink link is single-use: maxSalesCount is always 1.");
+      throw new AppError("ConflictingFields", "a TokenizeByLink link is single-use: maxSalesCount is always 1.");
     }
     const floor = Math.max(1, current.salesCount);
     if (maxText !== null && maxText < floor) {
       throw new AppError(
-        "2002",
+        "MustBeGreater",
         `maxSalesCount must be at least ${floor} (the link already has ${current.salesCount} sales), got ${maxText}.`,
       );
     }
@@ -122,7 +122,7 @@ export function applyUpdate(current: StoredLink, request: UpdateLinkRequest, now
   let recurringProcessingModel = terms.recurringProcessingModel;
   if (request.recurringProcessingModel !== undefined && request.recurringProcessingModel !== recurringProcessingModel) {
     if (terms.type === "TokenizeByLink" && request.recurringProcessingModel === null) {
-      throw new AppError("000", "recurringProcessingModel cannot be null on a TokenizeByLink link.");
+      throw new AppError("RequiredFieldMissing", "recurringProcessingModel cannot be null on a TokenizeByLink link.");
     }
     recurringProcessingModel = request.recurringProcessingModel;
   }

@@ -28,12 +28,12 @@ export function sniffLogoType(bytes: Buffer): LogoContentType | undefined {
 
 /** Checks downloaded or decoded bytes: a PNG, JPEG, GIF or WebP image of at most 64 KB (2008 otherwise). */
 export function checkLogoBytes(bytes: Buffer, source: string): LogoImage {
-  if (bytes.length === 0) throw new AppError("2008", `logoUrl ${source} is empty.`);
+  if (bytes.length === 0) throw new AppError("UnsupportedValue", `logoUrl ${source} is empty.`);
   if (bytes.length > MAX_LOGO_BYTES) {
-    throw new AppError("2009", `logoUrl ${source} is too large: at most ${MAX_LOGO_BYTES / 1024} KB.`);
+    throw new AppError("TooLong", `logoUrl ${source} is too large: at most ${MAX_LOGO_BYTES / 1024} KB.`);
   }
   const contentType = sniffLogoType(bytes);
-  if (!contentType) throw new AppError("2008", `logoUrl ${source} is not a PNG, JPEG, GIF or WebP image.`);
+  if (!contentType) throw new AppError("UnsupportedValue", `logoUrl ${source} is not a PNG, JPEG, GIF or WebP image.`);
   return { contentType, bytes };
 }
 
@@ -43,6 +43,6 @@ const DATA_URL = /^data:image\/(png|jpeg|gif|webp);base64,([A-Za-z0-9+/]*={0,2})
 export function parseDataUrlLogo(text: string): LogoImage | undefined {
   if (!text.startsWith("data:")) return undefined;
   const match = DATA_URL.exec(text);
-  if (!match) throw new AppError("2008", "logoUrl must be a data:image/(png|jpeg|gif|webp);base64,… URL or an https:// URL.");
+  if (!match) throw new AppError("UnsupportedValue", "logoUrl must be a data:image/(png|jpeg|gif|webp);base64,… URL or an https:// URL.");
   return checkLogoBytes(Buffer.from(match[2]!, "base64"), "(data: URL)");
 }
