@@ -17,6 +17,7 @@ import { NO_RATE_LIMITS, type RateLimits, registerRateLimitStore } from "./http/
 import { validatorCompiler } from "./http/validation.ts";
 import type { PaymentProcessor } from "./payments/processor.ts";
 import { SandboxProcessor } from "./payments/sandbox.ts";
+import type { SecretKeyring } from "./security/keyring.ts";
 
 export interface AppDeps {
   db: Database;
@@ -31,7 +32,9 @@ export interface AppDeps {
   duplicateWaitMs?: number;
   /** The server passes the configured limits; an app built without them (tests) has none. */
   rateLimits?: RateLimits;
-  /** PAYLINK_WEBHOOK_ALLOW_PRIVATE: outgoing requests (logo downloads) may reach private addresses. */
+  /** Encrypts webhook endpoint secrets at rest (PAYLINK_SECRET_KEY). */
+  keyring: SecretKeyring;
+  /** PAYLINK_WEBHOOK_ALLOW_PRIVATE: webhook URLs and logo downloads may reach private addresses. */
   allowPrivateTargets?: boolean;
   /** Fastify's trustProxy: which X-Forwarded-For hops give the client address. */
   trustProxy?: boolean | number | string;
@@ -120,7 +123,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.adminToken) {
     const adminToken = deps.adminToken;
     await app.register(
-      async (admin) => adminRoutes(admin, { db: deps.db, adminToken, allowPrivateTargets: deps.allowPrivateTargets ?? false }),
+      async (admin) =>
+        adminRoutes(admin, { db: deps.db, adminToken, keyring: deps.keyring, allowPrivateTargets: deps.allowPrivateTargets ?? false }),
       {
         prefix: "/admin/v1",
       },

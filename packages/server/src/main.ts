@@ -7,9 +7,8 @@ import { type DatabaseHandle, openDatabase } from "./db/connect.ts";
 import { deleteExpiredIdempotencyKeys } from "./db/idempotency-repository.ts";
 import { bootstrapDemo, demoInstructions } from "./demo.ts";
 import { SandboxProcessor } from "./payments/sandbox.ts";
+import { checkStoredSecrets, resolveSecretKeyring } from "./security/keyring.ts";
 import { deleteOldDeliveries } from "./webhooks/deliveries-repository.ts";
-import { configureWebhooks } from "./webhooks/runtime.ts";
-import { checkStoredSecrets, resolveSecretKeyring } from "./webhooks/secrets.ts";
 import { startWebhookWorker, type WebhookWorker } from "./webhooks/worker.ts";
 
 export async function serve(config: Config = loadConfig()): Promise<{ close(): Promise<void>; url: string }> {
@@ -28,7 +27,6 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
   }
   if (secrets.source === "generated-file")
     logger.info({ file: secrets.file }, "generated the key that encrypts webhook secrets; back it up with the data directory");
-  configureWebhooks({ keyring: secrets.keyring, allowPrivate: config.webhookAllowPrivate });
   let worker: WebhookWorker | undefined;
 
   const close = onceAsync(async () => {
@@ -54,6 +52,7 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
     rateLimits: config.rateLimits,
     trustProxy: config.trustProxy,
     allowPrivateTargets: config.webhookAllowPrivate,
+    keyring: secrets.keyring,
   });
   try {
     if (!config.adminToken) {

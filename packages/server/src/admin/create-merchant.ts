@@ -1,11 +1,12 @@
-import type { FastifyInstance } from "fastify";
 import { createMerchant } from "../db/merchants-repository.ts";
-import { type AdminDeps, requiredName } from "./index.ts";
+import type { TypedApp } from "../http/typed-app.ts";
+import { requiredName } from "./checks.ts";
+import type { AdminDeps } from "./deps.ts";
 import { CreateMerchantBody } from "./schemas.ts";
 
-export function registerCreateMerchant(app: FastifyInstance, deps: AdminDeps) {
+export function registerCreateMerchant(app: TypedApp, deps: AdminDeps) {
   app.post("/merchants", { schema: { tags: ["Admin"], summary: "Create a merchant", body: CreateMerchantBody } }, async (request) => {
-    const { name } = request.body as { name: string };
+    const { name } = request.body;
     return createMerchant(deps.db, requiredName(name));
   });
 }

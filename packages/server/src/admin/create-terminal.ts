@@ -1,16 +1,17 @@
-import type { FastifyInstance } from "fastify";
 import { createTerminal } from "../db/merchants-repository.ts";
 import { checkCurrency } from "../domain/links/terms.ts";
-import { type AdminDeps, optionalName, requireMerchant } from "./index.ts";
+import type { TypedApp } from "../http/typed-app.ts";
+import { optionalName, requireMerchant } from "./checks.ts";
+import type { AdminDeps } from "./deps.ts";
 import { CreateTerminalBody, MerchantParams } from "./schemas.ts";
 
-export function registerCreateTerminal(app: FastifyInstance, deps: AdminDeps) {
+export function registerCreateTerminal(app: TypedApp, deps: AdminDeps) {
   app.post(
     "/merchants/:merchantId/terminals",
     { schema: { tags: ["Admin"], summary: "Create a terminal", params: MerchantParams, body: CreateTerminalBody } },
     async (request) => {
-      const { merchantId } = request.params as { merchantId: string };
-      const body = request.body as { name?: string; currencies?: string[] };
+      const { merchantId } = request.params;
+      const body = request.body;
       const currencies = body.currencies ? [...new Set(body.currencies.map(checkCurrency))] : null;
       await requireMerchant(deps.db, merchantId);
       // No name (left out, empty or only spaces) is stored as the column's default, "".

@@ -1,20 +1,21 @@
 // POST /admin/v1/merchants/{id}/themes (SPEC §5). The logo is taken in now — decoded from a data:
 // URL or downloaded once from an https URL — and stored, so the checkout serves its own copy.
-import type { FastifyInstance } from "fastify";
 import { createTheme } from "../db/merchants-repository.ts";
 import { AppError } from "../domain/errors.ts";
 import { type LogoImage, parseDataUrlLogo } from "../domain/themes/logo.ts";
+import type { TypedApp } from "../http/typed-app.ts";
+import { requiredName, requireMerchant } from "./checks.ts";
+import type { AdminDeps } from "./deps.ts";
 import { downloadLogo } from "./download-logo.ts";
-import { type AdminDeps, requiredName, requireMerchant } from "./index.ts";
 import { CreateThemeBody, MerchantParams } from "./schemas.ts";
 
-export function registerCreateTheme(app: FastifyInstance, deps: AdminDeps) {
+export function registerCreateTheme(app: TypedApp, deps: AdminDeps) {
   app.post(
     "/merchants/:merchantId/themes",
     { schema: { tags: ["Admin"], summary: "Create a checkout theme", params: MerchantParams, body: CreateThemeBody } },
     async (request) => {
-      const { merchantId } = request.params as { merchantId: string };
-      const body = request.body as { name: string; primaryColor?: string; logoUrl?: string };
+      const { merchantId } = request.params;
+      const body = request.body;
       const name = requiredName(body.name);
       await requireMerchant(deps.db, merchantId);
       const { logo, sourceUrl } = await takeLogo(body.logoUrl, deps.allowPrivateTargets);

@@ -1,18 +1,19 @@
-import type { FastifyInstance } from "fastify";
 import { createPortalUser } from "../db/merchants-repository.ts";
 import { AppError } from "../domain/errors.ts";
 import { checkShopperValue } from "../domain/links/shopper-fields.ts";
+import type { TypedApp } from "../http/typed-app.ts";
 import { hashPassword } from "../security/passwords.ts";
-import { type AdminDeps, requireMerchant } from "./index.ts";
+import { requireMerchant } from "./checks.ts";
+import type { AdminDeps } from "./deps.ts";
 import { CreateUserBody, MerchantParams } from "./schemas.ts";
 
-export function registerCreateUser(app: FastifyInstance, deps: AdminDeps) {
+export function registerCreateUser(app: TypedApp, deps: AdminDeps) {
   app.post(
     "/merchants/:merchantId/users",
     { schema: { tags: ["Admin"], summary: "Create a portal user", params: MerchantParams, body: CreateUserBody } },
     async (request) => {
-      const { merchantId } = request.params as { merchantId: string };
-      const { email, password } = request.body as { email: string; password: string };
+      const { merchantId } = request.params;
+      const { email, password } = request.body;
       if (checkShopperValue("EmailAddress", email) !== null)
         throw new AppError("UnsupportedValue", `email ${JSON.stringify(email)} is not an e-mail address.`);
       await requireMerchant(deps.db, merchantId);

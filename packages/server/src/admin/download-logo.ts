@@ -6,8 +6,8 @@ import http from "node:http";
 import https from "node:https";
 import { AppError } from "../domain/errors.ts";
 import { checkLogoBytes, type LogoImage, MAX_LOGO_BYTES } from "../domain/themes/logo.ts";
+import { OutboundTargetRefused, type VettedAddress, vetOutboundHost } from "../net/outbound-guard.ts";
 import { pinnedLookup } from "../webhooks/send.ts";
-import { type VettedAddress, vetWebhookHost, WebhookTargetRefused } from "../webhooks/ssrf.ts";
 
 const DOWNLOAD_TIMEOUT_MS = 5_000;
 
@@ -18,9 +18,9 @@ export async function downloadLogo(url: string, options: { allowPrivate: boolean
   let vetted: VettedAddress | undefined;
   if (!options.allowPrivate) {
     try {
-      vetted = await vetWebhookHost(target.hostname);
+      vetted = await vetOutboundHost(target.hostname);
     } catch (error) {
-      if (error instanceof WebhookTargetRefused) throw refuse(error.message.split(";")[0]!);
+      if (error instanceof OutboundTargetRefused) throw refuse(error.message.split(";")[0]!);
       throw error;
     }
   }

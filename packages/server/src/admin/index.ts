@@ -1,26 +1,26 @@
-// /admin/v1 (SPEC §5): how an operator provisions merchants. Enabled only with PAYLINK_ADMIN_TOKEN.
+// /admin/v1: how an operator provisions merchants. Enabled only with PAYLINK_ADMIN_TOKEN.
+// One file per operation; every one is registered here, explicitly.
 import type { FastifyInstance } from "fastify";
-import type { Database } from "../db/connect.ts";
-import { merchantExists } from "../db/merchants-repository.ts";
-import { AppError } from "../domain/errors.ts";
 import { requireJsonContentType } from "../http/content-type.ts";
-import { registerWebhookAdmin } from "../webhooks/admin-routes.ts";
+import { typed } from "../http/typed-app.ts";
 import { adminTokenAuth } from "./auth.ts";
 import { registerCreateApiKey } from "./create-api-key.ts";
 import { registerCreateMerchant } from "./create-merchant.ts";
 import { registerCreateTerminal } from "./create-terminal.ts";
 import { registerCreateTheme } from "./create-theme.ts";
 import { registerCreateUser } from "./create-user.ts";
+import { registerCreateWebhook } from "./create-webhook.ts";
+import type { AdminDeps } from "./deps.ts";
+import { registerEnableWebhook } from "./enable-webhook.ts";
+import { registerListDeliveries } from "./list-deliveries.ts";
+import { registerListWebhooks } from "./list-webhooks.ts";
+import { registerResendDelivery } from "./resend-delivery.ts";
 import { registerRevokeApiKey } from "./revoke-api-key.ts";
+import { registerRotateWebhookHmacKey } from "./rotate-webhook-hmac-key.ts";
+import { registerUpdateWebhook } from "./update-webhook.ts";
 
-export interface AdminDeps {
-  db: Database;
-  adminToken: string;
-  /** PAYLINK_WEBHOOK_ALLOW_PRIVATE: logo downloads may reach private addresses and plain http://. */
-  allowPrivateTargets: boolean;
-}
-
-export async function adminRoutes(app: FastifyInstance, deps: AdminDeps) {
+export async function adminRoutes(instance: FastifyInstance, deps: AdminDeps) {
+  const app = typed(instance);
   app.addHook("onRequest", adminTokenAuth(deps.adminToken));
   app.addHook("onRequest", requireJsonContentType);
   registerCreateMerchant(app, deps);
@@ -29,28 +29,11 @@ export async function adminRoutes(app: FastifyInstance, deps: AdminDeps) {
   registerRevokeApiKey(app, deps);
   registerCreateUser(app, deps);
   registerCreateTheme(app, deps);
-  registerWebhookAdmin(app, deps);
+  registerCreateWebhook(app, deps);
+  registerListWebhooks(app, deps);
+  registerUpdateWebhook(app, deps);
+  registerRotateWebhookHmacKey(app, deps);
+  registerEnableWebhook(app, deps);
+  registerListDeliveries(app, deps);
+  registerResendDelivery(app, deps);
 }
-
-/** 404 (2014) for a merchant id that does not exist. */
-export async function requireMerchant(db: Database, merchantId: string): Promise<void> {
-  if (!(await merchantExists(db, merchantId))) throw new AppError("NotFound", `No merchant with id ${JSON.stringify(merchantId)}.`);
-}
-
-/**
- * A required name without its surrounding white space; 000 when nothing is left, as for an empty
- * string (the schema's minLength sees "   " as three characters).
- */
-export function requiredName(value: string, field = "name"): string {
-  const trimmed = value.trim();
-  if (trimmed === "") throw new AppError("RequiredFieldMissing", `${field} cannot be empty or only spaces.`);
-  return trimmed;
-}
-
-/** An optional name without its surrounding white space; undefined (left out) when nothing is left. */
-export function optionalName(value: string | undefined): string | undefined {
-  const trimmed = value?.trim();
-  return trimmed === "" ? undefined : trimmed;
-}
-
-export const adminTags = ["Admin"];

@@ -1,6 +1,12 @@
+// Request schemas of /admin/v1: they validate, type the handlers and feed the OpenAPI document.
 import Type from "typebox";
 
-export const MerchantParams = Type.Object({ merchantId: Type.String({ minLength: 1, maxLength: 64 }) });
+const Id = Type.String({ minLength: 1, maxLength: 64 });
+
+export const MerchantParams = Type.Object({ merchantId: Id });
+export const ApiKeyParams = Type.Object({ merchantId: Id, keyId: Id });
+export const WebhookParams = Type.Object({ merchantId: Id, webhookId: Id });
+export const DeliveryParams = Type.Object({ merchantId: Id, deliveryId: Id });
 
 export const CreateMerchantBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
 
@@ -33,6 +39,31 @@ export const CreateThemeBody = Type.Object(
           "The logo: an https URL Paylink downloads once, or a data:image/(png|jpeg|gif|webp);base64 URL; at most 64 KB. Paylink serves its own copy.",
       }),
     ),
+  },
+  { additionalProperties: false },
+);
+
+const WebhookUrl = Type.String({ minLength: 1, maxLength: 2048, description: "https URL that receives the payment webhooks" });
+/** Sent verbatim as the Authorization header: printable ASCII, single inner spaces (e.g. "Bearer abc"). */
+const WebhookApiKey = Type.String({
+  minLength: 1,
+  maxLength: 512,
+  pattern: "^[\\x21-\\x7e]+( [\\x21-\\x7e]+)*$",
+  description: "printable ASCII, sent verbatim as the Authorization header",
+});
+
+export const CreateWebhookBody = Type.Object({ url: WebhookUrl, apiKey: Type.Optional(WebhookApiKey) }, { additionalProperties: false });
+export const UpdateWebhookBody = Type.Object(
+  { url: Type.Optional(WebhookUrl), apiKey: Type.Optional(WebhookApiKey) },
+  { additionalProperties: false },
+);
+
+export const DeliveriesQuery = Type.Object(
+  {
+    page: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
+    pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+    webhookId: Type.Optional(Id),
+    state: Type.Optional(Type.Union([Type.Literal("Pending"), Type.Literal("Delivered"), Type.Literal("Failed")])),
   },
   { additionalProperties: false },
 );

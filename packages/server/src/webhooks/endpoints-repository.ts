@@ -4,7 +4,7 @@
 
 import type { Database } from "../db/connect.ts";
 import { newHmacKey, randomString } from "../ids.ts";
-import { apiKeyContext, hmacKeyContext, type SecretKeyring } from "./secrets.ts";
+import { apiKeyContext, hmacKeyContext, type SecretKeyring } from "../security/keyring.ts";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 export const newWebhookId = () => `whk_${randomString(16, BASE62)}`;

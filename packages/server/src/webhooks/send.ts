@@ -8,9 +8,9 @@
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
+import { OutboundTargetRefused, type Resolver, type VettedAddress, vetOutboundHost } from "../net/outbound-guard.ts";
 import type { OutgoingWebhook } from "./message.ts";
 import { parseRetryAfter } from "./schedule.ts";
-import { type Resolver, type VettedAddress, vetWebhookHost, WebhookTargetRefused } from "./ssrf.ts";
 
 export const RESPONSE_EXCERPT_BYTES = 1024;
 export const DEFAULT_SEND_TIMEOUT_MS = 10_000;
@@ -84,7 +84,7 @@ export async function sendWebhook(url: string, request: OutgoingWebhook, options
   try {
     let vetted: VettedAddress | undefined;
     if (!options.allowPrivate) {
-      const vet = options.vet ?? ((hostname: string) => vetWebhookHost(hostname, options.resolver));
+      const vet = options.vet ?? ((hostname: string) => vetOutboundHost(hostname, options.resolver));
       try {
         vetted = await Promise.race([
           vet(target.hostname),
@@ -94,7 +94,7 @@ export async function sendWebhook(url: string, request: OutgoingWebhook, options
         ]);
       } catch (error) {
         if (abortedBy) return abortFailure();
-        if (error instanceof WebhookTargetRefused) return failure(`refused: ${error.message}`);
+        if (error instanceof OutboundTargetRefused) return failure(`refused: ${error.message}`);
         throw error;
       }
     }

@@ -4,7 +4,7 @@
 import pino from "pino";
 import { ConfigError, loadConfig } from "../config.ts";
 import { openDatabase } from "../db/connect.ts";
-import { checkStoredSecrets, resolveSecretKeyring } from "./secrets.ts";
+import { checkStoredSecrets, resolveSecretKeyring } from "../security/keyring.ts";
 import { startWebhookWorker } from "./worker.ts";
 
 export async function runWorker(): Promise<number> {

@@ -7,14 +7,14 @@
 // `idleIntervalMs`, which also picks up retries that fall due and other instances' work.
 import type { EventEmitter } from "node:events";
 import type { Database } from "../db/connect.ts";
+import type { Resolver } from "../net/outbound-guard.ts";
+import type { SecretKeyring } from "../security/keyring.ts";
 import { type AttemptRecord, type ClaimedDelivery, claimDueDeliveries, recordAttempt, releaseLease } from "./deliveries-repository.ts";
 import { decryptSecrets } from "./endpoints-repository.ts";
 import { buildWebhookRequest } from "./message.ts";
 import { webhookSignal } from "./outbox.ts";
 import { DEFAULT_RETRY_POLICY, nextRetryDelayMs, type RetryPolicy } from "./schedule.ts";
-import type { SecretKeyring } from "./secrets.ts";
 import { DEFAULT_SEND_TIMEOUT_MS, type SendResult, sendWebhook } from "./send.ts";
-import type { Resolver } from "./ssrf.ts";
 
 export interface WorkerLogger {
   debug(object: object, message: string): void;

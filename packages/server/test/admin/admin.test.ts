@@ -8,6 +8,7 @@ import { buildApp } from "../../src/app.ts";
 import { testBackends } from "../support/databases.ts";
 import { assertError, assertOk, getLink, payByLink, rawRequest } from "../support/fixtures.ts";
 import { type ApiResponse, startTestServer, type TestServer } from "../support/harness.ts";
+import { testKeyring } from "../support/keyring.ts";
 
 const ONE_PIXEL_PNG =
   "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
@@ -331,7 +332,7 @@ for (const backend of testBackends()) {
     });
 
     it("is not served at all without an admin token", async () => {
-      const app = await buildApp({ db: server.db, publicBaseUrl: "http://localhost" });
+      const app = await buildApp({ db: server.db, publicBaseUrl: "http://localhost", keyring: testKeyring() });
       try {
         const response = await app.inject({
           method: "POST",

@@ -27,7 +27,6 @@ import http from "node:http";
 import net from "node:net";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
-import { configureWebhooks } from "../../src/webhooks/runtime.ts";
 import { CARDS, cardFields, getPage, hiddenInputs, postForm, textOf } from "../support/checkout.ts";
 import { testBackends } from "../support/databases.ts";
 import { assertErrorShape, createLink, getLink, payByLink, simplePayByLink } from "../support/fixtures.ts";
@@ -46,7 +45,6 @@ import {
   wrongType,
 } from "../support/fuzz.ts";
 import { type ApiResponse, startTestServer, type TestServer } from "../support/harness.ts";
-import { testKeyring } from "../webhooks/support.ts";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_240_611);
 const CASES = Math.max(300, Number(process.env.FUZZ_CASES ?? 300));
@@ -1601,7 +1599,6 @@ for (const backend of testBackends()) {
     let otherReference: string;
 
     before(async () => {
-      configureWebhooks({ keyring: testKeyring(), allowPrivate: false });
       server = await startTestServer({ backend });
       ctx.merchantId = server.merchantId;
       const created = await adminJson(server, "POST", `/admin/v1/merchants/${server.merchantId}/webhooks`, TARGET_WEBHOOK);

@@ -8,6 +8,7 @@ import type { RateLimits } from "../../src/http/rate-limit.ts";
 import type { PaymentProcessor } from "../../src/payments/processor.ts";
 import { type TestBackend, type TestDatabase, testBackends } from "./databases.ts";
 import { type ApiResponse, addMerchantFixture, type MerchantFixture, TEST_ADMIN_TOKEN } from "./harness.ts";
+import { testKeyring } from "./keyring.ts";
 
 export interface CheckoutTestServer extends MerchantFixture {
   baseUrl: string;
@@ -65,6 +66,7 @@ async function listen(db: DatabaseHandle["db"], options: CheckoutServerOptions):
       return baseUrl;
     },
     adminToken: TEST_ADMIN_TOKEN,
+    keyring: testKeyring(),
     ...(options.now ? { now: options.now } : {}),
     ...(options.processor ? { processor: options.processor } : {}),
     ...(options.logger ? { logger: options.logger } : {}),

@@ -4,6 +4,7 @@ import { buildApp } from "../../src/app.ts";
 import type { Database } from "../../src/db/connect.ts";
 import { createApiKey, createMerchant, createTerminal, createTheme } from "../../src/db/merchants-repository.ts";
 import { type TestBackend, type TestDatabase, testBackends } from "./databases.ts";
+import { testKeyring } from "./keyring.ts";
 
 export interface MerchantFixture {
   merchantId: string;
@@ -57,6 +58,7 @@ export async function startTestServer(
     adminToken: TEST_ADMIN_TOKEN,
     now: options.now,
     allowPrivateTargets: options.allowPrivateTargets ?? false,
+    keyring: testKeyring(),
   });
   await app.listen({ port: 0, host: "127.0.0.1" });
   const address = app.server.address();

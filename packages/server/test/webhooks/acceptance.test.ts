@@ -7,7 +7,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { verifyPaymentWebhook, verifyStandardWebhook } from "paylink-sdk";
-import { configureWebhooks } from "../../src/webhooks/runtime.ts";
 import { WebhookWorker } from "../../src/webhooks/worker.ts";
 import { testBackends } from "../support/databases.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
@@ -65,9 +64,8 @@ for (const backend of testBackends()) {
     let endpoint: { webhookId: string; apiKey: string; hmacKey: string };
 
     before(async () => {
-      configureWebhooks({ keyring, allowPrivate: true });
       receiver = await startReceiver((request, index) => respond(request, index));
-      server = await startTestServer({ backend });
+      server = await startTestServer({ backend, allowPrivateTargets: true });
       // The worker as `paylink serve` runs it: the real schedule, woken by the payment itself.
       worker = new WebhookWorker({ db: server.db, keyring, allowPrivate: true }).start();
       const response = await fetch(`${server.baseUrl}/admin/v1/merchants/${server.merchantId}/webhooks`, {

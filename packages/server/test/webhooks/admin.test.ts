@@ -1,7 +1,7 @@
 // /admin/v1 webhook endpoints and delivery log (SPEC §5) on a real server and both backends.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { configureWebhooks } from "../../src/webhooks/runtime.ts";
+import { createWebhookEndpoint } from "../../src/webhooks/endpoints-repository.ts";
 import { WebhookWorker } from "../../src/webhooks/worker.ts";
 import { testBackends } from "../support/databases.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
@@ -14,7 +14,6 @@ for (const backend of testBackends()) {
     let server: TestServer;
     let admin: (method: string, path: string, body?: unknown, token?: string) => Promise<{ status: number; body: any }>;
     before(async () => {
-      configureWebhooks({ keyring, allowPrivate: false });
       server = await startTestServer({ backend });
       admin = async (method, path, body, token = server.adminToken) => {
         const response = await fetch(`${server.baseUrl}/admin/v1${path}`, {
@@ -101,11 +100,16 @@ for (const backend of testBackends()) {
       assert.equal((await admin("GET", path, undefined, "wrong-token-0123456789")).status, 401);
 
       // The operator may allow private targets (development): then http and loopback are accepted.
-      configureWebhooks({ keyring, allowPrivate: true });
+      const open = await startTestServer({ backend, allowPrivateTargets: true });
       try {
-        assert.equal((await admin("POST", path, { url: "http://127.0.0.1:9/hook" })).status, 200);
+        const response = await fetch(`${open.baseUrl}/admin/v1/merchants/${open.merchantId}/webhooks`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${open.adminToken}`, "content-type": "application/json" },
+          body: JSON.stringify({ url: "http://127.0.0.1:9/hook" }),
+        });
+        assert.equal(response.status, 200);
       } finally {
-        configureWebhooks({ keyring, allowPrivate: false });
+        await open.close();
       }
     });
 
@@ -145,10 +149,9 @@ for (const backend of testBackends()) {
     test("the delivery log lists deliveries newest first with every attempt; resend sends one again", async () => {
       let fail = true;
       const hook: Receiver = await startReceiver(() => (fail ? { status: 500, body: "not today" } : { status: 200, body: "thanks" }));
-      configureWebhooks({ keyring, allowPrivate: true });
       const merchant = await server.addMerchant();
-      const created = (await admin("POST", `/merchants/${merchant.merchantId}/webhooks`, { url: hook.url })).body;
-      configureWebhooks({ keyring, allowPrivate: false });
+      // A loopback receiver: stored directly, as this server (like production) refuses private targets.
+      const created = (await createWebhookEndpoint(server.db, keyring, merchant.merchantId, { url: hook.url })).endpoint;
       const worker = new WebhookWorker({
         db: server.db,
         keyring,
@@ -254,9 +257,7 @@ for (const backend of testBackends()) {
 
     test("resending a delivery that is being sent right now is refused (409)", async () => {
       const merchant = await server.addMerchant();
-      configureWebhooks({ keyring, allowPrivate: true });
-      await admin("POST", `/merchants/${merchant.merchantId}/webhooks`, { url: "http://127.0.0.1:9/" });
-      configureWebhooks({ keyring, allowPrivate: false });
+      await createWebhookEndpoint(server.db, keyring, merchant.merchantId, { url: "http://127.0.0.1:9/" });
       const [id] = await enqueue(server.db, merchant.merchantId, sampleMessage());
       // Leased as a worker would while sending.
       await server.db

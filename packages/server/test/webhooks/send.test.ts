@@ -1,9 +1,9 @@
 // One attempt over real HTTP, and the SSRF guard (SPEC §4) that decides where it may go.
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
+import { checkWebhookUrl, isPublicAddress, OutboundTargetRefused, vetOutboundHost } from "../../src/net/outbound-guard.ts";
 import { buildWebhookRequest } from "../../src/webhooks/message.ts";
 import { sendWebhook } from "../../src/webhooks/send.ts";
-import { checkWebhookUrl, isPublicAddress, vetWebhookHost, WebhookTargetRefused } from "../../src/webhooks/ssrf.ts";
 import { type Receiver, sampleMessage, startReceiver } from "./support.ts";
 
 const secrets = { apiKey: "Bearer test", hmacKey: "ab".repeat(32) };
@@ -102,12 +102,12 @@ describe("SSRF guard", () => {
         "public64.example": ["64:ff9b::5db8:d822"],
       })[hostname]!.map((address) => ({ address, family: 6 }));
     await assert.rejects(
-      vetWebhookHost("metadata.example", dns),
-      (error: Error) => error instanceof WebhookTargetRefused && /64:ff9b::a9fe:a9fe/.test(error.message),
+      vetOutboundHost("metadata.example", dns),
+      (error: Error) => error instanceof OutboundTargetRefused && /64:ff9b::a9fe:a9fe/.test(error.message),
     );
-    await assert.rejects(vetWebhookHost("six-to-four.example", dns), WebhookTargetRefused);
-    await assert.rejects(vetWebhookHost("[64:ff9b::10.0.0.1]", dns), WebhookTargetRefused);
-    assert.deepEqual(await vetWebhookHost("public64.example", dns), { address: "64:ff9b::5db8:d822", family: 6 });
+    await assert.rejects(vetOutboundHost("six-to-four.example", dns), OutboundTargetRefused);
+    await assert.rejects(vetOutboundHost("[64:ff9b::10.0.0.1]", dns), OutboundTargetRefused);
+    assert.deepEqual(await vetOutboundHost("public64.example", dns), { address: "64:ff9b::5db8:d822", family: 6 });
   });
 
   test("a hostname is refused when any of its addresses is private; literals and brackets are checked too", async () => {
@@ -118,19 +118,19 @@ describe("SSRF guard", () => {
       "mixed.example": ["93.184.216.34", "10.0.0.5"],
       "empty.example": [],
     });
-    assert.deepEqual(await vetWebhookHost("shop.example", dns), { address: "93.184.216.34", family: 4 });
+    assert.deepEqual(await vetOutboundHost("shop.example", dns), { address: "93.184.216.34", family: 4 });
     await assert.rejects(
-      vetWebhookHost("mixed.example", dns),
-      (error: Error) => error instanceof WebhookTargetRefused && /10\.0\.0\.5/.test(error.message),
+      vetOutboundHost("mixed.example", dns),
+      (error: Error) => error instanceof OutboundTargetRefused && /10\.0\.0\.5/.test(error.message),
     );
-    await assert.rejects(vetWebhookHost("empty.example", dns), WebhookTargetRefused);
-    await assert.rejects(vetWebhookHost("127.0.0.1", dns), WebhookTargetRefused);
-    await assert.rejects(vetWebhookHost("[::1]", dns), WebhookTargetRefused);
-    assert.deepEqual(await vetWebhookHost("[2606:4700:4700::1111]", dns), { address: "2606:4700:4700::1111", family: 6 });
+    await assert.rejects(vetOutboundHost("empty.example", dns), OutboundTargetRefused);
+    await assert.rejects(vetOutboundHost("127.0.0.1", dns), OutboundTargetRefused);
+    await assert.rejects(vetOutboundHost("[::1]", dns), OutboundTargetRefused);
+    assert.deepEqual(await vetOutboundHost("[2606:4700:4700::1111]", dns), { address: "2606:4700:4700::1111", family: 6 });
     const failing = async () => {
       throw Object.assign(new Error("getaddrinfo ENOTFOUND"), { code: "ENOTFOUND" });
     };
-    await assert.rejects(vetWebhookHost("nowhere.example", failing), /does not resolve \(ENOTFOUND\)/);
+    await assert.rejects(vetOutboundHost("nowhere.example", failing), /does not resolve \(ENOTFOUND\)/);
   });
 
   test("URLs are checked when saved: https, no credentials, no private host unless allowed", () => {

@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import { sql } from "kysely";
 import type { Database } from "../../src/db/connect.ts";
 import { createMerchant } from "../../src/db/merchants-repository.ts";
+import type { SecretKeyring } from "../../src/security/keyring.ts";
 import { createWebhookEndpoint } from "../../src/webhooks/endpoints-repository.ts";
 import {
   enqueuePaymentWebhook,
@@ -14,10 +15,8 @@ import {
   type UnsignedPaymentMessage,
   type WebhookEventType,
 } from "../../src/webhooks/outbox.ts";
-import { SecretKeyring } from "../../src/webhooks/secrets.ts";
 
-export const TEST_SECRET_KEY = "7e3a1c9b5d2f4e6a8b0c1d2e3f405162738495a6b7c8d9e0f1a2b3c4d5e6f708";
-export const testKeyring = () => new SecretKeyring(TEST_SECRET_KEY);
+export { TEST_SECRET_KEY, testKeyring } from "../support/keyring.ts";
 
 export interface ReceivedRequest {
   method: string;

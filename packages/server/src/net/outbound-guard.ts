@@ -1,10 +1,11 @@
-// The SSRF guard of SPEC §4. A webhook URL is chosen by a merchant, and the server sends requests
-// to it from inside the operator's network; without a guard a merchant could make Paylink probe
-// or call internal services (cloud metadata at 169.254.169.254, admin ports on localhost…).
+// The outbound-address guard (against server-side request forgery). Paylink sends requests to
+// URLs a merchant chose — webhook deliveries, theme logo downloads — from inside the operator's
+// network; without a guard a merchant could make Paylink probe or call internal services (cloud
+// metadata at 169.254.169.254, admin ports on localhost…).
 //
 // The check runs at send time on the addresses the hostname resolves to *then* (a URL that was
 // harmless when saved may later resolve elsewhere), and the connection is made to the vetted
-// address itself (send.ts passes it as the socket's lookup result), so a DNS answer that changes
+// address itself (the webhook sender and the logo download pass it as the socket's lookup result), so a DNS answer that changes
 // between the check and the connect (DNS rebinding) cannot slip a private address in.
 import { lookup } from "node:dns/promises";
 import { BlockList, isIP } from "node:net";
@@ -104,10 +105,10 @@ export interface VettedAddress {
 }
 
 /** The target is not allowed: a private, loopback, link-local… address, or a hostname that does not resolve. */
-export class WebhookTargetRefused extends Error {
+export class OutboundTargetRefused extends Error {
   constructor(message: string) {
     super(message);
-    this.name = "WebhookTargetRefused";
+    this.name = "OutboundTargetRefused";
   }
 }
 
@@ -119,7 +120,7 @@ const systemResolver: Resolver = (hostname) => lookup(hostname, { all: true, ver
  * resolves to must be public: a name with one private address among public ones is refused, so
  * that which address the check saw and which the socket picks can never differ in kind.
  */
-export async function vetWebhookHost(hostname: string, resolver: Resolver = systemResolver): Promise<VettedAddress> {
+export async function vetOutboundHost(hostname: string, resolver: Resolver = systemResolver): Promise<VettedAddress> {
   const bare = hostname.startsWith("[") && hostname.endsWith("]") ? hostname.slice(1, -1) : hostname;
   const literal = isIP(bare);
   let addresses: { address: string; family: number }[];
@@ -128,13 +129,13 @@ export async function vetWebhookHost(hostname: string, resolver: Resolver = syst
     try {
       addresses = await resolver(bare);
     } catch (error) {
-      throw new WebhookTargetRefused(`${bare} does not resolve (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      throw new OutboundTargetRefused(`${bare} does not resolve (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
     }
   }
-  if (addresses.length === 0) throw new WebhookTargetRefused(`${bare} does not resolve`);
+  if (addresses.length === 0) throw new OutboundTargetRefused(`${bare} does not resolve`);
   const blocked = addresses.find((entry) => !isPublicAddress(entry.address));
   if (blocked) {
-    throw new WebhookTargetRefused(
+    throw new OutboundTargetRefused(
       `${bare} resolves to ${blocked.address}, a private, loopback or link-local address; ` +
         `webhooks are sent only to public addresses (the operator can allow others with PAYLINK_WEBHOOK_ALLOW_PRIVATE=true)`,
     );

@@ -1,4 +1,4 @@
-// Webhook endpoint secrets at rest (issue #5). An endpoint's apiKey and hmacKey must be readable
+// The keyring that encrypts secrets at rest (webhook endpoint secrets today). An endpoint's apiKey and hmacKey must be readable
 // to send a message, so they cannot be hashed like API keys; they are encrypted instead, with
 // AES-256-GCM under a key that never enters the database:
 //   - PAYLINK_SECRET_KEY (64 hex), required on PostgreSQL (every instance needs the same key);

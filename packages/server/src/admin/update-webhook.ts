@@ -1,0 +1,30 @@
+// POST /admin/v1/merchants/{id}/webhooks/{webhookId}: change the URL or the Authorization apiKey.
+import type { TypedApp } from "../http/typed-app.ts";
+import { updateWebhookEndpoint } from "../webhooks/endpoints-repository.ts";
+import { checkedWebhookUrl, requireMerchant, webhookNotFound } from "./checks.ts";
+import type { AdminDeps } from "./deps.ts";
+import { presentEndpoint } from "./present-webhooks.ts";
+import { UpdateWebhookBody, WebhookParams } from "./schemas.ts";
+
+export function registerUpdateWebhook(app: TypedApp, deps: AdminDeps) {
+  app.post(
+    "/merchants/:merchantId/webhooks/:webhookId",
+    {
+      schema: {
+        tags: ["Admin: webhooks"],
+        summary: "Change a webhook endpoint's url or apiKey",
+        params: WebhookParams,
+        body: UpdateWebhookBody,
+      },
+    },
+    async (request) => {
+      const { merchantId, webhookId } = request.params;
+      const { body } = request;
+      const url = body.url === undefined ? undefined : checkedWebhookUrl(body.url, deps.allowPrivateTargets);
+      await requireMerchant(deps.db, merchantId);
+      const endpoint = await updateWebhookEndpoint(deps.db, deps.keyring, merchantId, webhookId, { url, apiKey: body.apiKey });
+      if (!endpoint) throw webhookNotFound(webhookId);
+      return presentEndpoint(endpoint);
+    },
+  );
+}
