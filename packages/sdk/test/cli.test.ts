@@ -5,7 +5,7 @@ import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { runSignatureCli, signatureCliReadsStdin } from "../src/index.js";
 
-// First vector of shared/test-vectors/webhook-hmac.json.
+// First vector of test/vectors/webhook-hmac.json (computed independently).
 const KEY = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
 const MESSAGE = {
   checkoutReference: "k3j9x0aa21pq",

@@ -1,7 +1,7 @@
 // Issue #5 acceptance 1 and 2 with real payments through the hosted checkout page, a real
 // receiver on 127.0.0.1 and the worker with its real schedule, on both backends.
 //   1. success, decline and tokenization: Authorization header, every body field, the HMAC
-//      (checked by an independent implementation, itself checked against the shared vectors),
+//      (checked by an independent implementation, itself checked against the independently computed vectors),
 //      the Standard Webhooks signature;
 //   2. a receiver answering 500 once gets the same webhook-id again about 5 s later.
 import assert from "node:assert/strict";
@@ -22,7 +22,7 @@ import {
 
 const keyring = testKeyring();
 
-test("the independent HMAC implementation reproduces the shared test vectors (../shared/test-vectors/webhook-hmac.json)", () => {
+test("the independent HMAC implementation reproduces the independently computed test vectors (packages/sdk/test/vectors/webhook-hmac.json)", () => {
   // Copied from the shared vector file, computed there with an independent implementation.
   const vectors = [
     {
