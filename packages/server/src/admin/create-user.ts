@@ -1,4 +1,5 @@
 import { createPortalUser } from "../db/merchants-repository.ts";
+import { isUniqueViolation } from "../db/unique-violation.ts";
 import { AppError } from "../domain/errors.ts";
 import { checkShopperValue } from "../domain/links/shopper-fields.ts";
 import type { TypedApp } from "../http/typed-app.ts";
@@ -20,7 +21,7 @@ export function registerCreateUser(app: TypedApp, deps: AdminDeps) {
       try {
         return await createPortalUser(deps.db, merchantId, email.trim(), await hashPassword(password));
       } catch (error) {
-        if ((error as { code?: string }).code === "23505")
+        if (isUniqueViolation(error))
           throw new AppError("StateConflict", `A portal user with e-mail ${JSON.stringify(email)} already exists.`);
         throw error;
       }

@@ -5,6 +5,7 @@ import { apiKeyAuth } from "../http/auth.ts";
 import { requireJsonContentType } from "../http/content-type.ts";
 import { idempotency } from "../http/idempotency.ts";
 import { apiRateLimit, authFailureBrake } from "../http/rate-limit.ts";
+import { typed } from "../http/typed-app.ts";
 import type { ApiDeps } from "./deps.ts";
 import { registerCreateLink } from "./links-create.ts";
 import { registerDisableLink } from "./links-disable.ts";
@@ -12,7 +13,8 @@ import { registerGetLink } from "./links-get.ts";
 import { registerListLinks } from "./links-list.ts";
 import { registerUpdateLink } from "./links-update.ts";
 
-export async function apiRoutes(app: FastifyInstance, deps: ApiDeps) {
+export async function apiRoutes(instance: FastifyInstance, deps: ApiDeps) {
+  const app = typed(instance);
   const { checkIdempotencyKey, storeResponse } = idempotency(deps.db);
   // Before authentication: a flood of requests costs no database lookups once it is limited.
   const rateLimit = apiRateLimit(app, deps.apiRateLimitPerMinute ?? 0);

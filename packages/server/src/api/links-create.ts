@@ -1,14 +1,14 @@
 // POST /api/v1/paymentlinks/create (seed §4.3, SPEC §2.2)
-import type { FastifyInstance } from "fastify";
 import { insertLink } from "../db/links-repository.ts";
-import { type CreateLinkRequest, termsFromCreateRequest } from "../domain/links/create.ts";
+import { termsFromCreateRequest } from "../domain/links/create.ts";
 import { envelope } from "../http/envelope.ts";
+import type { TypedApp } from "../http/typed-app.ts";
 import { newLinkReference } from "../ids.ts";
 import { checkTerminalAndCurrency, checkTheme } from "./check-references.ts";
 import { type ApiDeps, linkUrl } from "./deps.ts";
 import { CreateLinkBody, CreateLinkResponse, ERROR_RESPONSES } from "./schemas.ts";
 
-export function registerCreateLink(app: FastifyInstance, deps: ApiDeps) {
+export function registerCreateLink(app: TypedApp, deps: ApiDeps) {
   app.post(
     "/paymentlinks/create",
     {
@@ -21,7 +21,7 @@ export function registerCreateLink(app: FastifyInstance, deps: ApiDeps) {
       },
     },
     async (request) => {
-      const terms = termsFromCreateRequest(request.body as CreateLinkRequest, deps.now());
+      const terms = termsFromCreateRequest(request.body, deps.now());
       await checkTerminalAndCurrency(deps.db, request.merchantId, terms);
       await checkTheme(deps.db, request.merchantId, terms.themeKey);
       const reference = newLinkReference();

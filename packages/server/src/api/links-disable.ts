@@ -1,12 +1,12 @@
 // POST /api/v1/paymentlinks/disable (SPEC §2.6): idempotent; submissions and tokens are kept.
-import type { FastifyInstance } from "fastify";
 import { disableLink } from "../db/links-repository.ts";
 import { envelope } from "../http/envelope.ts";
+import type { TypedApp } from "../http/typed-app.ts";
 import type { ApiDeps } from "./deps.ts";
 import { notFound } from "./links-get.ts";
 import { DisableLinkBody, EnvelopeResponse, ERROR_RESPONSES } from "./schemas.ts";
 
-export function registerDisableLink(app: FastifyInstance, deps: ApiDeps) {
+export function registerDisableLink(app: TypedApp, deps: ApiDeps) {
   app.post(
     "/paymentlinks/disable",
     {
@@ -19,7 +19,7 @@ export function registerDisableLink(app: FastifyInstance, deps: ApiDeps) {
       },
     },
     async (request) => {
-      const { paymentLinkReference } = request.body as { paymentLinkReference: string };
+      const { paymentLinkReference } = request.body;
       if (!(await disableLink(deps.db, request.merchantId, paymentLinkReference))) throw notFound(paymentLinkReference);
       request.log.info({ paymentLinkReference }, "payment link disabled");
       return envelope(request);

@@ -1,13 +1,13 @@
 // GET /api/v1/paymentlinks/{reference} (seed §4.2)
-import type { FastifyInstance } from "fastify";
 import { findLink, listSubmissions } from "../db/links-repository.ts";
 import { AppError } from "../domain/errors.ts";
 import { envelope } from "../http/envelope.ts";
+import type { TypedApp } from "../http/typed-app.ts";
 import type { ApiDeps } from "./deps.ts";
 import { presentLink } from "./present-link.ts";
 import { ERROR_RESPONSES, GetLinkResponse, ReferenceParams } from "./schemas.ts";
 
-export function registerGetLink(app: FastifyInstance, deps: ApiDeps) {
+export function registerGetLink(app: TypedApp, deps: ApiDeps) {
   app.get(
     "/paymentlinks/:reference",
     {
@@ -20,7 +20,7 @@ export function registerGetLink(app: FastifyInstance, deps: ApiDeps) {
       },
     },
     async (request) => {
-      const { reference } = request.params as { reference: string };
+      const { reference } = request.params;
       // References are at most 64 characters; a longer one is not looked up.
       const link = reference.length <= 64 ? await findLink(deps.db, request.merchantId, reference) : undefined;
       if (!link) throw notFound(reference);

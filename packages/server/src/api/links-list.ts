@@ -1,15 +1,14 @@
 // GET /api/v1/paymentlinks (SPEC §2.5): newest first, 0-based pages, filters.
-import type { FastifyInstance } from "fastify";
 import { listLinks } from "../db/links-repository.ts";
 import { AppError } from "../domain/errors.ts";
 import { parseIsoDateTime } from "../domain/links/terms.ts";
-import type { LinkStatus, LinkType } from "../domain/links/types.ts";
 import { envelope } from "../http/envelope.ts";
+import type { TypedApp } from "../http/typed-app.ts";
 import type { ApiDeps } from "./deps.ts";
 import { presentLinkSummary } from "./present-link.ts";
-import { ERROR_RESPONSES, ListLinksQuery, type ListLinksQueryType, ListLinksResponse } from "./schemas.ts";
+import { ERROR_RESPONSES, ListLinksQuery, ListLinksResponse } from "./schemas.ts";
 
-export function registerListLinks(app: FastifyInstance, deps: ApiDeps) {
+export function registerListLinks(app: TypedApp, deps: ApiDeps) {
   app.get(
     "/paymentlinks",
     {
@@ -22,7 +21,7 @@ export function registerListLinks(app: FastifyInstance, deps: ApiDeps) {
       },
     },
     async (request) => {
-      const query = request.query as ListLinksQueryType;
+      const { query } = request;
       const page = query.page ?? 0;
       const pageSize = query.pageSize ?? 20;
       const createdFrom = query.createdFrom === undefined ? undefined : parseIsoDateTime("createdFrom", query.createdFrom);
@@ -35,8 +34,8 @@ export function registerListLinks(app: FastifyInstance, deps: ApiDeps) {
         deps.db,
         request.merchantId,
         {
-          status: query.status as LinkStatus | undefined,
-          type: query.type as LinkType | undefined,
+          status: query.status,
+          type: query.type,
           createdFrom,
           createdTo,
           search: query.search?.trim() || undefined,

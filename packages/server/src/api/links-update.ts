@@ -1,14 +1,14 @@
 // POST /api/v1/paymentlinks/update (seed §4.4, SPEC §2.4)
-import type { FastifyInstance } from "fastify";
 import { findLinkForUpdate, saveLinkChange } from "../db/links-repository.ts";
-import { applyUpdate, type UpdateLinkRequest } from "../domain/links/update.ts";
+import { applyUpdate } from "../domain/links/update.ts";
 import { envelope } from "../http/envelope.ts";
+import type { TypedApp } from "../http/typed-app.ts";
 import { checkTerminalAndCurrency, checkTheme } from "./check-references.ts";
 import type { ApiDeps } from "./deps.ts";
 import { notFound } from "./links-get.ts";
 import { EnvelopeResponse, ERROR_RESPONSES, UpdateLinkBody } from "./schemas.ts";
 
-export function registerUpdateLink(app: FastifyInstance, deps: ApiDeps) {
+export function registerUpdateLink(app: TypedApp, deps: ApiDeps) {
   app.post(
     "/paymentlinks/update",
     {
@@ -21,7 +21,7 @@ export function registerUpdateLink(app: FastifyInstance, deps: ApiDeps) {
       },
     },
     async (request) => {
-      const body = request.body as UpdateLinkRequest;
+      const { body } = request;
       const merchantId = request.merchantId;
       // The row stays locked from read to write, so a sale cannot land between the rules'
       // check (e.g. "price frozen after a sale") and the change.

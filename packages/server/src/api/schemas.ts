@@ -1,6 +1,7 @@
 // The wire format of /api/v1 as TypeBox schemas: one definition validates requests, types the
 // handlers and feeds the OpenAPI document.
 import Type, { type Static, type TSchema } from "typebox";
+import type { CreateLinkRequest } from "../domain/links/create.ts";
 import {
   CULTURES,
   LINK_STATUSES,
@@ -12,6 +13,8 @@ import {
   REQUIREMENT_TYPES,
   SHOPPER_FIELDS,
 } from "../domain/links/types.ts";
+import type { UpdateLinkRequest } from "../domain/links/update.ts";
+import type { Same } from "../types/same.ts";
 
 /** `T | null`, written as one JSON-Schema node so a bad value reports one clear error. */
 function Nullable<T extends TSchema>(schema: T, description?: string) {
@@ -207,10 +210,6 @@ export const LinkSummary = Type.Object({
 
 export const ListLinksResponse = Type.Object({ data: Type.Array(LinkSummary), totalCount: Type.Integer(), ...Envelope });
 
-export type CreateLinkBodyType = Static<typeof CreateLinkBody>;
-export type UpdateLinkBodyType = Static<typeof UpdateLinkBody>;
-export type ListLinksQueryType = Static<typeof ListLinksQuery>;
-
 /** Error responses every authenticated JSON route can give, for OpenAPI. */
 export const ERROR_RESPONSES = {
   400: ErrorResponse,
@@ -221,3 +220,10 @@ export const ERROR_RESPONSES = {
   415: ErrorResponse,
   422: ErrorResponse,
 };
+
+// The domain's request types are pinned to what these schemas accept: a field added, renamed or
+// retyped on one side and not on the other fails `npm run typecheck`.
+export const createRequestMatchesSchema: Same<Static<typeof CreateLinkBody>, CreateLinkRequest> = true;
+/** Accepted on update so a read link can be posted back, and ignored. */
+type ServerManagedField = "url" | "createdAt" | "visitCount" | "salesCount" | "submissions";
+export const updateRequestMatchesSchema: Same<Omit<Static<typeof UpdateLinkBody>, ServerManagedField>, UpdateLinkRequest> = true;

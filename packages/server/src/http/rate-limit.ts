@@ -114,6 +114,11 @@ export interface FailureBrake {
  */
 export function checkoutBrake(app: FastifyInstance, limits: RateLimits): FailureBrake {
   if (limits.checkoutFailures <= 0) return NO_BRAKE;
-  const key = (request: FastifyRequest) => `pay:${clientKey(request)}:${(request.params as { reference?: string }).reference ?? ""}`;
+  const key = (request: FastifyRequest) => `pay:${clientKey(request)}:${linkReferenceOf(request.params)}`;
   return brakeOf(app.createRateLimit({ max: limits.checkoutFailures, timeWindow: limits.checkoutWindowMs, keyGenerator: key }));
+}
+
+/** The {reference} path parameter of a checkout route ("" on any other route). */
+function linkReferenceOf(params: unknown): string {
+  return typeof params === "object" && params !== null && "reference" in params ? String(params.reference) : "";
 }

@@ -6,6 +6,12 @@ import type { TSchema } from "typebox";
 import { Compile } from "typebox/compile";
 import { AppError } from "../domain/errors.ts";
 
+/** The JSON-Schema keywords read here (a TypeBox schema is a plain JSON-Schema object). */
+interface SchemaShape {
+  required?: unknown[];
+  properties?: Record<string, { type?: unknown }>;
+}
+
 interface SchemaError {
   keyword: string;
   schemaPath: string;
@@ -18,7 +24,7 @@ export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, http
   const check = Compile(schema);
   // A body whose fields are all optional (e.g. the admin API's `{ "name"? }`) may be left out.
   // (Fastify hands a missing body over as null, so a JSON null counts as left out too.)
-  const bodyOptional = httpPart === "body" && !(schema as { required?: unknown[] }).required?.length;
+  const bodyOptional = httpPart === "body" && !(schema as SchemaShape).required?.length;
   return (input: unknown) => {
     if (httpPart === "body" && (input === null || input === undefined) && bodyOptional) input = {};
     if (httpPart === "body" && (input === null || input === undefined)) {
@@ -42,7 +48,7 @@ export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, http
  * pageSize through; here only plain decimal text converts, anything else stays text (1005).
  */
 function convertText(schema: TSchema, input: unknown): unknown {
-  const properties = (schema as { properties?: Record<string, { type?: unknown }> }).properties;
+  const { properties } = schema as SchemaShape;
   if (typeof input !== "object" || input === null || !properties) return input;
   const output: Record<string, unknown> = { ...input };
   for (const [key, text] of Object.entries(output)) {

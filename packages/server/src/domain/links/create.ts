@@ -1,6 +1,6 @@
 import { AppError } from "../errors.ts";
 import { checkAmountAndItems, checkCurrency, checkReturnUrl, checkShopperInfo, parseFutureExpiry, pickAlias } from "./terms.ts";
-import type { Culture, Item, LinkTerms, LinkType, RecurringProcessingModel, ShopperInfo } from "./types.ts";
+import type { Culture, Item, LinkTerms, LinkType, RecurringProcessingModel, ShopperInfo, ShopperInfoInput } from "./types.ts";
 
 /** A create request after the schema check (shapes and enumerations are already right). */
 export interface CreateLinkRequest {
@@ -18,7 +18,7 @@ export interface CreateLinkRequest {
   returnUrl?: string | null;
   exactSalesCount?: number | null;
   maxSalesCount?: number | null;
-  shopperInfo?: Array<Omit<ShopperInfo, "prefilledValue"> & { prefilledValue?: string | null }> | null;
+  shopperInfo?: ShopperInfoInput[] | null;
 }
 
 /** Turns a create request into the link's terms, or throws the first rule it breaks. */

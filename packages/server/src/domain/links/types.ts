@@ -42,6 +42,13 @@ export interface ShopperInfo {
   prefilledValue: string | null;
 }
 
+/** A shopper field as a request sends it: prefilledValue may be left out. */
+export interface ShopperInfoInput {
+  field: ShopperField;
+  requirementType: RequirementType;
+  prefilledValue?: string | null;
+}
+
 /** Everything a merchant decides about a link; the server adds reference, counters and times. */
 export interface LinkTerms {
   type: LinkType;

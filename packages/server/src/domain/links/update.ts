@@ -13,7 +13,7 @@ import {
   parseIsoDateTime,
   pickAlias,
 } from "./terms.ts";
-import type { Culture, Item, LinkStatus, LinkTerms, LinkType, RecurringProcessingModel, ShopperInfo } from "./types.ts";
+import type { Culture, Item, LinkStatus, LinkTerms, LinkType, RecurringProcessingModel, ShopperInfo, ShopperInfoInput } from "./types.ts";
 
 export interface UpdateLinkRequest {
   paymentLinkReference: string;
@@ -32,7 +32,7 @@ export interface UpdateLinkRequest {
   maxSalesCount?: number | null;
   exactSalesCount?: number | null;
   items?: Item[];
-  shopperInfo?: Array<Omit<ShopperInfo, "prefilledValue"> & { prefilledValue?: string | null }>;
+  shopperInfo?: ShopperInfoInput[];
   // Server-managed fields (url, createdAt, visitCount, salesCount, submissions) are accepted and ignored.
 }
 
