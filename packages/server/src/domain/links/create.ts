@@ -1,6 +1,6 @@
 import { AppError } from "../errors.ts";
 import { checkAmountAndItems, checkCurrency, checkReturnUrl, checkShopperInfo, parseFutureExpiry, pickAlias } from "./terms.ts";
-import type { Culture, Item, LinkTerms, LinkType, RecurringProcessingModel, ShopperInfo, ShopperInfoInput } from "./types.ts";
+import type { Culture, Item, LinkTerms, LinkType, RecurringProcessingModel, ShopperInfoInput } from "./types.ts";
 
 /** A create request after the schema check (shapes and enumerations are already right). */
 export interface CreateLinkRequest {

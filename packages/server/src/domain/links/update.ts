@@ -13,7 +13,7 @@ import {
   parseIsoDateTime,
   pickAlias,
 } from "./terms.ts";
-import type { Culture, Item, LinkStatus, LinkTerms, LinkType, RecurringProcessingModel, ShopperInfo, ShopperInfoInput } from "./types.ts";
+import type { Culture, Item, LinkStatus, LinkTerms, LinkType, RecurringProcessingModel, ShopperInfoInput } from "./types.ts";
 
 export interface UpdateLinkRequest {
   paymentLinkReference: string;
