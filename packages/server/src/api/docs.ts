@@ -21,10 +21,10 @@ export const DOCS_CSP = [
 
 /** Room between the columns of the guide's tables (the error catalogue), which Swagger UI packs tight. */
 const DOCS_CSS = `
-.swagger-ui .info .markdown table { border-collapse: collapse; margin: 0.5em 0 1.5em; }
-.swagger-ui .info .markdown th, .swagger-ui .info .markdown td { padding: 0.3em 1.25em 0.3em 0; vertical-align: top; text-align: left; }
-.swagger-ui .info .markdown tbody tr { border-top: 1px solid #e3e3e3; }
-.swagger-ui .info .markdown td:first-child, .swagger-ui .info .markdown td:nth-child(2) { white-space: nowrap; }
+.swagger-ui .info .renderedMarkdown table { border-collapse: collapse; margin: 0.5em 0 1.5em; }
+.swagger-ui .info .renderedMarkdown th, .swagger-ui .info .renderedMarkdown td { padding: 0.3em 1.25em 0.3em 0; vertical-align: top; text-align: left; }
+.swagger-ui .info .renderedMarkdown tbody tr { border-top: 1px solid #e3e3e3; }
+.swagger-ui .info .renderedMarkdown td:first-child, .swagger-ui .info .renderedMarkdown td:nth-child(2) { white-space: nowrap; }
 `;
 
 export async function registerDocs(app: FastifyInstance) {
