@@ -2,7 +2,7 @@
 // this module adds what those schemas cannot say — the guide, the error catalogue per status, the
 // Idempotency-Key header, the admin API's own authentication, and worked examples.
 import type { SwaggerOptions } from "@fastify/swagger";
-import { type Example, operationExamples } from "./openapi-examples.ts";
+import { type Example, type OperationExamples, operationExamples } from "./openapi-examples.ts";
 import { apiGuide, codesOfStatus, errorResponseDescription, errorStatuses } from "./openapi-guide.ts";
 import { ErrorResponse } from "./schemas.ts";
 
@@ -69,7 +69,7 @@ function errorResponse(status: number): Response {
   return { description: errorResponseDescription(status), content: { [JSON_TYPE]: { schema } } };
 }
 
-function decorateApiOperation(method: string, operation: Operation, examples: ReturnType<typeof operationExamples>[string] | undefined) {
+function decorateApiOperation(method: string, operation: Operation, examples: OperationExamples | undefined) {
   const responses = operation.responses ?? {};
   for (const status of errorStatuses()) responses[String(status)] = errorResponse(status);
   operation.responses = responses;
