@@ -7,6 +7,7 @@ import { adminRoutes } from "./admin/index.ts";
 import type { ApiDeps } from "./api/deps.ts";
 import { registerDocs } from "./api/docs.ts";
 import { apiRoutes } from "./api/index.ts";
+import { openApiOptions } from "./api/openapi-document.ts";
 import { checkoutRoutes, sendCheckoutNotFound } from "./checkout/routes.tsx";
 import type { Database } from "./db/connect.ts";
 import { AppError } from "./domain/errors.ts";
@@ -82,19 +83,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.setErrorHandler(jsonErrorHandler);
   app.setNotFoundHandler(jsonNotFound);
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: "3.1.0",
-      info: {
-        title: "Paylink API",
-        version: "1.0.0",
-        description: "Payment links and hosted checkout. Wire-compatible with the payment-link API of the seed specification.",
-      },
-      servers: [{ url: deps.publicBaseUrl }],
-      components: { securitySchemes: { apiKey: { type: "apiKey", in: "header", name: "X-API-key" } } },
-      security: [{ apiKey: [] }],
-    },
-  });
+  await app.register(
+    swagger,
+    openApiOptions(() => deps.publicBaseUrl),
+  );
 
   registerMetrics(app, deps.db);
   await registerRateLimitStore(app);
@@ -144,6 +136,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       }),
     { prefix: "/pay" },
   );
-  registerDocs(app);
+  await registerDocs(app);
   return app;
 }

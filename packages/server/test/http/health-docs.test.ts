@@ -1,8 +1,10 @@
-// Health, readiness, the OpenAPI document and reference page, unknown routes, and what a client
+// Health, readiness, the OpenAPI document and the reference page (Swagger UI), unknown routes, and what a client
 // sees when the server itself fails (500 5000, no internals) — on every backend.
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { DOCS_CSP } from "../../src/api/docs.ts";
+import { ERRORS } from "../../src/domain/errors.ts";
 import { testBackends } from "../support/databases.ts";
 import { assertError, payByLink, rawRequest } from "../support/fixtures.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
@@ -102,6 +104,11 @@ for (const backend of testBackends()) {
 
     describe("GET /api/v1/openapi.json", () => {
       let doc: any;
+      /** Every merchant-API operation in the document, the five known ones and any added later. */
+      const apiOperations = () =>
+        Object.entries<Record<string, unknown>>(doc.paths)
+          .filter(([path]) => path.startsWith("/api/v1/"))
+          .flatMap(([path, operations]) => Object.keys(operations).map((method) => [method, path] as const));
       before(async () => {
         const response = await fetch(`${server.baseUrl}/api/v1/openapi.json`);
         assert.equal(response.status, 200);
@@ -152,17 +159,125 @@ for (const backend of testBackends()) {
         const response = await fetch(`${server.baseUrl}/api/v1/openapi.json`, { headers: { "x-api-key": "wrong" } });
         assert.equal(response.status, 200);
       });
+
+      it("prints the whole error catalogue, generated from ERRORS, and says what Paylink is compatible with", () => {
+        const guide: string = doc.info.description;
+        for (const [name, error] of Object.entries(ERRORS)) {
+          const row = `| \`${error.code}\` | ${error.status} | ${name} | ${error.when} |`;
+          assert.ok(guide.includes(row), `the catalogue has the row ${row}`);
+        }
+        assert.match(guide, /Straumur's payment-links API/);
+        for (const topic of ["X-API-key", "Idempotency-Key", "Idempotent-Replayed", "responseIdentifier", "responseDateTime", "errorCode"])
+          assert.ok(guide.includes(topic), `the guide explains ${topic}`);
+        assert.doesNotMatch(JSON.stringify(doc), /\bseed\b/i);
+      });
+
+      it("gives every /api/v1 operation one error response per status, its errorCode listing that status's codes", () => {
+        const statuses = [...new Set(Object.values(ERRORS).map((error) => error.status))];
+        for (const [method, path] of apiOperations()) {
+          const responses = doc.paths[path][method].responses;
+          const listed: string[] = [];
+          for (const status of statuses) {
+            const codes = Object.values(ERRORS)
+              .filter((error) => error.status === status)
+              .map((error) => error.code);
+            const schema = responses[String(status)]?.content?.["application/json"]?.schema;
+            assert.deepEqual(schema?.properties?.errorCode?.enum, codes, `${method} ${path} ${status}`);
+            for (const code of codes) assert.ok(responses[String(status)].description.includes(`\`${code}\``), `${code} described`);
+            listed.push(...codes);
+          }
+          assert.deepEqual(
+            listed.sort(),
+            Object.values(ERRORS)
+              .map((error) => error.code)
+              .sort(),
+            `${method} ${path}: every code`,
+          );
+        }
+      });
+
+      it("has worked examples: create with items, create a TokenizeByLink, its answer and its errors; every operation has some", () => {
+        assert.ok(apiOperations().length >= OPERATIONS.length);
+        const create = doc.paths["/api/v1/paymentlinks/create"].post;
+        const requests = create.requestBody.content["application/json"].examples;
+        assert.equal(requests.payByLink.value.type, "PayByLink");
+        assert.ok(requests.payByLink.value.items.length > 0, "the PayByLink example has items");
+        assert.equal(requests.tokenizeByLink.value.type, "TokenizeByLink");
+        const created = create.responses["200"].content["application/json"].examples.created.value;
+        assert.match(
+          created.url,
+          new RegExp(`^${server.baseUrl}/pay/${created.paymentLinkReference}$`),
+          "link URLs use the public base URL",
+        );
+        assert.equal(create.responses["400"].content["application/json"].examples.iskNotWhole.value.errorCode, "2026");
+        assert.equal(create.responses["422"].content["application/json"].examples.keyReused.value.errorCode, "3004");
+        assert.ok(
+          create.parameters.some((p: any) => p.in === "header" && p.name === "Idempotency-Key"),
+          "Idempotency-Key documented",
+        );
+        assert.ok(create.responses["200"].headers["Idempotent-Replayed"], "the replay header documented");
+        for (const [method, path] of apiOperations()) {
+          const operation = doc.paths[path][method];
+          const examples = (status: string) => Object.keys(operation.responses[status]?.content?.["application/json"]?.examples ?? {});
+          assert.ok(examples("200").length > 0, `${method} ${path}: a success example`);
+          assert.notEqual(operation.responses["200"].description, "Default Response", `${method} ${path}: the success described`);
+          assert.ok(examples("401").length > 0, `${method} ${path}: an example of a wrong key`);
+          const errors = Object.keys(operation.responses).filter((status) => Number(status) >= 400 && status !== "401");
+          assert.ok(
+            errors.some((status) => examples(status).length > 0),
+            `${method} ${path}: an example of its own error`,
+          );
+          if (operation.requestBody) assert.ok(Object.keys(operation.requestBody.content["application/json"].examples ?? {}).length > 0);
+        }
+      });
+
+      it("tells the admin API's bearer token from the merchant API key", () => {
+        assert.deepEqual(doc.components.securitySchemes.adminToken, {
+          type: "http",
+          scheme: "bearer",
+          description: "The operator's admin token.",
+        });
+        const admin = Object.entries(doc.paths).filter(([path]) => path.startsWith("/admin/"));
+        assert.ok(admin.length > 0, "this server has the admin API");
+        for (const [path, operations] of admin)
+          for (const operation of Object.values(operations as Record<string, any>))
+            assert.deepEqual(operation.security, [{ adminToken: [] }], path);
+      });
     });
 
-    it("GET /docs is an HTML reference of the five operations, without third-party requests", async () => {
+    it("GET /docs is Swagger UI under a strict CSP, every file it references served by this server", async () => {
       const response = await fetch(`${server.baseUrl}/docs`);
       assert.equal(response.status, 200);
       assert.match(response.headers.get("content-type") ?? "", /^text\/html/);
+      const csp = response.headers.get("content-security-policy") ?? "";
+      assert.equal(csp, DOCS_CSP);
+      assert.match(csp, /default-src 'none'/);
+      assert.doesNotMatch(csp, /unsafe-|https?:|\*/, "no inline code, no eval, no other origin");
       const html = await response.text();
-      assert.match(html, /^<!doctype html>/i);
-      for (const [method, path] of OPERATIONS)
-        assert.ok(html.includes(`${method.toUpperCase()} ${path}`), `${method} ${path} is on the page`);
-      assert.doesNotMatch(html, /<script[^>]+src=|<link[^>]+href="https?:/i, "no external scripts or stylesheets");
+      assert.match(html, /<title>Paylink API reference<\/title>/);
+      assert.match(html, /<div id="swagger-ui"><\/div>/);
+      for (const script of html.match(/<script[^>]*>[^<]*<\/script>/g) ?? []) {
+        assert.match(script, /^<script src="[^"]+"[^>]*>\s*<\/script>$/, `an external file, no inline code: ${script}`);
+      }
+      const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => new URL(match[1]!, `${server.baseUrl}/docs`));
+      assert.ok(assets.length >= 5, `the page references its scripts and styles: ${assets.join(", ")}`);
+      const types: Record<string, RegExp> = { js: /javascript/, css: /^text\/css/, png: /^image\/png/ };
+      for (const asset of assets) {
+        assert.equal(asset.origin, new URL(server.baseUrl).origin, `${asset} is on this server`);
+        const file = await fetch(asset);
+        assert.equal(file.status, 200, `${asset}`);
+        const extension = asset.pathname.split(".").pop()!;
+        assert.match(file.headers.get("content-type") ?? "", types[extension] ?? /./, `${asset}`);
+        assert.ok((await file.arrayBuffer()).byteLength > 0, `${asset} is not empty`);
+      }
+      assert.ok(assets.some((asset) => asset.pathname.endsWith("/swagger-ui-bundle.js")));
+      // The page loads the document from /docs/json: the same document as /api/v1/openapi.json.
+      const initializer = await (await fetch(`${server.baseUrl}/docs/static/swagger-initializer.js`)).text();
+      assert.match(initializer, /resolveUrl\('\.\/json'\)/);
+      const [shown, published] = await Promise.all(
+        [`${server.baseUrl}/docs/json`, `${server.baseUrl}/api/v1/openapi.json`].map(async (url) => (await fetch(url)).json()),
+      );
+      assert.deepEqual(shown, published);
     });
 
     describe("unknown routes under /api/v1 answer 404 with a JSON error", () => {
