@@ -187,7 +187,9 @@ export const PaymentLink = Type.Object({
   salesCount: Type.Integer(),
   maxSalesCount: NullableInteger,
   items: Type.Array(Item),
-  shopperInfo: Type.Array(Type.Object({ field: Type.String(), requirementType: Type.String(), prefilledValue: NullableString })),
+  shopperInfo: Type.Array(
+    Type.Object({ field: StringEnum(SHOPPER_FIELDS), requirementType: StringEnum(REQUIREMENT_TYPES), prefilledValue: NullableString }),
+  ),
   submissions: Type.Array(Submission),
 });
 
