@@ -41,22 +41,6 @@ export interface AppDeps {
   trustProxy?: boolean | number | string;
 }
 
-/** Log redaction: secrets and card data never reach a log line, whatever logs them. */
-export const REDACTED_PATHS = [
-  'req.headers["x-api-key"]',
-  "req.headers.authorization",
-  "req.headers.cookie",
-  "cardNumber",
-  "cardCvc",
-  "*.cardNumber",
-  "*.cardCvc",
-  "*.*.cardNumber",
-  "*.*.cardCvc",
-  "*.apiKey",
-  "*.hmacKey",
-  "*.password",
-];
-
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const now = deps.now ?? (() => new Date());
   const app = Fastify({

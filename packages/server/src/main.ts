@@ -1,18 +1,18 @@
 // The server process: config → database → demo bootstrap → app → listen; clean shutdown on signals.
-import pino from "pino";
-import { buildApp, REDACTED_PATHS } from "./app.ts";
+import { buildApp } from "./app.ts";
 import { reconcileStalePayments } from "./checkout/reconcile.ts";
 import { type Config, loadConfig } from "./config.ts";
 import { type DatabaseHandle, openDatabase } from "./db/connect.ts";
 import { deleteExpiredIdempotencyKeys } from "./db/idempotency-repository.ts";
 import { bootstrapDemo, demoInstructions } from "./demo.ts";
+import { createLogger } from "./logging.ts";
 import { SandboxProcessor } from "./payments/sandbox.ts";
 import { checkStoredSecrets, resolveSecretKeyring } from "./security/keyring.ts";
 import { deleteOldDeliveries } from "./webhooks/deliveries-repository.ts";
 import { startWebhookWorker, type WebhookWorker } from "./webhooks/worker.ts";
 
 export async function serve(config: Config = loadConfig()): Promise<{ close(): Promise<void>; url: string }> {
-  const logger = pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: "[redacted]" } });
+  const logger = createLogger(config.logLevel);
   // Before the database: on PostgreSQL a missing PAYLINK_SECRET_KEY is a configuration error.
   const secrets = resolveSecretKeyring(config);
   const database: DatabaseHandle = await openDatabase(

@@ -51,16 +51,6 @@ export async function findTerminal(db: Database, merchantId: string, terminalIde
   return row && { terminalIdentifier: row.terminal_identifier, merchantId: row.merchant_id, name: row.name, currencies: row.currencies };
 }
 
-export async function listTerminals(db: Database, merchantId: string): Promise<Terminal[]> {
-  const rows = await db.selectFrom("terminals").selectAll().where("merchant_id", "=", merchantId).orderBy("created_at").execute();
-  return rows.map((row) => ({
-    terminalIdentifier: row.terminal_identifier,
-    merchantId: row.merchant_id,
-    name: row.name,
-    currencies: row.currencies,
-  }));
-}
-
 /** Creates a key and returns it in clear — the only time it exists outside the caller. */
 export async function createApiKey(db: Database, merchantId: string, name: string): Promise<{ keyId: string; apiKey: string }> {
   const keyId = newApiKeyId();

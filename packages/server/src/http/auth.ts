@@ -40,7 +40,3 @@ export function apiKeyAuth(db: Database, failures?: FailureBrake) {
     request.merchantId = merchantId;
   };
 }
-
-export function merchantOf(request: FastifyRequest): string {
-  return request.merchantId;
-}

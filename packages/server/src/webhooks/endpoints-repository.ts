@@ -96,21 +96,6 @@ export async function listWebhookEndpoints(db: Database, keyring: SecretKeyring,
   return rows.map((row) => present(row, keyring));
 }
 
-export async function findWebhookEndpoint(
-  db: Database,
-  keyring: SecretKeyring,
-  merchantId: string,
-  webhookId: string,
-): Promise<WebhookEndpoint | undefined> {
-  const row = await db
-    .selectFrom("webhook_endpoints")
-    .selectAll()
-    .where("id", "=", webhookId)
-    .where("merchant_id", "=", merchantId)
-    .executeTakeFirst();
-  return row && present(row, keyring);
-}
-
 /** Both secrets in clear, for a merchant who asks to see them (portal "reveal"). */
 export async function revealWebhookSecrets(
   db: Database,

@@ -1,9 +1,9 @@
 // `paylink worker`: the webhook delivery worker as a process of its own, for PostgreSQL
 // deployments that scale sending apart from serving. Any number may run beside `paylink serve`
 // instances; they share the work through the database (see worker.ts).
-import pino from "pino";
 import { ConfigError, loadConfig } from "../config.ts";
 import { openDatabase } from "../db/connect.ts";
+import { createLogger } from "../logging.ts";
 import { checkStoredSecrets, resolveSecretKeyring } from "../security/keyring.ts";
 import { startWebhookWorker } from "./worker.ts";
 
@@ -15,7 +15,7 @@ export async function runWorker(): Promise<number> {
         "so `paylink serve` delivers webhooks itself: just run `paylink serve`.",
     ]);
   }
-  const logger = pino({ level: config.logLevel }).child({ component: "webhooks" });
+  const logger = createLogger(config.logLevel).child({ component: "webhooks" });
   const { keyring } = resolveSecretKeyring(config);
   const database = await openDatabase({ kind: "postgres", url: config.databaseUrl });
   try {

@@ -4,8 +4,7 @@ import assert from "node:assert/strict";
 import { Writable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
-import pino from "pino";
-import { REDACTED_PATHS } from "../../src/app.ts";
+import { createLogger } from "../../src/logging.ts";
 import type { AuthorizeRequest, PaymentProcessor } from "../../src/payments/processor.ts";
 import { SandboxProcessor } from "../../src/payments/sandbox.ts";
 import {
@@ -52,7 +51,7 @@ for (const backend of testBackends()) {
           done();
         },
       });
-      const logger = pino({ level: "trace", redact: { paths: REDACTED_PATHS, censor: "[redacted]" } }, stream);
+      const logger = createLogger("trace", stream);
       server = await startCheckoutServer({ backend, logger, processor: new LeakyFailingProcessor() });
       await addWebhookEndpoint(server);
     });
