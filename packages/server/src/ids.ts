@@ -1,6 +1,8 @@
-// Identifiers and secrets. Everything a stranger could guess to reach someone else's data is
-// drawn from the OS's CSPRNG with enough entropy that guessing is hopeless.
+// Every identifier and generated secret of Paylink, with its prefix and its entropy, in one place.
+// Everything a stranger could guess to reach someone else's data is drawn from the OS's CSPRNG
+// with enough entropy that guessing is hopeless.
 import { createHash, randomBytes, randomInt } from "node:crypto";
+import { sql } from "kysely";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const UPPER_ALNUM = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
@@ -21,6 +23,14 @@ export const newTerminalIdentifier = () => randomBytes(6).toString("hex");
 export const newApiKeyId = () => `key_${randomString(16, BASE62)}`;
 export const newThemeKey = () => `thm_${randomString(12, BASE62)}`;
 export const newUserId = () => `usr_${randomString(16, BASE62)}`;
+export const newWebhookId = () => `whk_${randomString(16, BASE62)}`;
+/** A generated webhook apiKey (when the merchant does not bring one): ≈190 bits, like our own API keys. */
+export const newWebhookApiKey = () => `whs_${randomString(32, BASE62)}`;
+/**
+ * A webhook delivery id (`msg_` + 32 hex), made by the database: the outbox writes one delivery
+ * per endpoint in a single INSERT … SELECT, so the id is an SQL expression, not a JS string.
+ */
+export const newDeliveryIdSql = sql<string>`'msg_' || replace(gen_random_uuid()::text, '-', '')`;
 /** Upper-case letters and digits, as the processor's references and tokens are (SPEC §3.1). */
 export const newUpperAlnum = (length: number) => randomString(length, UPPER_ALNUM);
 

@@ -3,13 +3,8 @@
 // when they are created or rotated, or when the merchant asks to see them.
 
 import type { Database } from "../db/connect.ts";
-import { newHmacKey, randomString } from "../ids.ts";
+import { newHmacKey, newWebhookApiKey, newWebhookId } from "../ids.ts";
 import { apiKeyContext, hmacKeyContext, type SecretKeyring } from "../security/keyring.ts";
-
-const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-export const newWebhookId = () => `whk_${randomString(16, BASE62)}`;
-/** A generated apiKey (when the merchant does not bring one): ≈190 bits, like our own API keys. */
-export const newWebhookApiKey = () => `whs_${randomString(32, BASE62)}`;
 
 export interface WebhookEndpoint {
   webhookId: string;

@@ -3,6 +3,7 @@
 import { EventEmitter } from "node:events";
 import { type Kysely, sql } from "kysely";
 import type { DB } from "../db/schema.ts";
+import { newDeliveryIdSql } from "../ids.ts";
 
 export type WebhookEventType = "Authorization" | "Tokenization";
 
@@ -27,7 +28,7 @@ export async function enqueuePaymentWebhook(
 ): Promise<number> {
   const result = await sql`
     INSERT INTO webhook_deliveries (id, merchant_id, endpoint_id, event_type, payload)
-    SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), merchant_id, id, ${eventType}, ${JSON.stringify(message)}::jsonb
+    SELECT ${newDeliveryIdSql}, merchant_id, id, ${eventType}, ${JSON.stringify(message)}::jsonb
     FROM webhook_endpoints
     WHERE merchant_id = ${merchantId} AND enabled
   `.execute(trx);
