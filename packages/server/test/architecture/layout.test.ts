@@ -1,0 +1,87 @@
+// Rules of the code's shape that a reviewer would otherwise have to remember: no import cycles in
+// the server, short files, and handlers that take their request types from the schemas.
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+const serverRoot = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const srcRoot = join(serverRoot, "src");
+const testRoot = join(serverRoot, "test");
+
+function filesUnder(dir: string, pattern: RegExp): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return name === "node_modules" || name.startsWith(".") ? [] : filesUnder(path, pattern);
+    return pattern.test(name) ? [path] : [];
+  });
+}
+
+const sourceFiles = filesUnder(srcRoot, /\.(ts|tsx)$/);
+const lineCount = (path: string) => readFileSync(path, "utf8").split("\n").length - 1;
+
+/** Relative imports of a module (static, type-only and dynamic), resolved to file paths. */
+function importsOf(path: string): string[] {
+  const text = readFileSync(path, "utf8");
+  const specifiers = [...text.matchAll(/(?:from|import)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g)].map((match) => match[1]!);
+  return specifiers.map((specifier) => resolve(dirname(path), specifier));
+}
+
+/** Every import cycle, each as the list of files around it (found by depth-first search). */
+function importCycles(files: string[], edges: (file: string) => string[] = importsOf): string[][] {
+  const graph = new Map(files.map((file) => [file, edges(file).filter((target) => files.includes(target))]));
+  const cycles: string[][] = [];
+  const state = new Map<string, "visiting" | "done">();
+  const stack: string[] = [];
+  const visit = (file: string) => {
+    state.set(file, "visiting");
+    stack.push(file);
+    for (const next of graph.get(file) ?? []) {
+      if (state.get(next) === "visiting") cycles.push([...stack.slice(stack.indexOf(next)), next]);
+      else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(file, "done");
+  };
+  for (const file of files) if (!state.has(file)) visit(file);
+  return cycles;
+}
+
+test("the cycle finder sees a cycle when there is one (it is not blind)", () => {
+  // admin/index.ts imports admin/deps.ts; add a made-up edge back and the pair must be reported.
+  const index = join(srcRoot, "admin/index.ts");
+  const deps = join(srcRoot, "admin/deps.ts");
+  assert.ok(importsOf(index).includes(deps), "admin/index.ts imports admin/deps.ts");
+  const withBackEdge = (file: string) => (file === deps ? [...importsOf(file), index] : importsOf(file));
+  assert.deepEqual(importCycles([index, deps], withBackEdge), [[index, deps, index]]);
+  assert.deepEqual(importCycles([index, deps]), []);
+});
+
+test("packages/server/src has no import cycle", () => {
+  const cycles = importCycles(sourceFiles).map((cycle) => cycle.map((file) => relative(srcRoot, file)).join(" → "));
+  assert.deepEqual(cycles, []);
+});
+
+test("no file under packages/server/src is over 250 lines", () => {
+  const long = sourceFiles.filter((file) => lineCount(file) > 250).map((file) => `${relative(srcRoot, file)}: ${lineCount(file)}`);
+  assert.deepEqual(long, []);
+});
+
+test("no test file is over 500 lines", () => {
+  const long = filesUnder(testRoot, /\.tsx?$/)
+    .filter((file) => lineCount(file) > 500)
+    .map((file) => `${relative(testRoot, file)}: ${lineCount(file)}`);
+  assert.deepEqual(long, []);
+});
+
+test("handlers take their request types from the route schemas, never from a cast", () => {
+  const casts = sourceFiles.flatMap((file) =>
+    readFileSync(file, "utf8")
+      .split("\n")
+      .map((line, index) => ({ line, index }))
+      .filter(({ line }) => /\brequest\.(body|params|query|headers)\s+as\b|\(request\.(body|params|query)\s*\?\?[^)]*\)\s+as\b/.test(line))
+      .map(({ index }) => `${relative(srcRoot, file)}:${index + 1}`),
+  );
+  assert.deepEqual(casts, []);
+});
