@@ -8,7 +8,7 @@ import { bootstrapDemo, demoInstructions } from "./demo.ts";
 import { createLogger } from "./logging.ts";
 import { SandboxProcessor } from "./payments/sandbox.ts";
 import { checkStoredSecrets, resolveSecretKeyring } from "./security/keyring.ts";
-import { deleteOldDeliveries } from "./webhooks/deliveries-repository.ts";
+import { deleteOldDeliveries } from "./webhooks/delivery-log.ts";
 import { startWebhookWorker, type WebhookWorker } from "./webhooks/worker.ts";
 
 export async function serve(config: Config = loadConfig()): Promise<{ close(): Promise<void>; url: string }> {

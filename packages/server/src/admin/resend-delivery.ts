@@ -2,7 +2,7 @@
 // retry schedule and the same webhook-id (receivers deduplicate on it).
 import { AppError } from "../domain/errors.ts";
 import type { TypedApp } from "../http/typed-app.ts";
-import { resendDelivery } from "../webhooks/deliveries-repository.ts";
+import { resendDelivery } from "../webhooks/delivery-log.ts";
 import { notifyWebhookWorker } from "../webhooks/outbox.ts";
 import { requireMerchant } from "./checks.ts";
 import type { AdminDeps } from "./deps.ts";

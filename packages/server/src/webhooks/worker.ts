@@ -9,12 +9,11 @@ import type { EventEmitter } from "node:events";
 import type { Database } from "../db/connect.ts";
 import type { Resolver } from "../net/outbound-guard.ts";
 import type { SecretKeyring } from "../security/keyring.ts";
-import { type AttemptRecord, type ClaimedDelivery, claimDueDeliveries, recordAttempt, releaseLease } from "./deliveries-repository.ts";
-import { decryptSecrets } from "./endpoints-repository.ts";
-import { buildWebhookRequest } from "./message.ts";
+import { attemptDelivery } from "./attempt.ts";
+import { type AttemptRecord, type ClaimedDelivery, claimDueDeliveries, recordAttempt, releaseLease } from "./delivery-queue.ts";
 import { webhookSignal } from "./outbox.ts";
-import { DEFAULT_RETRY_POLICY, nextRetryDelayMs, type RetryPolicy } from "./schedule.ts";
-import { DEFAULT_SEND_TIMEOUT_MS, type SendResult, sendWebhook } from "./send.ts";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./schedule.ts";
+import { DEFAULT_SEND_TIMEOUT_MS } from "./send.ts";
 
 export interface WorkerLogger {
   debug(object: object, message: string): void;
@@ -193,59 +192,35 @@ export class WebhookWorker {
   }
 
   async #deliver(delivery: ClaimedDelivery): Promise<void> {
-    const attemptedAt = new Date();
-    let result: SendResult;
-    try {
-      const secrets = decryptSecrets(
-        { id: delivery.endpointId, api_key: delivery.encryptedApiKey, hmac_key: delivery.encryptedHmacKey },
-        this.#keyring,
-      );
-      const request = buildWebhookRequest(delivery.id, delivery.payload, secrets, Math.floor(this.#now() / 1000));
-      result = await sendWebhook(delivery.url, request, {
-        allowPrivate: this.#allowPrivate,
-        timeoutMs: this.#timeoutMs,
-        signal: this.#shutdown.signal,
-        ...(this.#resolver ? { resolver: this.#resolver } : {}),
-      });
-    } catch (error) {
-      // Not the receiver's doing (e.g. a secret that does not decrypt): logged as an attempt all the same.
-      this.#logger.error({ err: error, deliveryId: delivery.id }, "preparing a webhook failed");
-      result = { delivered: false, statusCode: null, latencyMs: 0, responseExcerpt: null, error: `not sent: ${(error as Error).message}` };
-    }
-
-    if (result.aborted) {
+    const outcome = await attemptDelivery(delivery, {
+      keyring: this.#keyring,
+      allowPrivate: this.#allowPrivate,
+      timeoutMs: this.#timeoutMs,
+      retry: this.#retry,
+      resolver: this.#resolver,
+      shutdown: this.#shutdown.signal,
+      now: this.#now,
+      onPrepareFailed: (error) => this.#logger.error({ err: error, deliveryId: delivery.id }, "preparing a webhook failed"),
+    });
+    if (!outcome) {
       await releaseLease(this.#db, delivery).catch(() => {});
       return;
     }
-
-    const attemptNumber = delivery.attemptCount + 1;
-    let next: AttemptRecord["next"];
-    if (result.delivered) next = { state: "delivered" };
-    else {
-      const retryDelayMs = nextRetryDelayMs(attemptNumber, this.#retry, result.retryAfterMs);
-      next = retryDelayMs === undefined ? { state: "failed" } : { state: "retry", retryDelayMs };
-    }
-    const record: AttemptRecord = {
-      attemptedAt,
-      statusCode: result.statusCode,
-      latencyMs: result.latencyMs,
-      responseExcerpt: result.responseExcerpt,
-      error: result.error,
-      next,
-    };
+    const { record, attemptNumber } = outcome;
     await this.#record(delivery, record);
 
     const fields = {
       deliveryId: delivery.id,
       webhookId: delivery.endpointId,
       attempt: attemptNumber,
-      statusCode: result.statusCode,
-      latencyMs: result.latencyMs,
+      statusCode: record.statusCode,
+      latencyMs: record.latencyMs,
     };
+    const next = record.next;
     if (next.state === "delivered") this.#logger.debug(fields, "webhook delivered");
     else if (next.state === "retry")
-      this.#logger.info({ ...fields, error: result.error, retryInMs: next.retryDelayMs }, "webhook attempt failed; will retry");
-    else this.#logger.warn({ ...fields, error: result.error }, "webhook failed: every retry was used");
+      this.#logger.info({ ...fields, error: record.error, retryInMs: next.retryDelayMs }, "webhook attempt failed; will retry");
+    else this.#logger.warn({ ...fields, error: record.error }, "webhook failed: every retry was used");
   }
 
   /** A few tries: losing the record would mean sending the message once more after the lease. */
