@@ -10,7 +10,7 @@
 //   recognised as one attempt, so it makes one submission and one processor call;
 // - carries the price the page showed: if the merchant changes the amount or currency while the
 //   page is open, the shopper sees the new price again instead of being charged one never shown.
-// Cross-site posts are also refused by their Origin / Sec-Fetch-Site headers (see routes.ts).
+// Cross-site posts are also refused by their Origin / Sec-Fetch-Site headers (page-response.tsx).
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 
 export const FORM_TOKEN_TTL_SECONDS = 12 * 60 * 60;

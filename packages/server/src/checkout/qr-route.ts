@@ -1,0 +1,25 @@
+// GET /pay/{reference}/qr.svg: the link's URL as a QR code, for merchants to print or show.
+import type { FastifyInstance } from "fastify";
+import QRCode from "qrcode";
+import { loadCheckoutLink } from "../db/checkout-repository.ts";
+import { type CheckoutContext, REFERENCE_PATTERN } from "./deps.ts";
+import { sendCheckoutNotFound } from "./page-response.tsx";
+
+export function qrRoute(app: FastifyInstance, { deps }: CheckoutContext): void {
+  app.get("/:reference/qr.svg", { schema: { hide: true } }, async (request, reply) => {
+    const { reference } = request.params as { reference: string };
+    const link = REFERENCE_PATTERN.test(reference) ? await loadCheckoutLink(deps.db, reference) : undefined;
+    if (!link) return sendCheckoutNotFound(request, reply);
+    const url = `${deps.publicBaseUrl}/pay/${encodeURIComponent(reference)}`;
+    const svg = await QRCode.toString(url, { type: "svg", errorCorrectionLevel: "M", margin: 2 });
+    return (
+      reply
+        .header("content-type", "image/svg+xml; charset=utf-8")
+        .header("cache-control", "public, max-age=86400")
+        .header("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
+        // Merchants may show the QR code on their own pages.
+        .header("cross-origin-resource-policy", "cross-origin")
+        .send(svg)
+    );
+  });
+}
