@@ -1,10 +1,13 @@
 // The checkout's static files: the optional form helper script and the merchants' theme logos.
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { findThemeLogo } from "../db/merchants-repository.ts";
 import { CHECKOUT_JS } from "./assets.ts";
 import type { CheckoutContext } from "./deps.ts";
+import { LogoParams, LogoQuery, pathRejected } from "./schemas.ts";
 
-export function assetsRoutes(app: FastifyInstance, { deps }: CheckoutContext): void {
+export function assetsRoutes(fastify: FastifyInstance, { deps }: CheckoutContext): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get("/assets/checkout.js", { schema: { hide: true } }, async (_request, reply) => {
     return reply
       .header("content-type", "text/javascript; charset=utf-8")
@@ -13,12 +16,12 @@ export function assetsRoutes(app: FastifyInstance, { deps }: CheckoutContext): v
   });
 
   // Theme logos: Paylink's stored copy (downloaded or uploaded when the theme was saved).
-  app.get("/assets/logos/:themeKey", { schema: { hide: true } }, async (request, reply) => {
-    const { themeKey } = request.params as { themeKey: string };
-    const logo = /^[A-Za-z0-9_-]{1,64}$/.test(themeKey) ? await findThemeLogo(deps.db, themeKey) : undefined;
+  const schema = { hide: true, params: LogoParams, querystring: LogoQuery };
+  app.get("/assets/logos/:themeKey", { schema, attachValidation: true }, async (request, reply) => {
+    const logo = pathRejected(request) ? undefined : await findThemeLogo(deps.db, request.params.themeKey);
     if (!logo)
       return reply.code(404).header("content-type", "text/plain; charset=utf-8").header("cache-control", "no-store").send("Not found");
-    const versioned = (request.query as { v?: unknown }).v === logo.version;
+    const versioned = request.query.v === logo.version;
     return (
       reply
         .header("content-type", logo.contentType)

@@ -21,6 +21,3 @@ export interface CheckoutContext {
   /** Slows card testing down: counts declines and rejected forms per address and link. */
   brake: FailureBrake;
 }
-
-/** The references Paylink issues; anything else cannot be a link, so it is not looked up. */
-export const REFERENCE_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;

@@ -8,8 +8,8 @@ const LANG_COOKIE = "paylink_lang";
 
 /** ?lang= first (the switch link), then the remembered choice. */
 export function requestedLang(request: FastifyRequest): Lang | undefined {
-  const query = request.query as Record<string, unknown> | undefined;
-  if (query && isLang(query.lang)) return query.lang;
+  const { query } = request;
+  if (typeof query === "object" && query !== null && "lang" in query && isLang(query.lang)) return query.lang;
   const cookie = readCookie(request.headers.cookie, LANG_COOKIE);
   return isLang(cookie) ? cookie : undefined;
 }

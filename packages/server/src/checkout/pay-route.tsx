@@ -1,9 +1,10 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
 // POST /pay/{reference}: the checkout form. Validate → reserve a sale slot → processor → record →
 // the result page (or a redirect to the merchant's return URL).
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { loadCheckoutLink } from "../db/checkout-repository.ts";
-import { type CheckoutContext, REFERENCE_PATTERN } from "./deps.ts";
+import type { CheckoutContext } from "./deps.ts";
 import { formText, readCheckoutForm } from "./form.ts";
 import { issueFormToken, newAttemptKey, verifyFormToken } from "./form-token.ts";
 import { isLang, MESSAGES } from "./i18n.ts";
@@ -12,6 +13,7 @@ import { priceOf, samePrice, sendCheckoutPage, sendPriceChanged, sendStatusPage,
 import { crossSite, sendCheckoutNotFound, sendMessagePage, sendPage } from "./page-response.tsx";
 import { type PayDeps, payWithLink } from "./pay.ts";
 import { withCheckoutReference } from "./return-url.ts";
+import { LinkParams, pathRejected } from "./schemas.ts";
 import { pageTheme } from "./theme.ts";
 import { ReceiptPage } from "./views/receipt-page.tsx";
 import { StatusPage } from "./views/status-page.tsx";
@@ -19,7 +21,8 @@ import { StatusPage } from "./views/status-page.tsx";
 /** Form bodies larger than this are refused (413) before they are parsed. */
 export const FORM_BODY_LIMIT = 64 * 1024;
 
-export function payRoute(app: FastifyInstance, { deps, formKey, brake }: CheckoutContext): void {
+export function payRoute(fastify: FastifyInstance, { deps, formKey, brake }: CheckoutContext): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const payDeps = (request: FastifyRequest): PayDeps => ({
     db: deps.db,
     processor: deps.processor,
@@ -29,10 +32,11 @@ export function payRoute(app: FastifyInstance, { deps, formKey, brake }: Checkou
     duplicateWaitMs: deps.duplicateWaitMs ?? 20_000,
   });
 
-  app.post("/:reference", { schema: { hide: true }, bodyLimit: FORM_BODY_LIMIT }, async (request, reply) => {
-    const { reference } = request.params as { reference: string };
+  const options = { schema: { hide: true, params: LinkParams }, attachValidation: true, bodyLimit: FORM_BODY_LIMIT };
+  app.post("/:reference", options, async (request, reply) => {
+    const { reference } = request.params;
     const body = formBody(request);
-    const link = REFERENCE_PATTERN.test(reference) ? await loadCheckoutLink(deps.db, reference) : undefined;
+    const link = pathRejected(request) ? undefined : await loadCheckoutLink(deps.db, reference);
     const postedLang = formText(body ?? {}, "lang");
     if (!link) return sendCheckoutNotFound(request, reply, isLang(postedLang) ? postedLang : undefined);
     const lang = isLang(postedLang) ? postedLang : (requestedLang(request) ?? link.terms.culture);

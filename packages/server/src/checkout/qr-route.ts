@@ -1,14 +1,17 @@
 // GET /pay/{reference}/qr.svg: the link's URL as a QR code, for merchants to print or show.
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import QRCode from "qrcode";
 import { loadCheckoutLink } from "../db/checkout-repository.ts";
-import { type CheckoutContext, REFERENCE_PATTERN } from "./deps.ts";
+import type { CheckoutContext } from "./deps.ts";
 import { sendCheckoutNotFound } from "./page-response.tsx";
+import { LinkParams, pathRejected } from "./schemas.ts";
 
-export function qrRoute(app: FastifyInstance, { deps }: CheckoutContext): void {
-  app.get("/:reference/qr.svg", { schema: { hide: true } }, async (request, reply) => {
-    const { reference } = request.params as { reference: string };
-    const link = REFERENCE_PATTERN.test(reference) ? await loadCheckoutLink(deps.db, reference) : undefined;
+export function qrRoute(fastify: FastifyInstance, { deps }: CheckoutContext): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.get("/:reference/qr.svg", { schema: { hide: true, params: LinkParams }, attachValidation: true }, async (request, reply) => {
+    const { reference } = request.params;
+    const link = pathRejected(request) ? undefined : await loadCheckoutLink(deps.db, reference);
     if (!link) return sendCheckoutNotFound(request, reply);
     const url = `${deps.publicBaseUrl}/pay/${encodeURIComponent(reference)}`;
     const svg = await QRCode.toString(url, { type: "svg", errorCorrectionLevel: "M", margin: 2 });
