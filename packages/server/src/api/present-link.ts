@@ -1,5 +1,6 @@
 // Domain values → the wire shape of seed §2.1. Nothing else builds link JSON.
-import type { PaymentLinkRecord, SubmissionRecord } from "../db/links-repository.ts";
+import type { PaymentLinkRecord } from "../db/links-repository.ts";
+import type { SubmissionRecord } from "../db/submissions-repository.ts";
 import { deriveStatus } from "../domain/links/status.ts";
 import { linkUrl } from "./deps.ts";
 

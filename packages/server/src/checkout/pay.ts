@@ -8,16 +8,10 @@
 // only exception is a merchant lowering the cap while the card is being charged; that approval is
 // cancelled at the processor and the shopper is told so.
 import type { FastifyBaseLogger } from "fastify";
-import {
-  type CheckoutLink,
-  findSubmission,
-  type ProcessorOutcome,
-  type RecordedResult,
-  recordResult,
-  reserveSale,
-  type StoredSubmission,
-} from "../db/checkout-repository.ts";
+import type { CheckoutLink } from "../db/checkout-repository.ts";
 import type { Database } from "../db/connect.ts";
+import { type ProcessorOutcome, type RecordedResult, recordResult, reserveSale } from "../db/reservations-repository.ts";
+import { findSubmission, type SubmissionRecord } from "../db/submissions-repository.ts";
 import { withDeadline } from "../payments/deadline.ts";
 import { errorName } from "../payments/error-name.ts";
 import type { AuthorizeResult, PaymentProcessor } from "../payments/processor.ts";
@@ -37,8 +31,8 @@ export interface PayDeps {
 }
 
 export type PayOutcome =
-  | { kind: "approved"; submission: StoredSubmission }
-  | { kind: "declined"; reason: string; submission: StoredSubmission }
+  | { kind: "approved"; submission: SubmissionRecord }
+  | { kind: "declined"; reason: string; submission: SubmissionRecord }
   /** No answer from the processor: nothing charged as far as Paylink knows. */
   | { kind: "failed" }
   /** Approved, but the link sold out meanwhile: the approval was cancelled. */
@@ -184,7 +178,7 @@ async function recordWithRetry(
 /** A second post of one form: wait for the first post's result instead of paying twice. */
 async function awaitEarlierAttempt(
   deps: PayDeps,
-  earlier: Pick<StoredSubmission, "checkoutReference" | "linkReference">,
+  earlier: Pick<SubmissionRecord, "checkoutReference" | "linkReference">,
 ): Promise<PayOutcome> {
   const deadline = Date.now() + deps.duplicateWaitMs;
   for (;;) {
@@ -211,7 +205,7 @@ interface WebhookEvent {
  */
 export function webhookEvents(
   link: CheckoutLink,
-  submission: StoredSubmission,
+  submission: SubmissionRecord,
   recorded: RecordedResult,
   result: AuthorizeResult | undefined,
 ): WebhookEvent[] {
