@@ -10,12 +10,13 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { CheckoutLink } from "../db/checkout-repository.ts";
 import type { Database } from "../db/connect.ts";
-import { type ProcessorOutcome, type RecordedResult, recordResult, reserveSale } from "../db/reservations-repository.ts";
+import { type ProcessorOutcome, recordResult, reserveSale } from "../db/reservations-repository.ts";
 import { findSubmission, type SubmissionRecord } from "../db/submissions-repository.ts";
 import { withDeadline } from "../payments/deadline.ts";
 import { errorName } from "../payments/error-name.ts";
 import type { AuthorizeResult, PaymentProcessor } from "../payments/processor.ts";
-import { enqueuePaymentWebhook, notifyWebhookWorker, type UnsignedPaymentMessage, type WebhookEventType } from "../webhooks/outbox.ts";
+import { enqueuePaymentWebhook, notifyWebhookWorker } from "../webhooks/outbox.ts";
+import { paymentResultEvents } from "../webhooks/payment-events.ts";
 import type { ValidCheckout } from "./form.ts";
 import { cancelVoidedApproval, reconcileStalePayments, reverseUnknownAttempt } from "./reconcile.ts";
 
@@ -154,7 +155,7 @@ async function recordWithRetry(
     if (wait) await new Promise((resolve) => setTimeout(resolve, wait));
     try {
       return await recordResult(deps.db, checkoutReference, outcome, async (trx, recordedAs, submission) => {
-        for (const event of webhookEvents(link, submission, recordedAs, result)) {
+        for (const event of paymentResultEvents(link, submission, recordedAs, result)) {
           await enqueuePaymentWebhook(trx, link.merchantId, event.eventType, event.message);
         }
       });
@@ -191,63 +192,4 @@ async function awaitEarlierAttempt(
     if (Date.now() >= deadline) return { kind: "pending" };
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-}
-
-interface WebhookEvent {
-  eventType: WebhookEventType;
-  message: UnsignedPaymentMessage;
-}
-
-/**
- * The SPEC §4 messages for a recorded result: Authorization for a payment, Tokenization for a
- * saved card (a pay link with a recurringProcessingModel produces both). A processor that never
- * answered produced no processor transaction, so it produces no message.
- */
-export function webhookEvents(
-  link: CheckoutLink,
-  submission: SubmissionRecord,
-  recorded: RecordedResult,
-  result: AuthorizeResult | undefined,
-): WebhookEvent[] {
-  if (!result || recorded === "failed") return [];
-  const tokenize = link.terms.type === "TokenizeByLink";
-  const success = recorded === "approved";
-  const reason =
-    success && result.approved
-      ? `${result.authCode}:${submission.cardLast4 ?? ""}:${submission.cardExpiry ?? ""}`
-      : (submission.reason ?? (result.approved ? "Sold out" : result.reason));
-  const message = (eventType: WebhookEventType, amount: number, token: string | null): WebhookEvent => {
-    const additionalData: Record<string, string> = { eventType };
-    const put = (key: string, value: string | null | undefined) => {
-      if (value !== null && value !== undefined && value !== "") additionalData[key] = value;
-    };
-    put("cardNumber", submission.cardMasked);
-    put("cardSummary", submission.cardLast4);
-    put("cardUsage", result.cardUsage);
-    put("cardExpiryDate", submission.cardExpiry);
-    put("paymentMethod", result.paymentMethod);
-    put("threeDAuthenticated", String(result.threeDAuthenticated));
-    if (success && result.approved) put("authCode", result.authCode);
-    if (eventType === "Tokenization") put("token", token);
-    put("paymentLinkIdentifier", link.reference);
-    put("paymentLinkDescription", link.terms.description);
-    return {
-      eventType,
-      message: {
-        checkoutReference: submission.checkoutReference,
-        payfacReference: result.payfacReference,
-        merchantReference: link.reference,
-        amount: String(amount),
-        currency: submission.currency,
-        reason,
-        success: String(success),
-        additionalData,
-      },
-    };
-  };
-
-  if (tokenize) return [message("Tokenization", 0, success ? submission.token : null)];
-  const events = [message("Authorization", submission.amount, null)];
-  if (success && submission.token) events.push(message("Tokenization", submission.amount, submission.token));
-  return events;
 }
