@@ -1,7 +1,7 @@
 // Domain values → the wire shape of seed §2.1. Nothing else builds link JSON.
 import type { PaymentLinkRecord } from "../db/links-repository.ts";
 import type { SubmissionRecord } from "../db/submissions-repository.ts";
-import { deriveStatus } from "../domain/links/status.ts";
+import { linkStatus } from "../domain/links/status.ts";
 import { linkUrl } from "./deps.ts";
 
 export function presentLink(link: PaymentLinkRecord, submissions: SubmissionRecord[], publicBaseUrl: string, now: Date) {
@@ -14,7 +14,7 @@ export function presentLink(link: PaymentLinkRecord, submissions: SubmissionReco
     amount: terms.amount,
     currency: terms.currency,
     returnUrl: terms.returnUrl,
-    status: statusOf(link, now),
+    status: linkStatus(link, now),
     culture: terms.culture,
     type: terms.type,
     url: linkUrl(publicBaseUrl, link.reference),
@@ -45,7 +45,7 @@ export function presentLinkSummary(link: PaymentLinkRecord, publicBaseUrl: strin
     amount: link.terms.amount,
     currency: link.terms.currency,
     type: link.terms.type,
-    status: statusOf(link, now),
+    status: linkStatus(link, now),
     url: linkUrl(publicBaseUrl, link.reference),
     createdAt: link.createdAt.toISOString(),
     validUntil: link.terms.validUntil?.toISOString() ?? null,
@@ -53,8 +53,4 @@ export function presentLinkSummary(link: PaymentLinkRecord, publicBaseUrl: strin
     salesCount: link.salesCount,
     maxSalesCount: link.terms.maxSalesCount,
   };
-}
-
-export function statusOf(link: PaymentLinkRecord, now: Date) {
-  return deriveStatus({ ...link.terms, disabled: link.disabled, salesCount: link.salesCount }, now);
 }

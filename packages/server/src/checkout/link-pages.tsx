@@ -3,7 +3,6 @@
 // with the shopper's details and what went wrong) and the page that says why it takes no payment.
 import type { FastifyReply } from "fastify";
 import type { CheckoutLink } from "../db/checkout-repository.ts";
-import { deriveStatus } from "../domain/links/status.ts";
 import type { LinkStatus } from "../domain/links/types.ts";
 import type { FieldError, RedisplayValues } from "./form.ts";
 import { issueFormToken, type ShownPrice } from "./form-token.ts";
@@ -78,8 +77,4 @@ export function priceOf(link: CheckoutLink): ShownPrice {
 
 export function samePrice(shown: ShownPrice, link: CheckoutLink): boolean {
   return shown.amount === link.terms.amount && shown.currency === link.terms.currency;
-}
-
-export function statusOf(link: CheckoutLink, now: Date): LinkStatus {
-  return deriveStatus({ ...link.terms, disabled: link.disabled, salesCount: link.salesCount }, now);
 }

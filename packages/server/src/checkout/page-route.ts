@@ -2,11 +2,12 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { countVisit, loadCheckoutLink } from "../db/checkout-repository.ts";
+import { linkStatus } from "../domain/links/status.ts";
 import type { CheckoutContext } from "./deps.ts";
 import { issueFormToken } from "./form-token.ts";
 import { isLang } from "./i18n.ts";
 import { rememberLang, requestedLang } from "./language.ts";
-import { priceOf, sendCheckoutPage, sendStatusPage, statusOf } from "./link-pages.tsx";
+import { priceOf, sendCheckoutPage, sendStatusPage } from "./link-pages.tsx";
 import { sendCheckoutNotFound } from "./page-response.tsx";
 import { LangQuery, LinkParams, pathRejected } from "./schemas.ts";
 import { pageTheme } from "./theme.ts";
@@ -23,7 +24,7 @@ export function pageRoute(fastify: FastifyInstance, { deps, formKey }: CheckoutC
     const lang = requestedLang(request) ?? link.terms.culture;
     if (isLang(request.query.lang)) rememberLang(reply, request.query.lang, deps.publicBaseUrl);
     const theme = pageTheme(link);
-    const status = statusOf(link, deps.now());
+    const status = linkStatus(link, deps.now());
     if (status !== "Active") return sendStatusPage(reply, link, lang, theme, status);
     const formToken = issueFormToken(formKey, reference, deps.now(), priceOf(link));
     return sendCheckoutPage(reply, 200, link, { lang, theme, formToken, values: {}, errors: [] });

@@ -4,12 +4,13 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { loadCheckoutLink } from "../db/checkout-repository.ts";
+import { linkStatus } from "../domain/links/status.ts";
 import type { CheckoutContext } from "./deps.ts";
 import { formText, readCheckoutForm } from "./form.ts";
 import { issueFormToken, newAttemptKey, verifyFormToken } from "./form-token.ts";
 import { isLang, MESSAGES } from "./i18n.ts";
 import { requestedLang } from "./language.ts";
-import { priceOf, samePrice, sendCheckoutPage, sendPriceChanged, sendStatusPage, statusOf } from "./link-pages.tsx";
+import { priceOf, samePrice, sendCheckoutPage, sendPriceChanged, sendStatusPage } from "./link-pages.tsx";
 import { crossSite, sendCheckoutNotFound, sendMessagePage, sendPage } from "./page-response.tsx";
 import { type PayDeps, payWithLink } from "./pay.ts";
 import { withCheckoutReference } from "./return-url.ts";
@@ -45,7 +46,7 @@ export function payRoute(fastify: FastifyInstance, { deps, formKey, brake }: Che
     const now = deps.now();
 
     // A link that cannot take a payment records nothing, whatever was posted.
-    const status = statusOf(link, now);
+    const status = linkStatus(link, now);
     if (status !== "Active") return sendStatusPage(reply, link, lang, theme, status);
 
     // Card testing: too many declines and rejected forms from one address on this link.
@@ -133,7 +134,7 @@ export function payRoute(fastify: FastifyInstance, { deps, formKey, brake }: Che
         // Why: re-read the link. Still Active means every remaining slot is held by a payment in flight.
         const current = (await loadCheckoutLink(deps.db, reference)) ?? link;
         const now2 = deps.now();
-        const currentStatus = statusOf(current, now2);
+        const currentStatus = linkStatus(current, now2);
         if (currentStatus !== "Active") return sendStatusPage(reply, current, lang, theme, currentStatus);
         if (!samePrice(token, current)) {
           return sendPriceChanged(reply, formKey, current, { lang, theme, values: form.redisplay }, now2);
