@@ -2,10 +2,11 @@
 import type { FastifyInstance } from "fastify";
 import { insertLink } from "../db/links-repository.ts";
 import { type CreateLinkRequest, termsFromCreateRequest } from "../domain/links/create.ts";
+import { linkUrl } from "../domain/links/url.ts";
 import { envelope } from "../http/envelope.ts";
 import { newLinkReference } from "../ids.ts";
 import { checkTerminalAndCurrency, checkTheme } from "./check-references.ts";
-import { type ApiDeps, linkUrl } from "./deps.ts";
+import type { ApiDeps } from "./deps.ts";
 import { CreateLinkBody, CreateLinkResponse, ERROR_RESPONSES } from "./schemas.ts";
 
 export function registerCreateLink(app: FastifyInstance, deps: ApiDeps) {

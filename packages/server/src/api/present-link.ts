@@ -2,7 +2,7 @@
 import type { PaymentLinkRecord } from "../db/links-repository.ts";
 import type { SubmissionRecord } from "../db/submissions-repository.ts";
 import { linkStatus } from "../domain/links/status.ts";
-import { linkUrl } from "./deps.ts";
+import { linkUrl } from "../domain/links/url.ts";
 
 export function presentLink(link: PaymentLinkRecord, submissions: SubmissionRecord[], publicBaseUrl: string, now: Date) {
   const { terms } = link;

@@ -4,6 +4,7 @@
 import type { FastifyReply } from "fastify";
 import type { CheckoutLink } from "../db/checkout-repository.ts";
 import type { LinkStatus } from "../domain/links/types.ts";
+import { linkPath } from "../domain/links/url.ts";
 import type { FieldError, RedisplayValues } from "./form.ts";
 import { issueFormToken, type ShownPrice } from "./form-token.ts";
 import type { Lang } from "./i18n.ts";
@@ -68,7 +69,7 @@ export function sendStatusPage(
 
 /** The same page in the other language. */
 function switchHref(link: CheckoutLink, lang: Lang): string {
-  return `/pay/${encodeURIComponent(link.reference)}?lang=${lang === "is" ? "en" : "is"}`;
+  return `${linkPath(link.reference)}?lang=${lang === "is" ? "en" : "is"}`;
 }
 
 export function priceOf(link: CheckoutLink): ShownPrice {

@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import QRCode from "qrcode";
 import { loadCheckoutLink } from "../db/checkout-repository.ts";
+import { linkUrl } from "../domain/links/url.ts";
 import type { CheckoutContext } from "./deps.ts";
 import { sendCheckoutNotFound } from "./page-response.tsx";
 import { LinkParams, pathRejected } from "./schemas.ts";
@@ -13,8 +14,7 @@ export function qrRoute(fastify: FastifyInstance, { deps }: CheckoutContext): vo
     const { reference } = request.params;
     const link = pathRejected(request) ? undefined : await loadCheckoutLink(deps.db, reference);
     if (!link) return sendCheckoutNotFound(request, reply);
-    const url = `${deps.publicBaseUrl}/pay/${encodeURIComponent(reference)}`;
-    const svg = await QRCode.toString(url, { type: "svg", errorCorrectionLevel: "M", margin: 2 });
+    const svg = await QRCode.toString(linkUrl(deps.publicBaseUrl, reference), { type: "svg", errorCorrectionLevel: "M", margin: 2 });
     return (
       reply
         .header("content-type", "image/svg+xml; charset=utf-8")

@@ -4,6 +4,7 @@
 // description is for the merchant and is never rendered.
 import type { CheckoutLink } from "../../db/checkout-repository.ts";
 import type { ShopperField, ShopperInfo } from "../../domain/links/types.ts";
+import { linkPath } from "../../domain/links/url.ts";
 import type { FieldError, FormField, RedisplayValues } from "../form.ts";
 import { visibleShopperFields } from "../form.ts";
 import { formatMoney, formatNumber, type Lang, MESSAGES, type Messages } from "../i18n.ts";
@@ -218,7 +219,7 @@ export function CheckoutPage(props: CheckoutPageProps) {
         </section>
 
         <section class="card" aria-label={tokenize ? m.saveCardTitle : m.cardDetails}>
-          <form method="post" action={`/pay/${encodeURIComponent(link.reference)}`} novalidate data-checkout="">
+          <form method="post" action={linkPath(link.reference)} novalidate data-checkout="">
             <input type="hidden" name="csrfToken" value={props.formToken} />
             <input type="hidden" name="lang" value={lang} />
             {props.alert ? <AlertBox alert={props.alert} m={m} tokenize={tokenize} /> : null}
