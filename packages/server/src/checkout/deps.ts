@@ -9,7 +9,6 @@ export interface CheckoutDeps {
   readonly publicBaseUrl: string;
   now: () => Date;
   processor: PaymentProcessor;
-  processorTimeoutMs?: number;
   duplicateWaitMs?: number;
   rateLimits?: RateLimits;
 }

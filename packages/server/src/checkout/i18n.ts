@@ -4,7 +4,6 @@ import type { ShopperField } from "../domain/links/types.ts";
 import { displayExponent, wireExponent } from "../domain/money/currencies.ts";
 
 export type Lang = "is" | "en";
-export const LANGS: readonly Lang[] = ["is", "en"];
 
 export function isLang(value: unknown): value is Lang {
   return value === "is" || value === "en";

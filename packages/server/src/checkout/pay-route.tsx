@@ -29,7 +29,6 @@ export function payRoute(fastify: FastifyInstance, { deps, formKey, brake }: Che
     processor: deps.processor,
     now: deps.now,
     log: request.log,
-    processorTimeoutMs: deps.processorTimeoutMs ?? 60_000,
     duplicateWaitMs: deps.duplicateWaitMs ?? 20_000,
   });
 

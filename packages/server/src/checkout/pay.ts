@@ -20,13 +20,14 @@ import { paymentResultEvents } from "../webhooks/payment-events.ts";
 import type { ValidCheckout } from "./form.ts";
 import { cancelVoidedApproval, reconcileStalePayments, reverseUnknownAttempt } from "./reconcile.ts";
 
+/** How long a shopper's payment waits for the processor: far below the reservation TTL. */
+const PROCESSOR_TIMEOUT_MS = 60_000;
+
 export interface PayDeps {
   db: Database;
   processor: PaymentProcessor;
   now: () => Date;
   log: FastifyBaseLogger;
-  /** How long to wait for the processor (far below the reservation TTL). */
-  processorTimeoutMs: number;
   /** How long a re-posted form waits for the first post's result. */
   duplicateWaitMs: number;
 }
@@ -72,7 +73,7 @@ export async function payWithLink(
   const { checkoutReference, amount, currency } = reservation;
   const tokenize = link.terms.type === "TokenizeByLink";
   let result: AuthorizeResult | undefined;
-  const signal = AbortSignal.timeout(deps.processorTimeoutMs);
+  const signal = AbortSignal.timeout(PROCESSOR_TIMEOUT_MS);
   try {
     // Raced against the deadline: a processor client that ignores its signal cannot hold the shopper.
     result = await withDeadline(
@@ -87,7 +88,7 @@ export async function payWithLink(
         merchantReference: link.reference,
         signal,
       }),
-      deps.processorTimeoutMs,
+      PROCESSOR_TIMEOUT_MS,
     );
   } catch (error) {
     // Never log the error object whole: a processor client might put the request in it.

@@ -58,7 +58,7 @@ export async function cancelVoidedApproval(deps: ReconcileDeps, checkoutReferenc
  * how many slots were released.
  */
 export async function reconcileStalePayments(deps: ReconcileDeps, linkReference?: string): Promise<number> {
-  const stale = await findStalePendingSubmissions(deps.db, linkReference === undefined ? {} : { linkReference });
+  const stale = await findStalePendingSubmissions(deps.db, linkReference);
   let released = 0;
   for (const checkoutReference of stale) {
     if (!(await reverseUnknownAttempt(deps, checkoutReference))) continue;

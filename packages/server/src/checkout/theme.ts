@@ -16,7 +16,7 @@ export interface PageTheme {
   logoSrc: string | null;
 }
 
-export const DEFAULT_BRAND = "#1f4e8c";
+const DEFAULT_BRAND = "#1f4e8c";
 
 export function pageTheme(link: Pick<CheckoutLink, "theme" | "merchantName">): PageTheme {
   const brand = normaliseHexColour(link.theme?.primaryColor) ?? DEFAULT_BRAND;

@@ -12,8 +12,11 @@ import type { Database } from "./connect.ts";
 import type { DB } from "./schema.ts";
 import { type Answer, liveSubmissionForAttempt, type SubmissionRecord, toSubmission } from "./submissions-repository.ts";
 
-/** Longer than any processor call may take (the checkout gives up on the processor after 60 s). */
+/** Longer than any processor call may take (the checkout gives up on the processor after a minute). */
 export const RESERVATION_TTL_SECONDS = 15 * 60;
+
+/** Rows one sweep takes on; the next sweep takes the rest. */
+const SWEEP_LIMIT = 100;
 
 /** The most sales a link allows; a tokenize link saves one card. */
 const CAP = sql`(CASE WHEN type = 'TokenizeByLink' THEN 1 ELSE COALESCE(max_sales_count, 2147483647) END)`;
@@ -107,20 +110,14 @@ function isUniqueViolation(error: unknown): boolean {
  * Reservations older than the TTL, oldest first: their outcome never arrived (their process died
  * between reserve and result, or the processor's reply was lost). The reconciler reverses them.
  */
-export async function findStalePendingSubmissions(
-  db: Database,
-  options: { linkReference?: string; olderThanSeconds?: number; limit?: number } = {},
-): Promise<string[]> {
+export async function findStalePendingSubmissions(db: Database, linkReference?: string): Promise<string[]> {
   let query = db
     .selectFrom("submissions")
     .select("id")
     .where("state", "=", "pending")
-    .where("created_at", "<", sql<Date>`now() - (${options.olderThanSeconds ?? RESERVATION_TTL_SECONDS} * interval '1 second')`);
-  if (options.linkReference !== undefined) query = query.where("link_reference", "=", options.linkReference);
-  const rows = await query
-    .orderBy("created_at")
-    .limit(options.limit ?? 100)
-    .execute();
+    .where("created_at", "<", sql<Date>`now() - (${RESERVATION_TTL_SECONDS} * interval '1 second')`);
+  if (linkReference !== undefined) query = query.where("link_reference", "=", linkReference);
+  const rows = await query.orderBy("created_at").limit(SWEEP_LIMIT).execute();
   return rows.map((row) => row.id);
 }
 

@@ -4,6 +4,9 @@ import type { Kysely, Selectable } from "kysely";
 import type { Database } from "./connect.ts";
 import type { DB, SubmissionsTable } from "./schema.ts";
 
+/** Rows one sweep takes on; the next sweep takes the rest. */
+const SWEEP_LIMIT = 100;
+
 export interface Answer {
   field: string;
   value: string;
@@ -86,16 +89,13 @@ export async function liveSubmissionForAttempt(
 }
 
 /** Voided approvals whose cancel the processor has not confirmed yet: [checkoutReference, payfacReference]. */
-export async function findPendingCancels(
-  db: Database,
-  limit = 100,
-): Promise<Array<{ checkoutReference: string; payfacReference: string }>> {
+export async function findPendingCancels(db: Database): Promise<Array<{ checkoutReference: string; payfacReference: string }>> {
   const rows = await db
     .selectFrom("submissions")
     .select(["id", "payfac_reference"])
     .where("cancel_pending", "=", true)
     .orderBy("created_at")
-    .limit(limit)
+    .limit(SWEEP_LIMIT)
     .execute();
   return rows.flatMap((row) => (row.payfac_reference ? [{ checkoutReference: row.id, payfacReference: row.payfac_reference }] : []));
 }

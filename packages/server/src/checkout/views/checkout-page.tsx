@@ -5,8 +5,7 @@
 import type { CheckoutLink } from "../../db/checkout-repository.ts";
 import type { ShopperField, ShopperInfo } from "../../domain/links/types.ts";
 import { linkPath } from "../../domain/links/url.ts";
-import type { FieldError, FormField, RedisplayValues } from "../form.ts";
-import { visibleShopperFields } from "../form.ts";
+import { CARD_HOLDER_MAX_LENGTH, type FieldError, type FormField, type RedisplayValues, visibleShopperFields } from "../form.ts";
 import { formatMoney, formatNumber, type Lang, MESSAGES, type Messages } from "../i18n.ts";
 import type { PageTheme } from "../theme.ts";
 import { Layout, LockIcon } from "./layout.tsx";
@@ -309,7 +308,7 @@ export function CheckoutPage(props: CheckoutPageProps) {
                     name="cardHolder"
                     type="text"
                     autocomplete="cc-name"
-                    maxLength={100}
+                    maxLength={CARD_HOLDER_MAX_LENGTH}
                     spellcheck={false}
                     autocapitalize="words"
                     value={props.values.cardHolder ?? ""}
