@@ -7,7 +7,7 @@ import type { LinkStatus } from "../domain/links/types.ts";
 import { linkPath } from "../domain/links/url.ts";
 import type { FieldError, RedisplayValues } from "./form.ts";
 import { issueFormToken, type ShownPrice } from "./form-token.ts";
-import type { Lang } from "./i18n.ts";
+import { type Lang, otherLang } from "./i18n.ts";
 import { sendPage } from "./page-response.tsx";
 import type { PageTheme } from "./theme.ts";
 import { type CheckoutAlert, CheckoutPage } from "./views/checkout-page.tsx";
@@ -69,7 +69,7 @@ export function sendStatusPage(
 
 /** The same page in the other language. */
 function switchHref(link: CheckoutLink, lang: Lang): string {
-  return `${linkPath(link.reference)}?lang=${lang === "is" ? "en" : "is"}`;
+  return `${linkPath(link.reference)}?lang=${otherLang(lang)}`;
 }
 
 export function priceOf(link: CheckoutLink): ShownPrice {
