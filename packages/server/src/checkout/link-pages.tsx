@@ -10,7 +10,8 @@ import { issueFormToken, type ShownPrice } from "./form-token.ts";
 import { type Lang, otherLang } from "./i18n.ts";
 import { sendPage } from "./page-response.tsx";
 import type { PageTheme } from "./theme.ts";
-import { type CheckoutAlert, CheckoutPage } from "./views/checkout-page.tsx";
+import type { CheckoutAlert } from "./views/alerts.tsx";
+import { CheckoutPage } from "./views/checkout-page.tsx";
 import { StatusPage } from "./views/status-page.tsx";
 
 export interface CheckoutView {
