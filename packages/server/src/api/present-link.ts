@@ -1,4 +1,4 @@
-// Domain values → the wire shape of seed §2.1. Nothing else builds link JSON.
+// Domain values → the link JSON of Straumur's payment-links API. Nothing else builds link JSON.
 import type { PaymentLinkRecord } from "../db/links-repository.ts";
 import type { SubmissionRecord } from "../db/submissions-repository.ts";
 import { linkStatus } from "../domain/links/status.ts";

@@ -1,4 +1,4 @@
-// The checkout form's hidden `csrfToken` (SPEC §3: hidden inputs the page emits are posted back
+// The checkout form's hidden `csrfToken` (hidden inputs the page emits are posted back
 // unchanged). It is stateless, so it works without a session, without cookies and across
 // instances (the key is shared through the database):
 //

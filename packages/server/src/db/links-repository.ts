@@ -49,7 +49,7 @@ function toRecord(row: Selectable<PaymentLinksTable>): PaymentLinkRecord {
   };
 }
 
-/** jsonb does not keep key order; the wire shows the seed's order. */
+/** jsonb does not keep key order; the wire shows the order of Straumur's payment-links API. */
 function normalizeItem(item: Item): Item {
   return {
     name: item.name,

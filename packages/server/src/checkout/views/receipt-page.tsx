@@ -1,5 +1,5 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
-// The receipt (SPEC §3: shown after a successful payment when the link has no returnUrl).
+// The receipt: shown after a successful payment when the link has no returnUrl.
 import type { SubmissionRecord } from "../../db/submissions-repository.ts";
 import { formatDateTime, formatMoney, type Lang, MESSAGES } from "../i18n.ts";
 import type { PageTheme } from "../theme.ts";
