@@ -9,7 +9,9 @@ export interface CheckoutDeps {
   readonly publicBaseUrl: string;
   now: () => Date;
   processor: PaymentProcessor;
+  /** Tests shorten it; see DUPLICATE_WAIT_MS. */
   duplicateWaitMs?: number;
+  /** None when absent (tests). */
   rateLimits?: RateLimits;
 }
 

@@ -22,6 +22,9 @@ import { StatusPage } from "./views/status-page.tsx";
 /** Form bodies larger than this are refused (413) before they are parsed. */
 export const FORM_BODY_LIMIT = 64 * 1024;
 
+/** How long a second post of one form waits for the first's result before the 202 page. */
+const DUPLICATE_WAIT_MS = 20_000;
+
 export function payRoute(fastify: FastifyInstance, { deps, formKey, brake }: CheckoutContext): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const payDeps = (request: FastifyRequest): PayDeps => ({
@@ -29,7 +32,7 @@ export function payRoute(fastify: FastifyInstance, { deps, formKey, brake }: Che
     processor: deps.processor,
     now: deps.now,
     log: request.log,
-    duplicateWaitMs: deps.duplicateWaitMs ?? 20_000,
+    duplicateWaitMs: deps.duplicateWaitMs ?? DUPLICATE_WAIT_MS,
   });
 
   const options = { schema: { hide: true, params: LinkParams }, attachValidation: true, bodyLimit: FORM_BODY_LIMIT };
@@ -150,6 +153,10 @@ export function payRoute(fastify: FastifyInstance, { deps, formKey, brake }: Che
 function formBody(request: FastifyRequest): Record<string, unknown> | undefined {
   const type = request.headers["content-type"] ?? "";
   if (!/^application\/x-www-form-urlencoded\b/i.test(type)) return undefined;
-  const body = request.body;
-  return body !== null && typeof body === "object" ? (body as Record<string, unknown>) : {};
+  return isFields(request.body) ? request.body : {};
+}
+
+/** @fastify/formbody parses into a plain object of strings and string arrays. */
+function isFields(body: unknown): body is Record<string, unknown> {
+  return body !== null && typeof body === "object";
 }
