@@ -8,7 +8,7 @@ import type { ApiDeps } from "./api/deps.ts";
 import { registerDocs } from "./api/docs.ts";
 import { apiRoutes } from "./api/index.ts";
 import { openApiOptions } from "./api/openapi-document.ts";
-import { checkoutRoutes, sendCheckoutNotFound } from "./checkout/routes.tsx";
+import { checkoutRoutes, sendCheckoutNotFound } from "./checkout/index.ts";
 import type { Database } from "./db/connect.ts";
 import { AppError } from "./domain/errors.ts";
 import { clientErrorHandler } from "./http/client-errors.ts";

@@ -8,7 +8,3 @@ export interface ApiDeps {
   /** Requests per minute per API key; 0 or absent: no limit. */
   apiRateLimitPerMinute?: number;
 }
-
-export function linkUrl(publicBaseUrl: string, reference: string): string {
-  return `${publicBaseUrl}/pay/${encodeURIComponent(reference)}`;
-}

@@ -1,11 +1,12 @@
 // POST /api/v1/paymentlinks/create (seed §4.3, SPEC §2.2)
 import { insertLink } from "../db/links-repository.ts";
 import { termsFromCreateRequest } from "../domain/links/create.ts";
+import { linkUrl } from "../domain/links/url.ts";
 import { envelope } from "../http/envelope.ts";
 import type { TypedApp } from "../http/typed-app.ts";
 import { newLinkReference } from "../ids.ts";
 import { checkTerminalAndCurrency, checkTheme } from "./check-references.ts";
-import { type ApiDeps, linkUrl } from "./deps.ts";
+import type { ApiDeps } from "./deps.ts";
 import { CreateLinkBody, CreateLinkResponse, ERROR_RESPONSES } from "./schemas.ts";
 
 export function registerCreateLink(app: TypedApp, deps: ApiDeps) {

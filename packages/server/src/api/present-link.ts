@@ -1,7 +1,8 @@
-// Domain values → the wire shape of seed §2.1. Nothing else builds link JSON.
-import type { PaymentLinkRecord, SubmissionRecord } from "../db/links-repository.ts";
-import { deriveStatus } from "../domain/links/status.ts";
-import { linkUrl } from "./deps.ts";
+// Domain values → the link JSON of Straumur's payment-links API. Nothing else builds link JSON.
+import type { PaymentLinkRecord } from "../db/links-repository.ts";
+import type { SubmissionRecord } from "../db/submissions-repository.ts";
+import { linkStatus } from "../domain/links/status.ts";
+import { linkUrl } from "../domain/links/url.ts";
 
 export function presentLink(link: PaymentLinkRecord, submissions: SubmissionRecord[], publicBaseUrl: string, now: Date) {
   const { terms } = link;
@@ -13,7 +14,7 @@ export function presentLink(link: PaymentLinkRecord, submissions: SubmissionReco
     amount: terms.amount,
     currency: terms.currency,
     returnUrl: terms.returnUrl,
-    status: statusOf(link, now),
+    status: linkStatus(link, now),
     culture: terms.culture,
     type: terms.type,
     url: linkUrl(publicBaseUrl, link.reference),
@@ -44,7 +45,7 @@ export function presentLinkSummary(link: PaymentLinkRecord, publicBaseUrl: strin
     amount: link.terms.amount,
     currency: link.terms.currency,
     type: link.terms.type,
-    status: statusOf(link, now),
+    status: linkStatus(link, now),
     url: linkUrl(publicBaseUrl, link.reference),
     createdAt: link.createdAt.toISOString(),
     validUntil: link.terms.validUntil?.toISOString() ?? null,
@@ -52,8 +53,4 @@ export function presentLinkSummary(link: PaymentLinkRecord, publicBaseUrl: strin
     salesCount: link.salesCount,
     maxSalesCount: link.terms.maxSalesCount,
   };
-}
-
-export function statusOf(link: PaymentLinkRecord, now: Date) {
-  return deriveStatus({ ...link.terms, disabled: link.disabled, salesCount: link.salesCount }, now);
 }

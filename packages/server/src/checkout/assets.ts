@@ -107,5 +107,5 @@ if(button){button.removeAttribute("aria-disabled");button.textContent=label;}
 `;
 
 /** Cache-busting version of the script URL: changes whenever the script does. */
-export const CHECKOUT_JS_VERSION = createHash("sha256").update(CHECKOUT_JS).digest("hex").slice(0, 12);
+const CHECKOUT_JS_VERSION = createHash("sha256").update(CHECKOUT_JS).digest("hex").slice(0, 12);
 export const CHECKOUT_JS_PATH = `/pay/assets/checkout.js?v=${CHECKOUT_JS_VERSION}`;

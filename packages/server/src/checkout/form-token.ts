@@ -1,4 +1,4 @@
-// The checkout form's hidden `csrfToken` (SPEC §3: hidden inputs the page emits are posted back
+// The checkout form's hidden `csrfToken` (hidden inputs the page emits are posted back
 // unchanged). It is stateless, so it works without a session, without cookies and across
 // instances (the key is shared through the database):
 //
@@ -10,7 +10,7 @@
 //   recognised as one attempt, so it makes one submission and one processor call;
 // - carries the price the page showed: if the merchant changes the amount or currency while the
 //   page is open, the shopper sees the new price again instead of being charged one never shown.
-// Cross-site posts are also refused by their Origin / Sec-Fetch-Site headers (see routes.ts).
+// Cross-site posts are also refused by their Origin / Sec-Fetch-Site headers (page-response.tsx).
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 
 export const FORM_TOKEN_TTL_SECONDS = 12 * 60 * 60;

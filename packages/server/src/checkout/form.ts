@@ -1,4 +1,4 @@
-// Reads and checks the checkout form of SPEC §3. Pure: takes the posted fields and the link's
+// Reads and checks the checkout form. Pure: takes the posted fields and the link's
 // shopper-field settings, returns either the values to pay with or the problems to show.
 import { checkShopperValue } from "../domain/links/shopper-fields.ts";
 import type { ShopperField, ShopperInfo } from "../domain/links/types.ts";
@@ -6,10 +6,8 @@ import { cardBrand, formatExpiry, lastFour, luhnValid, maskCardNumber } from "..
 import type { CardDetails } from "../payments/processor.ts";
 import type { FieldProblem } from "./i18n.ts";
 
-/** Form field names: part of the contract (SPEC §3). */
-export const CARD_FIELDS = ["cardNumber", "cardExpiry", "cardCvc", "cardHolder"] as const;
-export type CardField = (typeof CARD_FIELDS)[number];
-export type FormField = CardField | ShopperField;
+/** Form field names: part of the contract, as posted by the page and by scripted clients. */
+export type FormField = "cardNumber" | "cardExpiry" | "cardCvc" | "cardHolder" | ShopperField;
 
 export const CARD_HOLDER_MAX_LENGTH = 100;
 

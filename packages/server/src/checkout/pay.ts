@@ -8,37 +8,33 @@
 // only exception is a merchant lowering the cap while the card is being charged; that approval is
 // cancelled at the processor and the shopper is told so.
 import type { FastifyBaseLogger } from "fastify";
-import {
-  type CheckoutLink,
-  findSubmission,
-  type ProcessorOutcome,
-  type RecordedResult,
-  recordResult,
-  reserveSale,
-  type StoredSubmission,
-} from "../db/checkout-repository.ts";
+import type { CheckoutLink } from "../db/checkout-repository.ts";
 import type { Database } from "../db/connect.ts";
+import { type ProcessorOutcome, recordResult, reserveSale } from "../db/reservations-repository.ts";
+import { findSubmission, type SubmissionRecord } from "../db/submissions-repository.ts";
 import { withDeadline } from "../payments/deadline.ts";
 import { errorName } from "../payments/error-name.ts";
 import type { AuthorizeResult, PaymentProcessor } from "../payments/processor.ts";
-import { enqueuePaymentWebhook, notifyWebhookWorker, type UnsignedPaymentMessage, type WebhookEventType } from "../webhooks/outbox.ts";
+import { enqueuePaymentWebhook, notifyWebhookWorker } from "../webhooks/outbox.ts";
+import { paymentResultEvents } from "../webhooks/payment-events.ts";
 import type { ValidCheckout } from "./form.ts";
 import { cancelVoidedApproval, reconcileStalePayments, reverseUnknownAttempt } from "./reconcile.ts";
+
+/** How long a shopper's payment waits for the processor: far below the reservation TTL. */
+const PROCESSOR_TIMEOUT_MS = 60_000;
 
 export interface PayDeps {
   db: Database;
   processor: PaymentProcessor;
   now: () => Date;
   log: FastifyBaseLogger;
-  /** How long to wait for the processor (far below the reservation TTL). */
-  processorTimeoutMs: number;
   /** How long a re-posted form waits for the first post's result. */
   duplicateWaitMs: number;
 }
 
 export type PayOutcome =
-  | { kind: "approved"; submission: StoredSubmission }
-  | { kind: "declined"; reason: string; submission: StoredSubmission }
+  | { kind: "approved"; submission: SubmissionRecord }
+  | { kind: "declined"; reason: string; submission: SubmissionRecord }
   /** No answer from the processor: nothing charged as far as Paylink knows. */
   | { kind: "failed" }
   /** Approved, but the link sold out meanwhile: the approval was cancelled. */
@@ -77,7 +73,7 @@ export async function payWithLink(
   const { checkoutReference, amount, currency } = reservation;
   const tokenize = link.terms.type === "TokenizeByLink";
   let result: AuthorizeResult | undefined;
-  const signal = AbortSignal.timeout(deps.processorTimeoutMs);
+  const signal = AbortSignal.timeout(PROCESSOR_TIMEOUT_MS);
   try {
     // Raced against the deadline: a processor client that ignores its signal cannot hold the shopper.
     result = await withDeadline(
@@ -92,7 +88,7 @@ export async function payWithLink(
         merchantReference: link.reference,
         signal,
       }),
-      deps.processorTimeoutMs,
+      PROCESSOR_TIMEOUT_MS,
     );
   } catch (error) {
     // Never log the error object whole: a processor client might put the request in it.
@@ -160,7 +156,7 @@ async function recordWithRetry(
     if (wait) await new Promise((resolve) => setTimeout(resolve, wait));
     try {
       return await recordResult(deps.db, checkoutReference, outcome, async (trx, recordedAs, submission) => {
-        for (const event of webhookEvents(link, submission, recordedAs, result)) {
+        for (const event of paymentResultEvents(link, submission, recordedAs, result)) {
           await enqueuePaymentWebhook(trx, link.merchantId, event.eventType, event.message);
         }
       });
@@ -184,7 +180,7 @@ async function recordWithRetry(
 /** A second post of one form: wait for the first post's result instead of paying twice. */
 async function awaitEarlierAttempt(
   deps: PayDeps,
-  earlier: Pick<StoredSubmission, "checkoutReference" | "linkReference">,
+  earlier: Pick<SubmissionRecord, "checkoutReference" | "linkReference">,
 ): Promise<PayOutcome> {
   const deadline = Date.now() + deps.duplicateWaitMs;
   for (;;) {
@@ -197,63 +193,4 @@ async function awaitEarlierAttempt(
     if (Date.now() >= deadline) return { kind: "pending" };
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-}
-
-interface WebhookEvent {
-  eventType: WebhookEventType;
-  message: UnsignedPaymentMessage;
-}
-
-/**
- * The SPEC §4 messages for a recorded result: Authorization for a payment, Tokenization for a
- * saved card (a pay link with a recurringProcessingModel produces both). A processor that never
- * answered produced no processor transaction, so it produces no message.
- */
-export function webhookEvents(
-  link: CheckoutLink,
-  submission: StoredSubmission,
-  recorded: RecordedResult,
-  result: AuthorizeResult | undefined,
-): WebhookEvent[] {
-  if (!result || recorded === "failed") return [];
-  const tokenize = link.terms.type === "TokenizeByLink";
-  const success = recorded === "approved";
-  const reason =
-    success && result.approved
-      ? `${result.authCode}:${submission.cardLast4 ?? ""}:${submission.cardExpiry ?? ""}`
-      : (submission.reason ?? (result.approved ? "Sold out" : result.reason));
-  const message = (eventType: WebhookEventType, amount: number, token: string | null): WebhookEvent => {
-    const additionalData: Record<string, string> = { eventType };
-    const put = (key: string, value: string | null | undefined) => {
-      if (value !== null && value !== undefined && value !== "") additionalData[key] = value;
-    };
-    put("cardNumber", submission.cardMasked);
-    put("cardSummary", submission.cardLast4);
-    put("cardUsage", result.cardUsage);
-    put("cardExpiryDate", submission.cardExpiry);
-    put("paymentMethod", result.paymentMethod);
-    put("threeDAuthenticated", String(result.threeDAuthenticated));
-    if (success && result.approved) put("authCode", result.authCode);
-    if (eventType === "Tokenization") put("token", token);
-    put("paymentLinkIdentifier", link.reference);
-    put("paymentLinkDescription", link.terms.description);
-    return {
-      eventType,
-      message: {
-        checkoutReference: submission.checkoutReference,
-        payfacReference: result.payfacReference,
-        merchantReference: link.reference,
-        amount: String(amount),
-        currency: submission.currency,
-        reason,
-        success: String(success),
-        additionalData,
-      },
-    };
-  };
-
-  if (tokenize) return [message("Tokenization", 0, success ? submission.token : null)];
-  const events = [message("Authorization", submission.amount, null)];
-  if (success && submission.token) events.push(message("Tokenization", submission.amount, submission.token));
-  return events;
 }

@@ -5,8 +5,9 @@
 // confirms, the submission is abandoned and its sale slot released. Until then the slot stays
 // held, so the cap can never be exceeded by a charge that later turns out to have gone through.
 import type { FastifyBaseLogger } from "fastify";
-import { abandonSubmission, findPendingCancels, findStalePendingSubmissions, markCancelConfirmed } from "../db/checkout-repository.ts";
 import type { Database } from "../db/connect.ts";
+import { abandonSubmission, findStalePendingSubmissions } from "../db/reservations-repository.ts";
+import { findPendingCancels, markCancelConfirmed } from "../db/submissions-repository.ts";
 import { withDeadline } from "../payments/deadline.ts";
 import { errorName } from "../payments/error-name.ts";
 import type { PaymentProcessor } from "../payments/processor.ts";
@@ -57,7 +58,7 @@ export async function cancelVoidedApproval(deps: ReconcileDeps, checkoutReferenc
  * how many slots were released.
  */
 export async function reconcileStalePayments(deps: ReconcileDeps, linkReference?: string): Promise<number> {
-  const stale = await findStalePendingSubmissions(deps.db, linkReference === undefined ? {} : { linkReference });
+  const stale = await findStalePendingSubmissions(deps.db, linkReference);
   let released = 0;
   for (const checkoutReference of stale) {
     if (!(await reverseUnknownAttempt(deps, checkoutReference))) continue;

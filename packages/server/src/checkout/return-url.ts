@@ -1,4 +1,4 @@
-// Where a paid shopper goes next (SPEC §3): the link's returnUrl with the checkout reference.
+// Where a paid shopper goes next: the link's returnUrl with the checkout reference.
 
 /**
  * The merchant's returnUrl with `checkoutReference=<id>` appended as text: the rest of the query

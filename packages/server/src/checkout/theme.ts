@@ -1,4 +1,4 @@
-// A merchant's theme (SPEC §3: display name, primary colour, logo URL) turned into values the page
+// A merchant's theme (display name, primary colour, logo URL) turned into values the page
 // can use safely. Theme values are merchant-supplied, so nothing of them reaches CSS or HTML
 // unchecked: the colour must be a hex colour, and the logo is only shown from where the shopper's
 // browser may load it without a third-party request.
@@ -16,7 +16,7 @@ export interface PageTheme {
   logoSrc: string | null;
 }
 
-export const DEFAULT_BRAND = "#1f4e8c";
+const DEFAULT_BRAND = "#1f4e8c";
 
 export function pageTheme(link: Pick<CheckoutLink, "theme" | "merchantName">): PageTheme {
   const brand = normaliseHexColour(link.theme?.primaryColor) ?? DEFAULT_BRAND;

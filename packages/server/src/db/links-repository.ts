@@ -1,9 +1,11 @@
-// Payment links and their submissions. Rows are turned into domain values here and nowhere else.
+// Payment links, and the list of a link's submissions. Link rows are turned into domain values here
+// and nowhere else.
 import { type ExpressionBuilder, type Selectable, sql, type Transaction } from "kysely";
 import type { Culture, Item, LinkStatus, LinkTerms, LinkType, RecurringProcessingModel, ShopperInfo } from "../domain/links/types.ts";
 import type { Database } from "./connect.ts";
 import { pageTotal, WINDOW_TOTAL } from "./page-total.ts";
 import type { DB, PaymentLinksTable } from "./schema.ts";
+import { type SubmissionRecord, toSubmission } from "./submissions-repository.ts";
 
 export interface PaymentLinkRecord {
   reference: string;
@@ -12,19 +14,6 @@ export interface PaymentLinkRecord {
   salesCount: number;
   visitCount: number;
   disabled: boolean;
-  createdAt: Date;
-}
-
-export interface SubmissionRecord {
-  checkoutReference: string;
-  answers: Array<{ field: string; value: string }>;
-  completed: boolean;
-  amount: number;
-  currency: string;
-  token: string | null;
-  state: string;
-  reason: string | null;
-  cardMasked: string | null;
   createdAt: Date;
 }
 
@@ -60,7 +49,7 @@ function toRecord(row: Selectable<PaymentLinksTable>): PaymentLinkRecord {
   };
 }
 
-/** jsonb does not keep key order; the wire shows the seed's order. */
+/** jsonb does not keep key order; the wire shows the order of Straumur's payment-links API. */
 function normalizeItem(item: Item): Item {
   return {
     name: item.name,
@@ -154,18 +143,7 @@ export async function listSubmissions(db: Queryable, reference: string): Promise
     .orderBy("created_at")
     .orderBy("id")
     .execute();
-  return rows.map((row) => ({
-    checkoutReference: row.id,
-    answers: row.answers as Array<{ field: string; value: string }>,
-    completed: row.completed,
-    amount: row.amount,
-    currency: row.currency,
-    token: row.token,
-    state: row.state,
-    reason: row.reason,
-    cardMasked: row.card_masked,
-    createdAt: row.created_at,
-  }));
+  return rows.map(toSubmission);
 }
 
 export interface LinkListFilter {

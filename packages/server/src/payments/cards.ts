@@ -21,8 +21,8 @@ export function luhnValid(digits: string): boolean {
 export type CardBrand = "VI" | "MC" | "AX" | "DI" | "JC" | "DC" | "UP" | "OT";
 
 /**
- * Two-letter brand codes as the processor of the seed reports them. SPEC §3.1 names the brands by
- * these codes (Visa `VI`, Mastercard `MC`), and the webhook's `paymentMethod` carries the same code.
+ * Two-letter brand codes, as card processors report them (Visa `VI`, Mastercard `MC`…); the
+ * webhook's `paymentMethod` carries the same code.
  */
 const BRANDS: Array<{ brand: CardBrand; test: (d: string) => boolean }> = [
   { brand: "VI", test: (d) => d.startsWith("4") },

@@ -1,4 +1,4 @@
-// The payment processor as Paylink sees it (SPEC §3.1). The checkout calls it outside any database
+// The payment processor as Paylink sees it. The checkout calls it outside any database
 // transaction, once per submission; the built-in sandbox implements it deterministically, and a
 // real acquirer integration implements the same interface.
 import type { RecurringProcessingModel } from "../domain/links/types.ts";

@@ -1,11 +1,11 @@
-// The built-in sandbox processor (SPEC §3.1): deterministic by card number, no network.
+// The built-in sandbox processor: deterministic by card number, no network.
 
 import { randomInt } from "node:crypto";
 import { newUpperAlnum } from "../ids.ts";
 import { cardBrand } from "./cards.ts";
 import type { AuthorizeRequest, AuthorizeResult, CardUsage, PaymentProcessor } from "./processor.ts";
 
-/** The test cards of SPEC §3.1; any other Luhn-valid number is approved. */
+/** The sandbox's test cards (the README lists them); any other Luhn-valid number is approved. */
 export const SANDBOX_CARDS = {
   "4111111111111111": { approved: true, brand: "VI", usage: "Debit" },
   "5555555555554444": { approved: true, brand: "MC", usage: "Credit" },

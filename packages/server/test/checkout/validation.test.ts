@@ -5,7 +5,7 @@ import { after, before, describe, it } from "node:test";
 import type { FormField } from "../../src/checkout/form.ts";
 import { issueFormToken } from "../../src/checkout/form-token.ts";
 import { type FieldProblem, type Lang, MESSAGES } from "../../src/checkout/i18n.ts";
-import { errorText } from "../../src/checkout/views/checkout-page.tsx";
+import { errorText } from "../../src/checkout/views/field.tsx";
 import type { AuthorizeRequest, PaymentProcessor } from "../../src/payments/processor.ts";
 import { SandboxProcessor } from "../../src/payments/sandbox.ts";
 import {

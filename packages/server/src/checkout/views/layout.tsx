@@ -4,7 +4,7 @@
 import type { ComponentChildren, VNode } from "preact";
 import { render } from "preact-render-to-string";
 import { CHECKOUT_CSS, CHECKOUT_JS_PATH } from "../assets.ts";
-import { type Lang, MESSAGES } from "../i18n.ts";
+import { type Lang, MESSAGES, otherLang } from "../i18n.ts";
 import type { PageTheme } from "../theme.ts";
 
 export interface LayoutProps {
@@ -55,7 +55,7 @@ export function Layout(props: LayoutProps) {
               )}
             </div>
             {props.switchHref ? (
-              <a class="lang" href={props.switchHref} hreflang={m.switchLang} lang={m.switchLang}>
+              <a class="lang" href={props.switchHref} hreflang={otherLang(props.lang)} lang={otherLang(props.lang)}>
                 {m.switchTo}
               </a>
             ) : null}

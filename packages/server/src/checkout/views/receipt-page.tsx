@@ -1,6 +1,6 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
-// The receipt (SPEC §3: shown after a successful payment when the link has no returnUrl).
-import type { StoredSubmission } from "../../db/checkout-repository.ts";
+// The receipt: shown after a successful payment when the link has no returnUrl.
+import type { SubmissionRecord } from "../../db/submissions-repository.ts";
 import { formatDateTime, formatMoney, type Lang, MESSAGES } from "../i18n.ts";
 import type { PageTheme } from "../theme.ts";
 import { MessagePage } from "./status-page.tsx";
@@ -10,7 +10,7 @@ export interface ReceiptPageProps {
   nonce: string;
   theme: PageTheme;
   tokenize: boolean;
-  submission: StoredSubmission;
+  submission: SubmissionRecord;
 }
 
 export function ReceiptPage({ lang, nonce, theme, tokenize, submission }: ReceiptPageProps) {

@@ -48,7 +48,7 @@ export function StatusPage(props: Omit<MessagePageProps, "title" | "text"> & { s
   return <MessagePage {...props} title={copy.title} text={copy.text} />;
 }
 
-export function InfoIcon() {
+function InfoIcon() {
   return (
     <svg width="28" height="28" viewBox="0 0 24 24" aria-hidden="true" focusable="false">
       <path fill="currentColor" d="M12 2a10 10 0 1 0 0 20 10 10 0 0 0 0-20Zm1 15h-2v-6h2v6Zm0-8h-2V7h2v2Z" />
@@ -56,7 +56,7 @@ export function InfoIcon() {
   );
 }
 
-export function CheckIcon() {
+function CheckIcon() {
   return (
     <svg width="30" height="30" viewBox="0 0 24 24" aria-hidden="true" focusable="false">
       <path fill="currentColor" d="M9.5 16.2 5.3 12l-1.4 1.4 5.6 5.6 11-11-1.4-1.4z" />

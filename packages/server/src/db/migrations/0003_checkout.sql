@@ -12,7 +12,7 @@ ALTER TABLE payment_links ADD CONSTRAINT reservations_not_negative CHECK (reserv
 ALTER TABLE submissions ADD COLUMN attempt_key text;
 CREATE UNIQUE INDEX submissions_one_live_per_attempt ON submissions (link_reference, attempt_key) WHERE state IN ('pending', 'approved');
 -- Pending submissions are the reservations. A submission's state gains one value, abandoned: a
--- pending reservation whose process died, released after a timeout (see checkout-repository.ts).
+-- pending reservation whose process died, released after a timeout (see reservations-repository.ts).
 CREATE INDEX submissions_pending_by_link ON submissions (link_reference, created_at) WHERE state = 'pending';
 
 -- Secrets every instance must share (e.g. the key that signs checkout form tokens). Created on

@@ -2,7 +2,7 @@
 // are sent unchanged are always accepted, so a round trip of any link succeeds; the rules only
 // bite on what actually changes.
 import { AppError } from "../errors.ts";
-import { deriveStatus } from "./status.ts";
+import { linkStatus } from "./status.ts";
 import {
   checkAmountAndItems,
   checkCurrency,
@@ -51,7 +51,7 @@ export interface LinkChange {
 
 export function applyUpdate(current: StoredLink, request: UpdateLinkRequest, now: Date): LinkChange {
   const terms = current.terms;
-  const currentStatus = deriveStatus({ ...terms, disabled: current.disabled, salesCount: current.salesCount }, now);
+  const currentStatus = linkStatus(current, now);
   // The link's contents decide, not its displayed status: a completed link that was also disabled
   // reads "Disabled", and re-enabling it must not reopen it to changes.
   if (terms.type === "TokenizeByLink" && current.salesCount >= 1) {

@@ -1,0 +1,24 @@
+// What the checkout's routes need from outside, and what they share once the plugin has started.
+import type { Database } from "../db/connect.ts";
+import type { FailureBrake, RateLimits } from "../http/rate-limit.ts";
+import type { PaymentProcessor } from "../payments/processor.ts";
+
+export interface CheckoutDeps {
+  db: Database;
+  /** Read on every request: a test server learns its port after the app is built. */
+  readonly publicBaseUrl: string;
+  now: () => Date;
+  processor: PaymentProcessor;
+  /** Tests shorten it; see DUPLICATE_WAIT_MS. */
+  duplicateWaitMs?: number;
+  /** None when absent (tests). */
+  rateLimits?: RateLimits;
+}
+
+export interface CheckoutContext {
+  deps: CheckoutDeps;
+  /** Signs the form tokens; shared by every instance through the database. */
+  formKey: Buffer;
+  /** Slows card testing down: counts declines and rejected forms per address and link. */
+  brake: FailureBrake;
+}

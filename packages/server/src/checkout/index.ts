@@ -1,0 +1,57 @@
+// /pay: the hosted checkout. Server-rendered HTML that works without JavaScript.
+//   GET  /pay/{reference}          the page (page-route.ts)
+//   POST /pay/{reference}          the form (pay-route.tsx)
+//   GET  /pay/{reference}/qr.svg   a QR code of the link URL (qr-route.ts)
+//   GET  /pay/assets/…             the optional form helper and theme logos (assets-routes.ts)
+// This plugin has its own HTML error and not-found pages, form-body parser and security headers;
+// none of them leak into the JSON API.
+import formbody from "@fastify/formbody";
+import type { FastifyError, FastifyInstance } from "fastify";
+import { sharedSecret } from "../db/checkout-repository.ts";
+import { checkoutBrake, NO_RATE_LIMITS } from "../http/rate-limit.ts";
+import { errorName } from "../payments/error-name.ts";
+import { assetsRoutes } from "./assets-routes.ts";
+import type { CheckoutContext, CheckoutDeps } from "./deps.ts";
+import { MESSAGES } from "./i18n.ts";
+import { acceptLanguage, requestedLang } from "./language.ts";
+import { baseSecurityHeaders, paylinkTheme, sendCheckoutNotFound, sendMessagePage } from "./page-response.tsx";
+import { pageRoute } from "./page-route.ts";
+import { FORM_BODY_LIMIT, payRoute } from "./pay-route.tsx";
+import { qrRoute } from "./qr-route.ts";
+
+export { sendCheckoutNotFound } from "./page-response.tsx";
+
+export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): Promise<void> {
+  // Form bodies are parsed only here: the JSON API keeps answering 415 to them.
+  await app.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
+  const context: CheckoutContext = {
+    deps,
+    formKey: Buffer.from(await sharedSecret(deps.db, "checkout-form-token"), "hex"),
+    brake: checkoutBrake(app, deps.rateLimits ?? NO_RATE_LIMITS),
+  };
+
+  app.addHook("onSend", async (_request, reply, payload) => {
+    baseSecurityHeaders(reply, deps.publicBaseUrl);
+    return payload;
+  });
+
+  app.setNotFoundHandler((request, reply) => sendCheckoutNotFound(request, reply));
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const lang = requestedLang(request) ?? acceptLanguage(request);
+    const m = MESSAGES[lang];
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      const code = status === 413 || status === 415 ? status : 400;
+      return sendMessagePage(reply, code, lang, paylinkTheme(), m.badRequestTitle, m.badRequestText);
+    }
+    // Only the error's name and a digit-masked message: never the request body.
+    request.log.error({ error: errorName(error), frames: error.stack?.split("\n").slice(1, 12).join("\n") }, "checkout request failed");
+    return sendMessagePage(reply, 500, lang, paylinkTheme(), m.errorPageTitle, m.errorPageText);
+  });
+
+  assetsRoutes(app, context);
+  pageRoute(app, context);
+  payRoute(app, context);
+  qrRoute(app, context);
+}

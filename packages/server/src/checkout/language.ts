@@ -1,0 +1,34 @@
+// Which language a checkout page speaks: ?lang= (the switch link), then the remembered choice (a
+// cookie), then the link's culture — or, on pages that belong to no link, the browser's
+// Accept-Language.
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { isLang, type Lang } from "./i18n.ts";
+
+const LANG_COOKIE = "paylink_lang";
+
+/** ?lang= first (the switch link), then the remembered choice. */
+export function requestedLang(request: FastifyRequest): Lang | undefined {
+  const { query } = request;
+  if (typeof query === "object" && query !== null && "lang" in query && isLang(query.lang)) return query.lang;
+  const cookie = readCookie(request.headers.cookie, LANG_COOKIE);
+  return isLang(cookie) ? cookie : undefined;
+}
+
+export function acceptLanguage(request: FastifyRequest): Lang {
+  const header = request.headers["accept-language"] ?? "";
+  return /^\s*is\b/i.test(header) ? "is" : "en";
+}
+
+export function rememberLang(reply: FastifyReply, lang: Lang, publicBaseUrl: string) {
+  const secure = publicBaseUrl.startsWith("https://") ? "; Secure" : "";
+  reply.header("set-cookie", `${LANG_COOKIE}=${lang}; Path=/pay; Max-Age=31536000; SameSite=Lax; HttpOnly${secure}`);
+}
+
+function readCookie(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(";")) {
+    const index = part.indexOf("=");
+    if (index > 0 && part.slice(0, index).trim() === name) return part.slice(index + 1).trim();
+  }
+  return undefined;
+}

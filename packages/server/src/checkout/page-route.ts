@@ -1,0 +1,32 @@
+// GET /pay/{reference}: the checkout page. Every GET counts one visit, whatever the link's status.
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import { countVisit, loadCheckoutLink } from "../db/checkout-repository.ts";
+import { linkStatus } from "../domain/links/status.ts";
+import type { CheckoutContext } from "./deps.ts";
+import { issueFormToken } from "./form-token.ts";
+import { isLang } from "./i18n.ts";
+import { rememberLang, requestedLang } from "./language.ts";
+import { priceOf, sendCheckoutPage, sendStatusPage } from "./link-pages.tsx";
+import { sendCheckoutNotFound } from "./page-response.tsx";
+import { LangQuery, LinkParams, pathRejected } from "./schemas.ts";
+import { pageTheme } from "./theme.ts";
+
+export function pageRoute(fastify: FastifyInstance, { deps, formKey }: CheckoutContext): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const schema = { hide: true, params: LinkParams, querystring: LangQuery };
+  app.get("/:reference", { schema, attachValidation: true }, async (request, reply) => {
+    const { reference } = request.params;
+    // A HEAD (link previews, uptime checks) is not a shopper's visit.
+    const known = !pathRejected(request) && (request.method === "HEAD" || (await countVisit(deps.db, reference)));
+    const link = known ? await loadCheckoutLink(deps.db, reference) : undefined;
+    if (!link) return sendCheckoutNotFound(request, reply);
+    const lang = requestedLang(request) ?? link.terms.culture;
+    if (isLang(request.query.lang)) rememberLang(reply, request.query.lang, deps.publicBaseUrl);
+    const theme = pageTheme(link);
+    const status = linkStatus(link, deps.now());
+    if (status !== "Active") return sendStatusPage(reply, link, lang, theme, status);
+    const formToken = issueFormToken(formKey, reference, deps.now(), priceOf(link));
+    return sendCheckoutPage(reply, 200, link, { lang, theme, formToken, values: {}, errors: [] });
+  });
+}

@@ -1,0 +1,162 @@
+/** @jsxRuntime automatic @jsxImportSource preact */
+// POST /pay/{reference}: the checkout form. Validate → reserve a sale slot → processor → record →
+// the result page (or a redirect to the merchant's return URL).
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { loadCheckoutLink } from "../db/checkout-repository.ts";
+import { linkStatus } from "../domain/links/status.ts";
+import type { CheckoutContext } from "./deps.ts";
+import { formText, readCheckoutForm } from "./form.ts";
+import { issueFormToken, newAttemptKey, verifyFormToken } from "./form-token.ts";
+import { isLang, MESSAGES } from "./i18n.ts";
+import { requestedLang } from "./language.ts";
+import { priceOf, samePrice, sendCheckoutPage, sendPriceChanged, sendStatusPage } from "./link-pages.tsx";
+import { crossSite, sendCheckoutNotFound, sendMessagePage, sendPage } from "./page-response.tsx";
+import { type PayDeps, payWithLink } from "./pay.ts";
+import { withCheckoutReference } from "./return-url.ts";
+import { LinkParams, pathRejected } from "./schemas.ts";
+import { pageTheme } from "./theme.ts";
+import { ReceiptPage } from "./views/receipt-page.tsx";
+import { StatusPage } from "./views/status-page.tsx";
+
+/** Form bodies larger than this are refused (413) before they are parsed. */
+export const FORM_BODY_LIMIT = 64 * 1024;
+
+/** How long a second post of one form waits for the first's result before the 202 page. */
+const DUPLICATE_WAIT_MS = 20_000;
+
+export function payRoute(fastify: FastifyInstance, { deps, formKey, brake }: CheckoutContext): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const payDeps = (request: FastifyRequest): PayDeps => ({
+    db: deps.db,
+    processor: deps.processor,
+    now: deps.now,
+    log: request.log,
+    duplicateWaitMs: deps.duplicateWaitMs ?? DUPLICATE_WAIT_MS,
+  });
+
+  const options = { schema: { hide: true, params: LinkParams }, attachValidation: true, bodyLimit: FORM_BODY_LIMIT };
+  app.post("/:reference", options, async (request, reply) => {
+    const { reference } = request.params;
+    const body = formBody(request);
+    const link = pathRejected(request) ? undefined : await loadCheckoutLink(deps.db, reference);
+    const postedLang = formText(body ?? {}, "lang");
+    if (!link) return sendCheckoutNotFound(request, reply, isLang(postedLang) ? postedLang : undefined);
+    const lang = isLang(postedLang) ? postedLang : (requestedLang(request) ?? link.terms.culture);
+    const m = MESSAGES[lang];
+    const theme = pageTheme(link);
+    const now = deps.now();
+
+    // A link that cannot take a payment records nothing, whatever was posted.
+    const status = linkStatus(link, now);
+    if (status !== "Active") return sendStatusPage(reply, link, lang, theme, status);
+
+    // Card testing: too many declines and rejected forms from one address on this link.
+    const waitSeconds = await brake.blockedFor(request);
+    if (waitSeconds > 0) {
+      reply.header("retry-after", String(waitSeconds));
+      return sendMessagePage(reply, 429, lang, theme, m.tooManyTitle, m.tooManyText(Math.ceil(waitSeconds / 60)));
+    }
+
+    if (body === undefined) return sendMessagePage(reply, 415, lang, theme, m.badRequestTitle, m.badRequestText);
+
+    const form = readCheckoutForm(body, link.terms.shopperInfo, now);
+    const token = verifyFormToken(formKey, reference, formText(body, "csrfToken"), now);
+    if (!token || crossSite(request, deps.publicBaseUrl)) {
+      // Nothing is recorded. The page comes back with a fresh token and the shopper's details.
+      return sendCheckoutPage(reply, 403, link, {
+        lang,
+        theme,
+        formToken: issueFormToken(formKey, reference, now, priceOf(link)),
+        values: form.redisplay,
+        errors: [],
+        alert: { kind: "expired-form" },
+      });
+    }
+    if (!samePrice(token, link)) {
+      // The merchant changed the price while the page was open: show the new one, charge nothing.
+      return sendPriceChanged(reply, formKey, link, { lang, theme, values: form.redisplay }, now);
+    }
+    if (!form.ok) {
+      await brake.recordFailure(request);
+      // Same token: the attempt has not been used yet.
+      return sendCheckoutPage(reply, 422, link, {
+        lang,
+        theme,
+        formToken: formText(body, "csrfToken"),
+        values: form.redisplay,
+        errors: form.errors,
+      });
+    }
+
+    const outcome = await payWithLink(payDeps(request), link, form.value, {
+      attemptKey: token.attemptKey,
+      shownPrice: { amount: token.amount, currency: token.currency },
+    });
+    const freshToken = () => issueFormToken(formKey, reference, deps.now(), priceOf(link), newAttemptKey());
+    switch (outcome.kind) {
+      case "approved": {
+        if (link.terms.returnUrl) {
+          const target = withCheckoutReference(link.terms.returnUrl, outcome.submission.checkoutReference);
+          return reply.code(303).header("location", target).header("cache-control", "no-store").send();
+        }
+        const tokenize = link.terms.type === "TokenizeByLink";
+        return sendPage(reply, 200, (nonce) => (
+          <ReceiptPage lang={lang} nonce={nonce} theme={theme} tokenize={tokenize} submission={outcome.submission} />
+        ));
+      }
+      case "declined":
+        await brake.recordFailure(request);
+        return sendCheckoutPage(reply, 402, link, {
+          lang,
+          theme,
+          formToken: freshToken(),
+          values: form.redisplay,
+          errors: [],
+          alert: { kind: "declined", reason: outcome.reason },
+        });
+      case "failed":
+        return sendCheckoutPage(reply, 502, link, {
+          lang,
+          theme,
+          formToken: freshToken(),
+          values: form.redisplay,
+          errors: [],
+          alert: { kind: "failed" },
+        });
+      case "voided":
+        return sendPage(reply, 410, (nonce) => (
+          <StatusPage lang={lang} nonce={nonce} theme={theme} status="Used" extra={m.soldOutWhilePaying} />
+        ));
+      case "pending":
+        return sendMessagePage(reply, 202, lang, theme, m.pendingTitle, m.pendingText);
+      case "unconfirmed":
+        return sendMessagePage(reply, 202, lang, theme, m.unconfirmedTitle, m.unconfirmedText);
+      case "unavailable": {
+        // Why: re-read the link. Still Active means every remaining slot is held by a payment in flight.
+        const current = (await loadCheckoutLink(deps.db, reference)) ?? link;
+        const now2 = deps.now();
+        const currentStatus = linkStatus(current, now2);
+        if (currentStatus !== "Active") return sendStatusPage(reply, current, lang, theme, currentStatus);
+        if (!samePrice(token, current)) {
+          return sendPriceChanged(reply, formKey, current, { lang, theme, values: form.redisplay }, now2);
+        }
+        return sendPage(reply, 410, (nonce) => (
+          <StatusPage lang={lang} nonce={nonce} theme={theme} status="Used" extra={m.soldOutInFlight} />
+        ));
+      }
+    }
+  });
+}
+
+/** The parsed form, or undefined when the request did not send a form. */
+function formBody(request: FastifyRequest): Record<string, unknown> | undefined {
+  const type = request.headers["content-type"] ?? "";
+  if (!/^application\/x-www-form-urlencoded\b/i.test(type)) return undefined;
+  return isFields(request.body) ? request.body : {};
+}
+
+/** @fastify/formbody parses into a plain object of strings and string arrays. */
+function isFields(body: unknown): body is Record<string, unknown> {
+  return body !== null && typeof body === "object";
+}

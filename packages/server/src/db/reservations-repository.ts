@@ -1,0 +1,235 @@
+// Sale-slot reservations: the sale cap, kept by the database with one atomic UPDATE per step:
+//   reserve  reserved_count + 1, only while sales_count + reserved_count < cap (and the link is open)
+//   approve  sales_count + 1, reserved_count - 1
+//   decline  reserved_count - 1
+// The processor is called between the reserve and the result, outside any transaction. A
+// reservation whose outcome never arrived (a lost reply, a crashed process) is reversed at the
+// processor and then released after RESERVATION_TTL_SECONDS (checkout/reconcile.ts), so neither a
+// slot nor a charge is held forever.
+import { sql, type Transaction } from "kysely";
+import { newCheckoutReference } from "../ids.ts";
+import type { Database } from "./connect.ts";
+import type { DB } from "./schema.ts";
+import { type Answer, liveSubmissionForAttempt, type SubmissionRecord, toSubmission } from "./submissions-repository.ts";
+import { isUniqueViolation } from "./unique-violation.ts";
+
+/** Longer than any processor call may take (the checkout gives up on the processor after a minute). */
+export const RESERVATION_TTL_SECONDS = 15 * 60;
+
+/** Rows one sweep takes on; the next sweep takes the rest. */
+const SWEEP_LIMIT = 100;
+
+/** The most sales a link allows; a tokenize link saves one card. */
+const CAP = sql`(CASE WHEN type = 'TokenizeByLink' THEN 1 ELSE COALESCE(max_sales_count, 2147483647) END)`;
+
+export interface NewSubmission {
+  linkReference: string;
+  /** From the signed form token; null when the client did not send one. */
+  attemptKey: string | null;
+  answers: Answer[];
+  card: { brand: string; masked: string; last4: string; expiry: string };
+  now: Date;
+  /** The price the shopper's page showed (from the signed form token); the link must still ask it. */
+  shownPrice: { amount: number; currency: string };
+}
+
+export type Reservation =
+  | { kind: "reserved"; checkoutReference: string; amount: number; currency: string }
+  /** This form attempt already has a live (pending or approved) submission. */
+  | { kind: "duplicate"; submission: SubmissionRecord }
+  /** Disabled, expired, or every slot is sold or held by a payment in flight. */
+  | { kind: "unavailable" };
+
+/**
+ * Reserves a sale slot and records the pending submission, in one short transaction. Nothing is
+ * recorded when no slot is free.
+ */
+export async function reserveSale(db: Database, input: NewSubmission): Promise<Reservation> {
+  try {
+    return await db.transaction().execute(async (trx): Promise<Reservation> => {
+      if (input.attemptKey !== null) {
+        const existing = await liveSubmissionForAttempt(trx, input.linkReference, input.attemptKey);
+        if (existing) return { kind: "duplicate", submission: existing };
+      }
+      const slot = await sql<{ amount: number; currency: string }>`
+        UPDATE payment_links SET reserved_count = reserved_count + 1
+        WHERE reference = ${input.linkReference}
+          AND NOT disabled
+          AND (valid_until IS NULL OR valid_until > ${input.now})
+          AND sales_count + reserved_count < ${CAP}
+          AND amount = ${input.shownPrice.amount} AND currency = ${input.shownPrice.currency}
+        RETURNING amount, currency`.execute(trx);
+      const link = slot.rows[0];
+      if (!link) {
+        // On PostgreSQL a double-click can wait on the first post's row lock and then find the
+        // last slot taken — by itself. This statement sees the first post's commit: answer with it.
+        if (input.attemptKey !== null) {
+          const earlier = await liveSubmissionForAttempt(trx, input.linkReference, input.attemptKey);
+          if (earlier) return { kind: "duplicate", submission: earlier };
+        }
+        return { kind: "unavailable" };
+      }
+      const checkoutReference = newCheckoutReference();
+      await trx
+        .insertInto("submissions")
+        .values({
+          id: checkoutReference,
+          link_reference: input.linkReference,
+          answers: JSON.stringify(input.answers),
+          amount: link.amount,
+          currency: link.currency,
+          state: "pending",
+          token: null,
+          payfac_reference: null,
+          auth_code: null,
+          reason: null,
+          card_brand: input.card.brand,
+          card_masked: input.card.masked,
+          card_last4: input.card.last4,
+          card_expiry: input.card.expiry,
+          card_usage: null,
+          attempt_key: input.attemptKey,
+        })
+        .execute();
+      return { kind: "reserved", checkoutReference, amount: Number(link.amount), currency: link.currency };
+    });
+  } catch (error) {
+    // Two posts of one form raced past the check above; the unique index let one through.
+    if (input.attemptKey !== null && isUniqueViolation(error)) {
+      const existing = await liveSubmissionForAttempt(db, input.linkReference, input.attemptKey);
+      if (existing) return { kind: "duplicate", submission: existing };
+    }
+    throw error;
+  }
+}
+
+/**
+ * Reservations older than the TTL, oldest first: their outcome never arrived (their process died
+ * between reserve and result, or the processor's reply was lost). The reconciler reverses them.
+ */
+export async function findStalePendingSubmissions(db: Database, linkReference?: string): Promise<string[]> {
+  let query = db
+    .selectFrom("submissions")
+    .select("id")
+    .where("state", "=", "pending")
+    .where("created_at", "<", sql<Date>`now() - (${RESERVATION_TTL_SECONDS} * interval '1 second')`);
+  if (linkReference !== undefined) query = query.where("link_reference", "=", linkReference);
+  const rows = await query.orderBy("created_at").limit(SWEEP_LIMIT).execute();
+  return rows.map((row) => row.id);
+}
+
+/**
+ * Gives up a pending submission whose outcome never arrived (after the processor confirmed the
+ * attempt is reversed): `abandoned`, and its slot released — in one statement, and only if it is
+ * still pending, so a result recorded meanwhile wins.
+ */
+export async function abandonSubmission(db: Database, checkoutReference: string): Promise<boolean> {
+  const result = await sql<{ released: number }>`
+    WITH stale AS (
+      UPDATE submissions SET state = 'abandoned', reason = 'Abandoned', completed_at = now()
+      WHERE id = ${checkoutReference} AND state = 'pending'
+      RETURNING link_reference
+    ), released AS (
+      UPDATE payment_links SET reserved_count = reserved_count - 1
+      WHERE reference IN (SELECT link_reference FROM stale)
+      RETURNING reference
+    )
+    SELECT count(*)::int AS released FROM stale`.execute(db);
+  return Number(result.rows[0]?.released ?? 0) > 0;
+}
+
+export type ProcessorOutcome =
+  | { kind: "approved"; payfacReference: string; authCode: string; token: string | null; cardBrand: string; cardUsage: string }
+  | { kind: "declined"; payfacReference: string; reason: string; cardBrand: string; cardUsage: string }
+  /** The processor could not be reached or did not answer in time: no outcome known. */
+  | { kind: "failed"; reason: string };
+
+/**
+ * What was recorded: `voided` is an approval that could not become a sale (the merchant lowered
+ * the cap while the card was charged); the caller cancels it at the processor.
+ */
+export type RecordedResult = "approved" | "declined" | "failed" | "voided";
+
+/**
+ * Records the processor's answer in one transaction: submission, counters, and whatever
+ * `alsoInTransaction` writes (the webhook outbox rows), so they commit together.
+ * Returns undefined when the submission had already been finished (nothing is written).
+ */
+export async function recordResult(
+  db: Database,
+  checkoutReference: string,
+  outcome: ProcessorOutcome,
+  alsoInTransaction: (trx: Transaction<DB>, recorded: RecordedResult, submission: SubmissionRecord) => Promise<void>,
+): Promise<{ recorded: RecordedResult; submission: SubmissionRecord } | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const current = await trx.selectFrom("submissions").selectAll().where("id", "=", checkoutReference).forUpdate().executeTakeFirst();
+    if (!current || (current.state !== "pending" && current.state !== "abandoned")) return undefined;
+    const reference = current.link_reference;
+    // An abandoned submission's slot was already released by the stale-reservation sweep.
+    const holdsSlot = current.state === "pending";
+    const releaseSlot = async () => {
+      if (holdsSlot) await sql`UPDATE payment_links SET reserved_count = reserved_count - 1 WHERE reference = ${reference}`.execute(trx);
+    };
+
+    let recorded: RecordedResult;
+    if (outcome.kind === "approved") {
+      const sold = holdsSlot
+        ? await sql`UPDATE payment_links SET sales_count = sales_count + 1, reserved_count = reserved_count - 1
+            WHERE reference = ${reference} AND sales_count < ${CAP} RETURNING reference`.execute(trx)
+        : await sql`UPDATE payment_links SET sales_count = sales_count + 1
+            WHERE reference = ${reference} AND sales_count + reserved_count < ${CAP} RETURNING reference`.execute(trx);
+      if (sold.rows.length > 0) recorded = "approved";
+      else {
+        await releaseSlot();
+        recorded = "voided";
+      }
+    } else {
+      await releaseSlot();
+      recorded = outcome.kind;
+    }
+
+    const completedAt = new Date();
+    const changes =
+      recorded === "approved" && outcome.kind === "approved"
+        ? {
+            state: "approved",
+            completed: true,
+            token: outcome.token,
+            payfac_reference: outcome.payfacReference,
+            auth_code: outcome.authCode,
+            reason: null,
+            card_brand: outcome.cardBrand,
+            card_usage: outcome.cardUsage,
+          }
+        : outcome.kind === "approved"
+          ? {
+              state: "failed",
+              completed: false,
+              payfac_reference: outcome.payfacReference,
+              reason: "Sold out",
+              card_brand: outcome.cardBrand,
+              card_usage: outcome.cardUsage,
+              // Committed with the result: the cancel is owed even if this process dies next.
+              cancel_pending: true,
+            }
+          : outcome.kind === "declined"
+            ? {
+                state: "declined",
+                completed: false,
+                payfac_reference: outcome.payfacReference,
+                reason: outcome.reason,
+                card_brand: outcome.cardBrand,
+                card_usage: outcome.cardUsage,
+              }
+            : { state: "failed", completed: false, reason: outcome.reason };
+    const updated = await trx
+      .updateTable("submissions")
+      .set({ ...changes, completed_at: completedAt })
+      .where("id", "=", checkoutReference)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    const submission = toSubmission(updated);
+    await alsoInTransaction(trx, recorded, submission);
+    return { recorded, submission };
+  });
+}

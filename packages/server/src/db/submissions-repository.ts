@@ -1,0 +1,106 @@
+// Submissions: one per checkout attempt that got a sale slot, from pending to its result. One
+// shape for every read, the checkout's and the API's.
+import type { Kysely, Selectable } from "kysely";
+import type { Database } from "./connect.ts";
+import type { DB, SubmissionsTable } from "./schema.ts";
+
+/** Rows one sweep takes on; the next sweep takes the rest. */
+const SWEEP_LIMIT = 100;
+
+export interface Answer {
+  field: string;
+  value: string;
+}
+
+export interface SubmissionRecord {
+  checkoutReference: string;
+  linkReference: string;
+  /** The shopper fields the link asked for, as answered. */
+  answers: Answer[];
+  /** pending (processor being called), approved, declined, failed, abandoned (stale reservation released). */
+  state: string;
+  completed: boolean;
+  amount: number;
+  currency: string;
+  token: string | null;
+  payfacReference: string | null;
+  authCode: string | null;
+  reason: string | null;
+  cardBrand: string | null;
+  cardMasked: string | null;
+  cardLast4: string | null;
+  cardExpiry: string | null;
+  cardUsage: string | null;
+  createdAt: Date;
+  completedAt: Date | null;
+}
+
+export function toSubmission(row: Selectable<SubmissionsTable>): SubmissionRecord {
+  return {
+    checkoutReference: row.id,
+    linkReference: row.link_reference,
+    answers: row.answers as Answer[],
+    state: row.state,
+    completed: row.completed,
+    amount: row.amount,
+    currency: row.currency,
+    token: row.token,
+    payfacReference: row.payfac_reference,
+    authCode: row.auth_code,
+    reason: row.reason,
+    cardBrand: row.card_brand,
+    cardMasked: row.card_masked,
+    cardLast4: row.card_last4,
+    cardExpiry: row.card_expiry,
+    cardUsage: row.card_usage,
+    createdAt: row.created_at,
+    completedAt: row.completed_at,
+  };
+}
+
+export async function findSubmission(
+  db: Database,
+  linkReference: string,
+  checkoutReference: string,
+): Promise<SubmissionRecord | undefined> {
+  const row = await db
+    .selectFrom("submissions")
+    .selectAll()
+    .where("id", "=", checkoutReference)
+    .where("link_reference", "=", linkReference)
+    .executeTakeFirst();
+  return row && toSubmission(row);
+}
+
+/** The pending or approved submission of one form attempt: a second post of that form must not pay again. */
+export async function liveSubmissionForAttempt(
+  db: Kysely<DB>,
+  linkReference: string,
+  attemptKey: string,
+): Promise<SubmissionRecord | undefined> {
+  const row = await db
+    .selectFrom("submissions")
+    .selectAll()
+    .where("link_reference", "=", linkReference)
+    .where("attempt_key", "=", attemptKey)
+    .where("state", "in", ["pending", "approved"])
+    .executeTakeFirst();
+  return row && toSubmission(row);
+}
+
+/** Voided approvals whose cancel the processor has not confirmed yet: [checkoutReference, payfacReference]. */
+export async function findPendingCancels(db: Database): Promise<Array<{ checkoutReference: string; payfacReference: string }>> {
+  const rows = await db
+    .selectFrom("submissions")
+    .select(["id", "payfac_reference"])
+    .where("cancel_pending", "=", true)
+    .orderBy("created_at")
+    .limit(SWEEP_LIMIT)
+    .execute();
+  return rows.flatMap((row) => (row.payfac_reference ? [{ checkoutReference: row.id, payfacReference: row.payfac_reference }] : []));
+}
+
+/** The processor confirmed the cancel of a voided approval: nothing is owed any more. */
+export async function markCancelConfirmed(db: Database, checkoutReference: string): Promise<void> {
+  await db.updateTable("submissions").set({ cancel_pending: false }).where("id", "=", checkoutReference).execute();
+}
