@@ -200,7 +200,7 @@ export function textOf(html: string): string {
 }
 
 /** Inserts an enabled webhook endpoint for the merchant, so the outbox writes rows for it. */
-export async function addWebhookEndpoint(server: CheckoutTestServer): Promise<string> {
+export async function addWebhookEndpoint(server: Pick<CheckoutTestServer, "database" | "merchantId">): Promise<string> {
   const id = `whe_test_${Math.random().toString(36).slice(2, 10)}`;
   await server.database.db
     .insertInto("webhook_endpoints")

@@ -160,3 +160,9 @@ export async function rawRequest(
   }
   return { status: response.status, headers: response.headers, body };
 }
+
+/** The number of rows in a table, all merchants together. */
+export async function rowCount(server: TestServer, table: string): Promise<number> {
+  const { rows } = await sql<{ count: string | number }>`SELECT count(*) AS count FROM ${sql.table(table)}`.execute(server.db);
+  return Number(rows[0]!.count);
+}
