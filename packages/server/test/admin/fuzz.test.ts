@@ -14,7 +14,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { configureWebhooks } from "../../src/webhooks/runtime.ts";
 import { testBackends } from "../support/databases.ts";
-import { assertErrorShape, createLink, rowCount, simplePayByLink } from "../support/fixtures.ts";
+import { assertErrorShape, rowCount, simplePayByLink } from "../support/fixtures.ts";
 import { IN_FLIGHT, inPool, newOutcome, type Outcome, Random, report, tally } from "../support/fuzz.ts";
 import {
   ACTION_ENDPOINTS,
@@ -28,6 +28,7 @@ import {
 import { generateQueryCases } from "../support/fuzz-admin-query.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
 import { closeRawAgent, type Reply, send, sendAdminJson } from "../support/raw-http.ts";
+import { createLink } from "../support/shopper.ts";
 import { testKeyring } from "../webhooks/support.ts";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_240_611);

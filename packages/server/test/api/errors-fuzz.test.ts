@@ -13,7 +13,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import { testBackends } from "../support/databases.ts";
-import { as, assertErrorShape, createLink, getLink, rawRequest } from "../support/fixtures.ts";
+import { as, assertErrorShape, getLink, rawRequest } from "../support/fixtures.ts";
 import {
   inPool,
   type Kind,
@@ -27,6 +27,7 @@ import {
   wrongType,
 } from "../support/fuzz.ts";
 import { type ApiResponse, type MerchantFixture, startTestServer, type TestServer } from "../support/harness.ts";
+import { createLink } from "../support/shopper.ts";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_240_602);
 const CASES_PER_ENDPOINT = Math.max(500, Number(process.env.FUZZ_CASES ?? 600));

@@ -6,8 +6,9 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import { testBackends } from "../support/databases.ts";
-import { as, assertError, assertOk, countLinks, createLink, getLink, payByLink, rawRequest, simplePayByLink } from "../support/fixtures.ts";
+import { as, assertError, assertOk, countLinks, getLink, payByLink, rawRequest, simplePayByLink } from "../support/fixtures.ts";
 import { type ApiResponse, type MerchantFixture, startTestServer, type TestServer } from "../support/harness.ts";
+import { createLink } from "../support/shopper.ts";
 
 const CREATE = "/api/v1/paymentlinks/create";
 const UPDATE = "/api/v1/paymentlinks/update";

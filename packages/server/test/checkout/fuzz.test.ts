@@ -12,13 +12,14 @@
 // generated ones.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { addWebhookEndpoint, getPage, hiddenInputs, postForm, textOf } from "../support/checkout.ts";
 import { testBackends } from "../support/databases.ts";
-import { createLink, getLink, payByLink, rowCount, simplePayByLink } from "../support/fixtures.ts";
+import { getLink, payByLink, rowCount, simplePayByLink } from "../support/fixtures.ts";
 import { IN_FLIGHT, inPool, newOutcome, Random, report, tally } from "../support/fuzz.ts";
 import { CHECKOUT_STATUSES, generateCheckoutCases, SHOPPER_INFO, type Tokens, validForm } from "../support/fuzz-checkout.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
+import { addWebhookEndpoint } from "../support/outbox.ts";
 import { closeRawAgent, type Reply, send } from "../support/raw-http.ts";
+import { createLink, getPage, hiddenInputs, postForm, textOf } from "../support/shopper.ts";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_240_611);
 const CASES = Math.max(300, Number(process.env.FUZZ_CASES ?? 300));

@@ -8,20 +8,10 @@ import { reconcileStalePayments } from "../../src/checkout/reconcile.ts";
 import { reserveSale } from "../../src/db/checkout-repository.ts";
 import type { AuthorizeRequest, AuthorizeResult, PaymentProcessor } from "../../src/payments/processor.ts";
 import { SandboxProcessor } from "../../src/payments/sandbox.ts";
-import {
-  addWebhookEndpoint,
-  CARDS,
-  type CheckoutTestServer,
-  cardFields,
-  getPage,
-  hiddenInputs,
-  outboxMessages,
-  postForm,
-  startCheckoutServer,
-  startSecondInstance,
-  textOf,
-} from "../support/checkout.ts";
 import { testBackends } from "../support/databases.ts";
+import { startSecondInstance, startTestServer, type TestServer } from "../support/harness.ts";
+import { addWebhookEndpoint, outboxMessages } from "../support/outbox.ts";
+import { CARDS, cardFields, createLink, getPage, hiddenInputs, postForm, textOf } from "../support/shopper.ts";
 
 /** The sandbox with latency, counting approvals; optionally holding every call until released. */
 class ObservedProcessor implements PaymentProcessor {
@@ -74,7 +64,7 @@ class ObservedProcessor implements PaymentProcessor {
   }
 }
 
-async function linkState(server: CheckoutTestServer, reference: string) {
+async function linkState(server: TestServer, reference: string) {
   const link = (await server.api("GET", `/api/v1/paymentlinks/${reference}`)).body.paymentLink;
   const row = await server.database.db
     .selectFrom("payment_links")
@@ -85,7 +75,7 @@ async function linkState(server: CheckoutTestServer, reference: string) {
 }
 
 /** `count` shoppers each open the page (on alternating instances) and then all pay at once. */
-async function concurrentPayments(instances: CheckoutTestServer[], reference: string, count: number, card: (i: number) => string) {
+async function concurrentPayments(instances: TestServer[], reference: string, count: number, card: (i: number) => string) {
   const pages = await Promise.all(
     Array.from({ length: count }, (_, i) => getPage(instances[i % instances.length]!.baseUrl, `/pay/${reference}`)),
   );
@@ -99,14 +89,14 @@ async function concurrentPayments(instances: CheckoutTestServer[], reference: st
 
 for (const backend of testBackends()) {
   describe(`sale cap under concurrency (${backend.name})`, () => {
-    let server: CheckoutTestServer;
-    let second: CheckoutTestServer | undefined;
+    let server: TestServer;
+    let second: TestServer | undefined;
     const processor = new ObservedProcessor(15);
     const secondProcessor = new ObservedProcessor(15);
-    let instances: CheckoutTestServer[];
+    let instances: TestServer[];
 
     before(async () => {
-      server = await startCheckoutServer({ backend, processor });
+      server = await startTestServer({ backend, processor });
       if (backend.name === "postgres") second = await startSecondInstance(server, { processor: secondProcessor });
       instances = second ? [server, second] : [server];
       await addWebhookEndpoint(server);
@@ -117,7 +107,7 @@ for (const backend of testBackends()) {
     });
 
     it(`20 concurrent payments at exactSalesCount 3 make exactly 3 sales${backend.name === "postgres" ? " (two app instances)" : ""}`, async () => {
-      const reference = await server.createLink({ exactSalesCount: 3, returnUrl: "https://shop.example/done" });
+      const reference = await createLink(server, { exactSalesCount: 3, returnUrl: "https://shop.example/done" });
       const approvalsBefore = processor.approvals.length + secondProcessor.approvals.length;
       const responses = await concurrentPayments(instances, reference, 20, () => CARDS.visa);
       const statuses = responses.map((r) => r.status);
@@ -142,7 +132,7 @@ for (const backend of testBackends()) {
     });
 
     it("with declines mixed in: every approved card has its sale, and the cap holds", async () => {
-      const reference = await server.createLink({ exactSalesCount: 3 });
+      const reference = await createLink(server, { exactSalesCount: 3 });
       const approvalsBefore = processor.approvals.length + secondProcessor.approvals.length;
       const responses = await concurrentPayments(instances, reference, 20, (i) => (i % 2 === 0 ? CARDS.refused : CARDS.mastercard));
       const approvedResponses = responses.filter((r) => r.status === 200).length;
@@ -159,7 +149,7 @@ for (const backend of testBackends()) {
     });
 
     it("a decline releases its slot: cap 1, declined then approved", async () => {
-      const reference = await server.createLink({ exactSalesCount: 1 });
+      const reference = await createLink(server, { exactSalesCount: 1 });
       const declined = await postForm(server.baseUrl, reference, {
         ...hiddenInputs((await getPage(server.baseUrl, `/pay/${reference}`)).html),
         ...cardFields(CARDS.cvcDeclined),
@@ -173,7 +163,7 @@ for (const backend of testBackends()) {
     });
 
     it("while the last slot is being paid for, another shopper is told so (410) and nothing is recorded for them", async () => {
-      const reference = await server.createLink({ exactSalesCount: 1, culture: "en" });
+      const reference = await createLink(server, { exactSalesCount: 1, culture: "en" });
       const [first, other] = await Promise.all([
         getPage(server.baseUrl, `/pay/${reference}`),
         getPage(server.baseUrl, `/pay/${reference}`),
@@ -193,7 +183,7 @@ for (const backend of testBackends()) {
     });
 
     it("a reservation left by a crashed process is released after its time-out", async () => {
-      const reference = await server.createLink({ exactSalesCount: 1 });
+      const reference = await createLink(server, { exactSalesCount: 1 });
       const db = server.database.db;
       const insertPending = async (id: string, age: string) => {
         await sql`INSERT INTO submissions (id, link_reference, answers, amount, currency, state, created_at)
@@ -231,7 +221,7 @@ for (const backend of testBackends()) {
     });
 
     it("the price cannot change while a payment is in flight (409 3003); the sale keeps the price it was charged", async () => {
-      const reference = await server.createLink({ culture: "en" });
+      const reference = await createLink(server, { culture: "en" });
       const page = await getPage(server.baseUrl, `/pay/${reference}`);
       processor.hold();
       const callsBefore = processor.calls;
@@ -258,7 +248,7 @@ for (const backend of testBackends()) {
     });
 
     it("a price changed after the page was opened is shown again (409) and nothing is charged; the new price is paid after a look", async () => {
-      const reference = await server.createLink({ culture: "en" });
+      const reference = await createLink(server, { culture: "en" });
       const page = await getPage(server.baseUrl, `/pay/${reference}`);
       const { submissions: _ignored, ...editable } = (await server.api("GET", `/api/v1/paymentlinks/${reference}`)).body.paymentLink;
       const dearer = {
@@ -283,7 +273,7 @@ for (const backend of testBackends()) {
 
     if (backend.name === "postgres") {
       it("a double-click on the last slot that waited for the first post's lock answers with the first post's payment, not 'sold out'", async () => {
-        const reference = await server.createLink({ exactSalesCount: 1 });
+        const reference = await createLink(server, { exactSalesCount: 1 });
         const db = server.database.db;
         const attemptKey = "double-click-attempt-0001";
         const card = { brand: "VI", masked: "411111******1111", last4: "1111", expiry: "08/2030" };
@@ -316,7 +306,7 @@ for (const backend of testBackends()) {
     }
 
     it("if the merchant lowers the cap while cards are being charged, the approval without a slot is cancelled, not oversold", async () => {
-      const reference = await server.createLink({ exactSalesCount: 2, culture: "en" });
+      const reference = await createLink(server, { exactSalesCount: 2, culture: "en" });
       const [a, b] = await Promise.all([getPage(server.baseUrl, `/pay/${reference}`), getPage(server.baseUrl, `/pay/${reference}`)]);
       processor.hold();
       const callsBefore = processor.calls;
@@ -353,7 +343,7 @@ for (const backend of testBackends()) {
     });
 
     it("a voided approval whose cancel the processor does not confirm stays flagged until the reconciler cancels it", async () => {
-      const reference = await server.createLink({ exactSalesCount: 2, culture: "en" });
+      const reference = await createLink(server, { exactSalesCount: 2, culture: "en" });
       const [a, b] = await Promise.all([getPage(server.baseUrl, `/pay/${reference}`), getPage(server.baseUrl, `/pay/${reference}`)]);
       processor.hold();
       processor.cancelFails = true;

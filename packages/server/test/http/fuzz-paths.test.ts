@@ -7,11 +7,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { testBackends } from "../support/databases.ts";
-import { assertErrorShape, createLink, simplePayByLink } from "../support/fixtures.ts";
+import { assertErrorShape, simplePayByLink } from "../support/fixtures.ts";
 import { IN_FLIGHT, inPool, newOutcome, type Outcome, Random, report, tally, utf8 } from "../support/fuzz.ts";
 import { generatePathCases, type PathCase } from "../support/fuzz-paths.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
 import { type Reply, sendRaw } from "../support/raw-http.ts";
+import { createLink } from "../support/shopper.ts";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_240_611);
 const PATH_CASES = Math.max(200, Number(process.env.FUZZ_PATH_CASES ?? 200));

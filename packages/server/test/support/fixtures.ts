@@ -93,13 +93,6 @@ export function assertError(response: ApiResponse, status: number, code: string,
   else if (messageIncludes) assert.match(response.body.errorMessage, messageIncludes);
 }
 
-/** Creates a link (as the server's merchant unless headers say otherwise) and returns its reference. */
-export async function createLink(server: TestServer, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<string> {
-  const response = await server.api("POST", "/api/v1/paymentlinks/create", body, headers);
-  assertOk(response);
-  return response.body.paymentLinkReference as string;
-}
-
 /** Reads a link; returns the paymentLink object. */
 export async function getLink(server: TestServer, reference: string, headers: Record<string, string> = {}): Promise<any> {
   const response = await server.api("GET", `/api/v1/paymentlinks/${encodeURIComponent(reference)}`, undefined, headers);

@@ -1,8 +1,9 @@
 // The checkout form fuzz generator (POST /pay/{reference}): a valid form that is then broken for
 // certain, or sent with a token, headers or a body shape that must not pay either. No case is a
 // valid card attempt. test/checkout/fuzz.test.ts sends the cases and judges the answers.
-import { CARDS, cardFields } from "./checkout.ts";
+
 import { alnum, PROTO_KEYS, percentEncode, type Random, randomString, UNSTORABLE_STRINGS, utf8 } from "./fuzz.ts";
+import { CARDS, cardFields } from "./shopper.ts";
 
 /** The link's shopper fields: one required, two optional, so the form has more to break. */
 export const SHOPPER_INFO = [

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { createPostgresDatabase } from "../support/databases.ts";
 import { freePort, PAYLINK_BIN, type ServerProcess, startServerProcess, TEST_PROCESS_SECRET_KEY } from "../support/process.ts";
-import { APPROVED_VISA, createLink, payLink } from "./shopper.ts";
+import { CARDS, cardFields, createLink, pay } from "../support/shopper.ts";
 import { type Receiver, startReceiver, waitUntil } from "./support.ts";
 
 const ADMIN_TOKEN = "process-admin-token-0123456789";
@@ -64,12 +64,15 @@ describe("embedded database: kill -9 while the receiver is down", () => {
     const webhookUrl = `http://127.0.0.1:${receiverPort}/hooks`;
     const first = await start({ PAYLINK_DATA_DIR: dataDir });
     const shop = await provision(first.baseUrl, webhookUrl);
-    const link = await createLink(first.baseUrl, shop.apiKey, shop.terminalIdentifier, {
-      amount: 150000,
-      returnUrl: "http://localhost/thanks",
-    });
+    const reference = await createLink(
+      { baseUrl: first.baseUrl, ...shop },
+      {
+        amount: 150000,
+        returnUrl: "http://localhost/thanks",
+      },
+    );
 
-    const paid = await payLink(first.baseUrl, link.reference, APPROVED_VISA);
+    const paid = await pay(first.baseUrl, reference, cardFields(CARDS.visa));
     assert.equal(paid.status, 303);
     // The first attempt has met a closed port, and the delivery waits for its retry.
     const logged = await waitUntil(async () => {
@@ -87,7 +90,7 @@ describe("embedded database: kill -9 while the receiver is down", () => {
     const [request] = await hook.waitFor(1, 20_000);
     const body = JSON.parse(request!.body);
     assert.equal(body.checkoutReference, paid.checkoutReference);
-    assert.equal(body.merchantReference, link.reference);
+    assert.equal(body.merchantReference, reference);
     assert.equal(request!.headers["webhook-id"], logged.deliveryId);
     assert.equal(request!.headers.authorization, shop.webhook.apiKey);
 
@@ -112,10 +115,13 @@ describe("PostgreSQL: two instances, 500 payments", {
       const env = { DATABASE_URL: database.url };
       const [a, b] = await Promise.all([start(env), start(env)]);
       const shop = await provision(a!.baseUrl, hook.url);
-      const link = await createLink(a!.baseUrl, shop.apiKey, shop.terminalIdentifier, {
-        amount: 1000,
-        returnUrl: "http://localhost/thanks",
-      });
+      const reference = await createLink(
+        { baseUrl: a!.baseUrl, ...shop },
+        {
+          amount: 1000,
+          returnUrl: "http://localhost/thanks",
+        },
+      );
 
       const references: string[] = [];
       let next = 0;
@@ -125,7 +131,7 @@ describe("PostgreSQL: two instances, 500 payments", {
         Array.from({ length: 8 }, async () => {
           while (next < 500) {
             const index = next++;
-            const paid = await payLink((index % 2 === 0 ? a! : b!).baseUrl, link.reference, APPROVED_VISA);
+            const paid = await pay((index % 2 === 0 ? a! : b!).baseUrl, reference, cardFields(CARDS.visa));
             assert.equal(paid.status, 303);
             references.push(paid.checkoutReference!);
           }
@@ -223,11 +229,14 @@ describe("configuration and the worker command", () => {
       const hook = await receiver();
       const server = await start({ DATABASE_URL: database.url, PAYLINK_WEBHOOK_WORKER: "false" });
       const shop = await provision(server.baseUrl, hook.url);
-      const link = await createLink(server.baseUrl, shop.apiKey, shop.terminalIdentifier, {
-        amount: 5000,
-        returnUrl: "http://localhost/thanks",
-      });
-      const paid = await payLink(server.baseUrl, link.reference, APPROVED_VISA);
+      const reference = await createLink(
+        { baseUrl: server.baseUrl, ...shop },
+        {
+          amount: 5000,
+          returnUrl: "http://localhost/thanks",
+        },
+      );
+      const paid = await pay(server.baseUrl, reference, cardFields(CARDS.visa));
       await new Promise((resolve) => setTimeout(resolve, 1500));
       assert.equal(hook.requests.length, 0, "serve alone sends nothing");
 
