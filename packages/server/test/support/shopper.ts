@@ -14,8 +14,8 @@ export interface LinkTarget {
 
 /**
  * Creates a link and returns its reference. Without `overrides` it is a PayByLink of one item
- * (ISK 48900 = 489 kr.); a TokenizeByLink defaults to amount 0 and no items. `headers` may act as
- * another merchant (its x-api-key).
+ * (ISK 48900 = 489 kr.); with only an `amount`, one item of that amount; a TokenizeByLink
+ * defaults to amount 0 and no items. `headers` may act as another merchant (its x-api-key).
  */
 export async function createLink(
   target: LinkTarget,
@@ -23,12 +23,13 @@ export async function createLink(
   headers: Record<string, string> = {},
 ): Promise<string> {
   const tokenize = overrides.type === "TokenizeByLink";
+  const amount = typeof overrides.amount === "number" ? overrides.amount : tokenize ? 0 : 48900;
   const body = {
     type: "PayByLink",
     terminalIdentifier: target.terminalIdentifier,
-    amount: tokenize ? 0 : 48900,
+    amount,
     currency: "ISK",
-    ...(tokenize ? {} : { items: [{ name: "Lopapeysa", quantity: 1, unitPrice: 48900, amountWithoutDiscount: 48900, amount: 48900 }] }),
+    ...(tokenize ? {} : { items: [{ name: "Lopapeysa", quantity: 1, unitPrice: amount, amountWithoutDiscount: amount, amount }] }),
     ...overrides,
   };
   const response = await fetch(`${target.baseUrl}/api/v1/paymentlinks/create`, {
