@@ -464,15 +464,18 @@ for (const backend of testBackends()) {
 
 describe("a second post of one form while the first is still at the processor", () => {
   it("gets the 202 'being processed' page, charges once, and a later post shows the result", async () => {
-    const processor = new SlowProcessor(1500);
+    const processor = new GatedProcessor();
+    // How long a second post waits for the first before answering 202: the first is held at the
+    // processor for longer than that, until the 202 has been seen.
     const server = await startTestServer({ processor, duplicateWaitMs: 200 });
     try {
       const reference = await createLink(server);
       const page = await getPage(server.baseUrl, `/pay/${reference}`);
       const fields = { ...hiddenInputs(page.html), ...cardFields(CARDS.visa), lang: "en" };
       const firstPost = postForm(server.baseUrl, reference, fields);
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await processor.reached;
       const second = await postForm(server.baseUrl, reference, fields);
+      processor.release();
       assert.equal(second.status, 202);
       assert.match(textOf(second.html), /Your payment is being processed/);
       assert.match(textOf(second.html), /do not pay again/);
@@ -486,20 +489,32 @@ describe("a second post of one form while the first is still at the processor", 
       assert.equal(processor.calls, 1, "one processor call for three posts");
       assert.ok(again.html.includes(link.submissions[0].checkoutReference));
     } finally {
+      processor.release();
       await server.close();
     }
   });
 });
 
-class SlowProcessor implements PaymentProcessor {
-  readonly name = "slow";
-  readonly sandbox: SandboxProcessor;
+/** The sandbox, holding every authorisation at the processor until released. */
+class GatedProcessor implements PaymentProcessor {
+  readonly name = "gated";
+  readonly sandbox = new SandboxProcessor();
   calls = 0;
-  constructor(latencyMs: number) {
-    this.sandbox = new SandboxProcessor({ latencyMs });
+  /** Resolves when the first authorisation has reached the processor. */
+  readonly reached: Promise<void>;
+  #arrive!: () => void;
+  #open!: () => void;
+  readonly #gate = new Promise<void>((resolve) => (this.#open = resolve));
+  constructor() {
+    this.reached = new Promise((resolve) => (this.#arrive = resolve));
+  }
+  release() {
+    this.#open();
   }
   async authorize(request: AuthorizeRequest) {
     this.calls += 1;
+    this.#arrive();
+    await this.#gate;
     return this.sandbox.authorize(request);
   }
   cancel(reference: string) {

@@ -12,6 +12,7 @@ import { testBackends } from "../support/databases.ts";
 import { startSecondInstance, startTestServer, type TestServer } from "../support/harness.ts";
 import { addWebhookEndpoint, outboxMessages } from "../support/outbox.ts";
 import { CARDS, cardFields, createLink, getPage, hiddenInputs, postForm, textOf } from "../support/shopper.ts";
+import { waitUntil } from "../support/wait.ts";
 
 /** The sandbox with latency, counting approvals; optionally holding every call until released. */
 class ObservedProcessor implements PaymentProcessor {
@@ -285,18 +286,38 @@ for (const backend of testBackends()) {
           now: new Date(),
           shownPrice: { amount: 48900, currency: "ISK" },
         };
-        // The first post's reservation, held open in its own transaction (its commit is delayed).
+        // The first post's reservation, held open in its own transaction until the second post waits on it.
+        let reserved!: () => void;
+        const firstReserved = new Promise<void>((resolve) => (reserved = resolve));
+        let commit!: () => void;
+        const mayCommit = new Promise<void>((resolve) => (commit = resolve));
         const firstCommitted = db.connection().execute(async (conn) => {
           await sql`BEGIN`.execute(conn);
           await sql`UPDATE payment_links SET reserved_count = reserved_count + 1 WHERE reference = ${reference}`.execute(conn);
           await sql`INSERT INTO submissions (id, link_reference, answers, amount, currency, state, attempt_key)
             VALUES ('firstPostOfDoubleClk', ${reference}, '[]', 48900, 'ISK', 'pending', ${attemptKey})`.execute(conn);
-          await new Promise((resolve) => setTimeout(resolve, 500));
+          reserved();
+          await mayCommit;
           await sql`COMMIT`.execute(conn);
         });
-        await new Promise((resolve) => setTimeout(resolve, 150));
-        // The second post: its duplicate check ran before the commit, its UPDATE waits on the lock.
-        const second = await reserveSale(db, input);
+        await firstReserved;
+        // The second post: its duplicate check runs before the commit, so finds nothing; its UPDATE
+        // then waits on the first post's row lock, which PostgreSQL shows as a lock wait.
+        const secondReserved = reserveSale(db, input);
+        try {
+          await waitUntil(
+            async () => {
+              const { rows } = await sql<{ waiting: number | string }>`SELECT count(*) AS waiting FROM pg_stat_activity
+                WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(db);
+              return Number(rows[0]!.waiting) > 0;
+            },
+            10_000,
+            "the second post waiting on the first post's lock",
+          );
+        } finally {
+          commit();
+        }
+        const second = await secondReserved;
         await firstCommitted;
         assert.equal(second.kind, "duplicate");
         assert.equal(second.kind === "duplicate" && second.submission.checkoutReference, "firstPostOfDoubleClk");

@@ -6,12 +6,14 @@
 //   2. a receiver answering 500 once gets the same webhook-id again about 5 s later.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { sql } from "kysely";
 import { verifyPaymentWebhook, verifyStandardWebhook } from "paylink-sdk";
 import { configureWebhooks } from "../../src/webhooks/runtime.ts";
 import { WebhookWorker } from "../../src/webhooks/worker.ts";
 import { testBackends } from "../support/databases.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
 import { CARDS, cardFields, createLink, futureExpiry, pay } from "../support/shopper.ts";
+import { waitUntil } from "../support/wait.ts";
 import {
   independentPaymentSignature,
   independentStandardSignature,
@@ -197,8 +199,22 @@ for (const backend of testBackends()) {
       assert.equal(body.additionalData.paymentMethod, "MC");
       assert.equal(body.additionalData.cardUsage, "Credit");
       checkSignatures(request, body);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      assert.equal(receiver.requests.length, before + 1, "one message for one event");
+      // Every message of a payment is queued with it; once they are all recorded as delivered and
+      // the worker has nothing in flight, nothing more can arrive for it.
+      const states = await waitUntil(
+        async () => {
+          const rows = await server.db
+            .selectFrom("webhook_deliveries")
+            .select("state")
+            .where(sql<string>`payload->>'checkoutReference'`, "=", saved.checkoutReference!)
+            .execute();
+          return rows.every((row) => row.state === "delivered") && worker.inFlight === 0 && rows.map((row) => row.state);
+        },
+        10_000,
+        "the payment's deliveries recorded and the worker idle",
+      );
+      assert.deepEqual(states, ["delivered"], "one message queued for one event");
+      assert.equal(receiver.requests.length, before + 1, "one message sent for one event");
     });
 
     test("a pay link that also saves the card sends two messages: Authorization and Tokenization", async () => {

@@ -12,7 +12,8 @@ import { after, describe, test } from "node:test";
 import { createPostgresDatabase } from "../support/databases.ts";
 import { freePort, PAYLINK_BIN, type ServerProcess, startServerProcess, TEST_PROCESS_SECRET_KEY } from "../support/process.ts";
 import { CARDS, cardFields, createLink, pay } from "../support/shopper.ts";
-import { type Receiver, startReceiver, waitUntil } from "./support.ts";
+import { waitUntil } from "../support/wait.ts";
+import { type Receiver, startReceiver } from "./support.ts";
 
 const ADMIN_TOKEN = "process-admin-token-0123456789";
 
@@ -99,9 +100,9 @@ describe("embedded database: kill -9 while the receiver is down", () => {
       return log.data[0]?.state === "Delivered" && log.data[0];
     });
     assert.equal(delivered.attempts.length, 2);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    assert.equal(hook.requests.length, 1, "delivered once");
     assert.equal(await second.stop(), 0, "a clean stop after the worker drained");
+    // Stopped after draining: every request the server sent has arrived.
+    assert.equal(hook.requests.length, 1, "delivered once");
   });
 });
 
@@ -139,8 +140,22 @@ describe("PostgreSQL: two instances, 500 payments", {
       );
       const paidIn = Date.now() - started;
       await hook.waitFor(500, 20_000);
-      // Time for a duplicate, if there were one, to show up.
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const log = await waitUntil(
+        async () => {
+          const page = await admin(b!.baseUrl, "GET", `/merchants/${shop.merchantId}/deliveries?state=Delivered&pageSize=1`);
+          return page.totalCount === 500 && page;
+        },
+        20_000,
+        "500 deliveries recorded as delivered",
+      );
+      assert.equal(log.totalCount, 500);
+      const attempts = await admin(b!.baseUrl, "GET", `/merchants/${shop.merchantId}/deliveries?pageSize=100&page=0`);
+      assert.ok(
+        attempts.data.every((delivery: any) => delivery.attempts.length === 1),
+        "one attempt each",
+      );
+      // A clean stop drains each instance's worker: after it, a duplicate would have arrived.
+      assert.deepEqual(await Promise.all([a!.stop(), b!.stop()]), [0, 0], "both instances stopped cleanly");
 
       assert.equal(hook.requests.length, 500);
       const webhookIds = new Set(hook.requests.map((request) => String(request.headers["webhook-id"])));
@@ -148,15 +163,7 @@ describe("PostgreSQL: two instances, 500 payments", {
       const received = hook.requests.map((request) => JSON.parse(request.body).checkoutReference as string);
       assert.equal(new Set(received).size, 500);
       assert.deepEqual([...received].sort(), [...references].sort(), "one message per payment");
-      const log = await admin(b!.baseUrl, "GET", `/merchants/${shop.merchantId}/deliveries?state=Delivered&pageSize=1`);
-      assert.equal(log.totalCount, 500);
-      const attempts = await admin(b!.baseUrl, "GET", `/merchants/${shop.merchantId}/deliveries?pageSize=100&page=0`);
-      assert.ok(
-        attempts.data.every((delivery: any) => delivery.attempts.length === 1),
-        "one attempt each",
-      );
       process.stdout.write(`# 500 payments on two instances in ${paidIn} ms; 500 webhooks, 500 distinct\n`);
-      await Promise.all([a!.stop(), b!.stop()]);
     } finally {
       await database.drop();
     }
@@ -237,6 +244,8 @@ describe("configuration and the worker command", () => {
         },
       );
       const paid = await pay(server.baseUrl, reference, cardFields(CARDS.visa));
+      // A sleep, not a wait: a worker that is not running has nothing to report. 1.5 s is more
+      // than a worker's wake-up on a payment plus one idle poll (1 s), so one would have sent by now.
       await new Promise((resolve) => setTimeout(resolve, 1500));
       assert.equal(hook.requests.length, 0, "serve alone sends nothing");
 
