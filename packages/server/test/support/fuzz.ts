@@ -1,4 +1,4 @@
-// The generator toolkit of the fuzz suites (test/api/errors-fuzz.test.ts, test/admin/fuzz.test.ts,
+// The generator toolkit of the fuzz suites (test/api/fuzz.test.ts, test/admin/fuzz.test.ts,
 // test/checkout/fuzz.test.ts, test/http/fuzz-paths.test.ts), kept in one place so that they all
 // generate from the same PRNG and the same pools of awkward values instead of copies that drift
 // apart: a seeded mulberry32 PRNG (no dependency, so FUZZ_SEED reproduces a run), pools of strange
