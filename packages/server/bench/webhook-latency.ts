@@ -16,7 +16,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startServerProcess } from "../test/support/process.ts";
-import { createLink, hiddenInputs } from "../test/webhooks/shopper.ts";
+import { createLink, hiddenInputs } from "../test/support/shopper.ts";
 
 const PAYMENTS = Number(process.argv[2] ?? 200);
 const ADMIN_TOKEN = "bench-admin-token-0123456789";
@@ -57,12 +57,15 @@ try {
   const { terminalIdentifier } = await admin(`/merchants/${merchantId}/terminals`, {});
   const { apiKey } = await admin(`/merchants/${merchantId}/apikeys`, {});
   await admin(`/merchants/${merchantId}/webhooks`, { url: receiverUrl });
-  const link = await createLink(server.baseUrl, apiKey, terminalIdentifier, { amount: 1000, returnUrl: "http://localhost/thanks" });
+  const linkReference = await createLink(
+    { baseUrl: server.baseUrl, apiKey, terminalIdentifier },
+    { amount: 1000, returnUrl: "http://localhost/thanks" },
+  );
 
   const latencies: number[] = [];
   const warmup = 10;
   for (let i = 0; i < PAYMENTS + warmup; i++) {
-    const page = await fetch(`${server.baseUrl}/pay/${link.reference}`);
+    const page = await fetch(`${server.baseUrl}/pay/${linkReference}`);
     const form = new URLSearchParams({
       ...hiddenInputs(await page.text()),
       cardNumber: "4111111111111111",
@@ -70,7 +73,7 @@ try {
       cardCvc: "123",
       cardHolder: "Bench",
     });
-    const response = await fetch(`${server.baseUrl}/pay/${link.reference}`, {
+    const response = await fetch(`${server.baseUrl}/pay/${linkReference}`, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded" },
       body: form.toString(),

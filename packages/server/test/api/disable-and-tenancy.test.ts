@@ -6,18 +6,9 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import { testBackends } from "../support/databases.ts";
-import {
-  as,
-  assertError,
-  assertOk,
-  createLink,
-  getLink,
-  payByLink,
-  rawRequest,
-  setSalesCount,
-  tokenizeByLink,
-} from "../support/fixtures.ts";
+import { as, assertError, assertOk, getLink, payByLink, rawRequest, setSalesCount, tokenizeByLink } from "../support/fixtures.ts";
 import { type MerchantFixture, startTestServer, type TestServer } from "../support/harness.ts";
+import { createLink } from "../support/shopper.ts";
 
 const DISABLE = "/api/v1/paymentlinks/disable";
 const UPDATE = "/api/v1/paymentlinks/update";

@@ -6,20 +6,14 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import { testBackends } from "../support/databases.ts";
-import { as, assertError, assertOk, countLinks, createLink, getLink, payByLink, rawRequest, simplePayByLink } from "../support/fixtures.ts";
+import { as, assertError, assertOk, countLinks, getLink, payByLink, rawRequest, simplePayByLink } from "../support/fixtures.ts";
 import { type ApiResponse, type MerchantFixture, startTestServer, type TestServer } from "../support/harness.ts";
+import { createLink } from "../support/shopper.ts";
+import { waitUntil } from "../support/wait.ts";
 
 const CREATE = "/api/v1/paymentlinks/create";
 const UPDATE = "/api/v1/paymentlinks/update";
 const DISABLE = "/api/v1/paymentlinks/disable";
-
-async function waitFor(condition: () => Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 for (const backend of testBackends()) {
   describe(`Idempotency-Key (${backend.name})`, () => {
@@ -215,7 +209,7 @@ for (const backend of testBackends()) {
         await server.db.transaction().execute(async (trx) => {
           await sql`SELECT 1 FROM terminals WHERE terminal_identifier = ${merchant.terminalIdentifier} FOR UPDATE`.execute(trx);
           first = post(CREATE, body, "held");
-          await waitFor(async () => (await keyRow(merchant, "held"))?.state === "running", "the first request to claim the key");
+          await waitUntil(async () => (await keyRow(merchant, "held"))?.state === "running", 5000, "the first request to claim the key");
           const second = await post(CREATE, body, "held");
           assertError(second, 409, "3007");
         });

@@ -8,7 +8,6 @@ import {
   as,
   assertError,
   assertOk,
-  createLink,
   future,
   ISO_UTC,
   setCreatedAt,
@@ -18,6 +17,7 @@ import {
   tokenizeByLink,
 } from "../support/fixtures.ts";
 import { type MerchantFixture, startTestServer, type TestServer } from "../support/harness.ts";
+import { createLink } from "../support/shopper.ts";
 
 const LIST = "/api/v1/paymentlinks";
 const ENTRY_KEYS = [

@@ -9,7 +9,6 @@ import {
   as,
   assertError,
   assertOk,
-  createLink,
   future,
   getLink,
   ITEMS,
@@ -22,6 +21,7 @@ import {
   tokenizeByLink,
 } from "../support/fixtures.ts";
 import { type MerchantFixture, startTestServer, type TestServer } from "../support/harness.ts";
+import { createLink } from "../support/shopper.ts";
 
 const UPDATE = "/api/v1/paymentlinks/update";
 

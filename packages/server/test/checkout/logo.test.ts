@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { testBackends } from "../support/databases.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
+import { createLink } from "../support/shopper.ts";
 
 const PNG_1X1 = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64");
 const GIF_BYTES = Buffer.concat([Buffer.from("GIF89a", "latin1"), Buffer.alloc(20, 1)]);
@@ -60,19 +61,7 @@ for (const backend of testBackends()) {
       return { status: response.status, body: (await response.json()) as any };
     }
 
-    async function linkWithTheme(themeKey: string) {
-      const created = await server.api("POST", "/api/v1/paymentlinks/create", {
-        type: "PayByLink",
-        terminalIdentifier: server.terminalIdentifier,
-        amount: 100,
-        currency: "EUR",
-        items: [],
-        themeKey,
-        culture: "en",
-      });
-      assert.equal(created.status, 200, JSON.stringify(created.body));
-      return created.body.paymentLinkReference as string;
-    }
+    const linkWithTheme = (themeKey: string) => createLink(server, { amount: 100, currency: "EUR", items: [], themeKey, culture: "en" });
 
     /** The page's <img> src, fetched from the page's own origin. */
     async function logoOnPage(reference: string) {

@@ -7,17 +7,10 @@ import { sql } from "kysely";
 import { createLogger } from "../../src/logging.ts";
 import type { AuthorizeRequest, PaymentProcessor } from "../../src/payments/processor.ts";
 import { SandboxProcessor } from "../../src/payments/sandbox.ts";
-import {
-  addWebhookEndpoint,
-  CARDS,
-  type CheckoutTestServer,
-  futureExpiry,
-  getPage,
-  hiddenInputs,
-  postForm,
-  startCheckoutServer,
-} from "../support/checkout.ts";
 import { testBackends } from "../support/databases.ts";
+import { startTestServer, type TestServer } from "../support/harness.ts";
+import { addWebhookEndpoint } from "../support/outbox.ts";
+import { CARDS, createLink, futureExpiry, getPage, hiddenInputs, postForm } from "../support/shopper.ts";
 
 /** A CVC unlikely to occur by chance in ids or timestamps of the dump. */
 const CVC = "8317";
@@ -41,7 +34,7 @@ class LeakyFailingProcessor implements PaymentProcessor {
 
 for (const backend of testBackends()) {
   describe(`no card data at rest or in logs (${backend.name})`, () => {
-    let server: CheckoutTestServer;
+    let server: TestServer;
     const logLines: string[] = [];
 
     before(async () => {
@@ -52,18 +45,18 @@ for (const backend of testBackends()) {
         },
       });
       const logger = createLogger("trace", stream);
-      server = await startCheckoutServer({ backend, logger, processor: new LeakyFailingProcessor() });
+      server = await startTestServer({ backend, logger, processor: new LeakyFailingProcessor() });
       await addWebhookEndpoint(server);
     });
     after(() => server.close());
 
     it("after approvals, declines, card saving, validation errors, CSRF refusals and processor errors", async () => {
       const numbers = [CARDS.visa, CARDS.mastercard, CARDS.refused, CARDS.expired, CARDS.cvcDeclined, CARDS.other, FAILING_CARD];
-      const payLink = await server.createLink({
+      const payLink = await createLink(server, {
         recurringProcessingModel: "CardOnFile",
         shopperInfo: [{ field: "EmailAddress", requirementType: "Required" }],
       });
-      const tokenizeLink = await server.createLink({ type: "TokenizeByLink", amount: 0, items: [] });
+      const tokenizeLink = await createLink(server, { type: "TokenizeByLink", amount: 0, items: [] });
       const post = async (reference: string, number: string, extra: Record<string, string> = {}) => {
         const page = await getPage(server.baseUrl, `/pay/${reference}`);
         return postForm(server.baseUrl, reference, {

@@ -4,26 +4,17 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import QRCode from "qrcode";
 import { createTheme } from "../../src/db/merchants-repository.ts";
-import {
-  CARDS,
-  type CheckoutTestServer,
-  cardFields,
-  getPage,
-  hiddenInputs,
-  pay,
-  postForm,
-  startCheckoutServer,
-  textOf,
-} from "../support/checkout.ts";
 import { testBackends } from "../support/databases.ts";
+import { startTestServer, type TestServer } from "../support/harness.ts";
+import { CARDS, cardFields, createLink, getPage, hiddenInputs, pay, postForm, textOf } from "../support/shopper.ts";
 
 const DESCRIPTION = "INTERNAL-NOTE margin 40% do-not-show";
 
 for (const backend of testBackends()) {
   describe(`checkout page (${backend.name})`, () => {
-    let server: CheckoutTestServer;
+    let server: TestServer;
     before(async () => {
-      server = await startCheckoutServer({ backend });
+      server = await startTestServer({ backend });
     });
     after(() => server.close());
 
@@ -31,7 +22,7 @@ for (const backend of testBackends()) {
     const submissionsOf = async (reference: string) => (await readLink(reference)).submissions as unknown[];
 
     it("renders items, total, shopper fields, card fields with labels and autocomplete, and the pay button", async () => {
-      const reference = await server.createLink({
+      const reference = await createLink(server, {
         amount: 59800,
         themeKey: server.themeKey,
         description: DESCRIPTION,
@@ -102,7 +93,7 @@ for (const backend of testBackends()) {
     });
 
     it("never shows the merchant's description, on any page", async () => {
-      const reference = await server.createLink({ description: DESCRIPTION, exactSalesCount: 1 });
+      const reference = await createLink(server, { description: DESCRIPTION, exactSalesCount: 1 });
       const pages = [await getPage(server.baseUrl, `/pay/${reference}`)];
       pages.push(await pay(server.baseUrl, reference, cardFields(CARDS.refused)));
       pages.push(await pay(server.baseUrl, reference, { cardNumber: "1" }));
@@ -121,7 +112,7 @@ for (const backend of testBackends()) {
         primaryColor: "#0a7d33",
         logoUrl: null,
       });
-      const reference = await server.createLink({
+      const reference = await createLink(server, {
         themeKey: theme.themeKey,
         items: [
           {
@@ -152,7 +143,7 @@ for (const backend of testBackends()) {
     });
 
     it("sends security headers: CSP without inline script, no framing, no referrer to other sites", async () => {
-      const reference = await server.createLink({ returnUrl: "https://shop.example/done" });
+      const reference = await createLink(server, { returnUrl: "https://shop.example/done" });
       const page = await getPage(server.baseUrl, `/pay/${reference}`);
       const csp = page.headers.get("content-security-policy")!;
       const directives = new Map(
@@ -187,7 +178,7 @@ for (const backend of testBackends()) {
     });
 
     it("stays small (< 50 KB) and makes no third-party request", async () => {
-      const reference = await server.createLink({
+      const reference = await createLink(server, {
         themeKey: server.themeKey,
         amount: 1500000,
         items: Array.from({ length: 10 }, (_, i) => ({
@@ -214,7 +205,7 @@ for (const backend of testBackends()) {
     });
 
     it("counts every view as one visit, whatever the status; posts, HEAD requests and QR codes are not visits", async () => {
-      const reference = await server.createLink({ exactSalesCount: 1 });
+      const reference = await createLink(server, { exactSalesCount: 1 });
       for (let i = 0; i < 3; i++) assert.equal((await getPage(server.baseUrl, `/pay/${reference}`)).status, 200);
       await getPage(server.baseUrl, `/pay/${reference}/qr.svg`);
       assert.equal((await fetch(`${server.baseUrl}/pay/${reference}`, { method: "HEAD" })).status, 200);
@@ -235,7 +226,7 @@ for (const backend of testBackends()) {
           status: "Expired",
           title: "This payment link has expired",
           prepare: async () => {
-            const reference = await server.createLink({ culture: "en", expiresAt: new Date(Date.now() + 60_000).toISOString() });
+            const reference = await createLink(server, { culture: "en", expiresAt: new Date(Date.now() + 60_000).toISOString() });
             const page = await getPage(server.baseUrl, `/pay/${reference}`);
             await server.database.db
               .updateTable("payment_links")
@@ -249,7 +240,7 @@ for (const backend of testBackends()) {
           status: "Used",
           title: "Sold out",
           prepare: async () => {
-            const reference = await server.createLink({ culture: "en", exactSalesCount: 1 });
+            const reference = await createLink(server, { culture: "en", exactSalesCount: 1 });
             const page = await getPage(server.baseUrl, `/pay/${reference}`);
             assert.equal((await pay(server.baseUrl, reference)).status, 200);
             return { reference, tokenFrom: page.html };
@@ -259,7 +250,7 @@ for (const backend of testBackends()) {
           status: "Disabled",
           title: "This payment link is no longer available",
           prepare: async () => {
-            const reference = await server.createLink({ culture: "en" });
+            const reference = await createLink(server, { culture: "en" });
             const page = await getPage(server.baseUrl, `/pay/${reference}`);
             assert.equal((await server.api("POST", "/api/v1/paymentlinks/disable", { paymentLinkReference: reference })).status, 200);
             return { reference, tokenFrom: page.html };
@@ -269,7 +260,7 @@ for (const backend of testBackends()) {
           status: "Completed",
           title: "This card has already been saved",
           prepare: async () => {
-            const reference = await server.createLink({ type: "TokenizeByLink", amount: 0, items: [], culture: "en" });
+            const reference = await createLink(server, { type: "TokenizeByLink", amount: 0, items: [], culture: "en" });
             const page = await getPage(server.baseUrl, `/pay/${reference}`);
             assert.equal((await pay(server.baseUrl, reference)).status, 200);
             return { reference, tokenFrom: page.html };
@@ -316,7 +307,7 @@ for (const backend of testBackends()) {
     });
 
     it("speaks the link's culture, switches with ?lang= and remembers the choice in a cookie", async () => {
-      const reference = await server.createLink({ culture: "en" });
+      const reference = await createLink(server, { culture: "en" });
       const english = await getPage(server.baseUrl, `/pay/${reference}`);
       assert.match(english.html, /<html lang="en">/);
       assert.ok(textOf(english.html).includes("Order summary"));
@@ -339,7 +330,7 @@ for (const backend of testBackends()) {
       const invalidIs = await postForm(server.baseUrl, reference, { ...hiddenInputs(remembered.html), cardNumber: "" });
       assert.ok(textOf(invalidIs.html).includes("Sláðu inn kortanúmer."));
       // Amounts follow the language; other currencies keep their decimals.
-      const euro = await server.createLink({
+      const euro = await createLink(server, {
         currency: "EUR",
         amount: 1250,
         items: [{ name: "Kaffi", quantity: 1, unitPrice: 1250, amountWithoutDiscount: 1250, amount: 1250 }],
@@ -349,7 +340,7 @@ for (const backend of testBackends()) {
     });
 
     it("serves a QR code of the link URL as SVG", async () => {
-      const reference = await server.createLink();
+      const reference = await createLink(server);
       const response = await fetch(`${server.baseUrl}/pay/${reference}/qr.svg`);
       assert.equal(response.status, 200);
       assert.equal(response.headers.get("content-type"), "image/svg+xml; charset=utf-8");

@@ -6,21 +6,10 @@ import { sql } from "kysely";
 import { reconcileStalePayments } from "../../src/checkout/reconcile.ts";
 import type { AuthorizeRequest, PaymentProcessor } from "../../src/payments/processor.ts";
 import { SandboxProcessor } from "../../src/payments/sandbox.ts";
-import {
-  addWebhookEndpoint,
-  CARDS,
-  type CheckoutTestServer,
-  cardFields,
-  futureExpiry,
-  getPage,
-  hiddenInputs,
-  outboxMessages,
-  pay,
-  postForm,
-  startCheckoutServer,
-  textOf,
-} from "../support/checkout.ts";
 import { testBackends } from "../support/databases.ts";
+import { startTestServer, type TestServer } from "../support/harness.ts";
+import { addWebhookEndpoint, outboxMessages } from "../support/outbox.ts";
+import { CARDS, cardFields, createLink, futureExpiry, getPage, hiddenInputs, pay, postForm, textOf } from "../support/shopper.ts";
 
 const silentLog = { warn() {}, error() {}, info() {} };
 
@@ -54,11 +43,11 @@ class SwitchableProcessor implements PaymentProcessor {
 
 for (const backend of testBackends()) {
   describe(`checkout payments (${backend.name})`, () => {
-    let server: CheckoutTestServer;
+    let server: TestServer;
     const processor = new SwitchableProcessor();
 
     before(async () => {
-      server = await startCheckoutServer({ backend, processor });
+      server = await startTestServer({ backend, processor });
       await addWebhookEndpoint(server);
     });
     after(() => server.close());
@@ -72,7 +61,7 @@ for (const backend of testBackends()) {
       (await outboxMessages(server)).filter((m) => m.payload.merchantReference === reference);
 
     it("pays, redirects 303 to returnUrl with checkoutReference, and the API shows the sale", async () => {
-      const reference = await server.createLink({
+      const reference = await createLink(server, {
         returnUrl: "https://shop.example/thanks?order=42&sig=a%2Fb%20c&flag#paid",
         description: "Order 42 (internal)",
         exactSalesCount: 1,
@@ -143,7 +132,7 @@ for (const backend of testBackends()) {
     });
 
     it("shows a receipt (200) without returnUrl: checkoutReference, amount, masked card", async () => {
-      const reference = await server.createLink();
+      const reference = await createLink(server);
       const response = await pay(server.baseUrl, reference, cardFields(CARDS.mastercard));
       assert.equal(response.status, 200);
       const text = textOf(response.html);
@@ -166,7 +155,7 @@ for (const backend of testBackends()) {
       [CARDS.cvcDeclined, "CVC Declined"],
     ] as const) {
       it(`declines ${card} with 402 and the reason "${reason}", records completed: false`, async () => {
-        const reference = await server.createLink({
+        const reference = await createLink(server, {
           exactSalesCount: 1,
           culture: "en",
           shopperInfo: [{ field: "EmailAddress", requirementType: "Required" }],
@@ -215,15 +204,7 @@ for (const backend of testBackends()) {
     }
 
     it("saves a card on a TokenizeByLink: token on the submission, link Completed, Tokenization event with amount 0", async () => {
-      const create = await server.api("POST", "/api/v1/paymentlinks/create", {
-        type: "TokenizeByLink",
-        terminalIdentifier: server.terminalIdentifier,
-        recurringProcessingModel: "Subscription",
-        amount: 0,
-        currency: "ISK",
-        culture: "en",
-      });
-      const reference = create.body.paymentLinkReference;
+      const reference = await createLink(server, { type: "TokenizeByLink", recurringProcessingModel: "Subscription", culture: "en" });
       const page = await getPage(server.baseUrl, `/pay/${reference}`);
       assert.equal(page.status, 200);
       const pageText = textOf(page.html);
@@ -273,7 +254,7 @@ for (const backend of testBackends()) {
     });
 
     it("a PayByLink with recurringProcessingModel pays and saves the card: Authorization and Tokenization events", async () => {
-      const reference = await server.createLink({ recurringProcessingModel: "CardOnFile" });
+      const reference = await createLink(server, { recurringProcessingModel: "CardOnFile" });
       const page = await getPage(server.baseUrl, `/pay/${reference}`);
       assert.ok(textOf(page.html).includes("Kortið verður einnig vistað"));
       const response = await postForm(server.baseUrl, reference, { ...hiddenInputs(page.html), ...cardFields(CARDS.visa) });
@@ -301,7 +282,7 @@ for (const backend of testBackends()) {
     });
 
     it("a processor that does not answer: 502, submission failed, slot released, no webhook", async () => {
-      const reference = await server.createLink({ exactSalesCount: 1 });
+      const reference = await createLink(server, { exactSalesCount: 1 });
       processor.failFor.add(CARDS.other);
       try {
         const response = await pay(server.baseUrl, reference, cardFields(CARDS.other));
@@ -326,7 +307,7 @@ for (const backend of testBackends()) {
     });
 
     it("an approval whose reply was lost is reversed before the shopper is told 'not charged'; a retry leaves exactly one live charge", async () => {
-      const reference = await server.createLink({ exactSalesCount: 1, culture: "en" });
+      const reference = await createLink(server, { exactSalesCount: 1, culture: "en" });
       processor.loseReplyFor.add(CARDS.other);
       let lost: Awaited<ReturnType<typeof pay>>;
       try {
@@ -351,7 +332,7 @@ for (const backend of testBackends()) {
     });
 
     it("when the reversal cannot be confirmed either: 202 'do not pay again', the slot stays held, and the reconciler finishes it", async () => {
-      const reference = await server.createLink({ exactSalesCount: 1, culture: "en" });
+      const reference = await createLink(server, { exactSalesCount: 1, culture: "en" });
       processor.loseReplyFor.add(CARDS.other);
       processor.reverseFails = true;
       let unconfirmed: Awaited<ReturnType<typeof pay>>;
@@ -385,7 +366,7 @@ for (const backend of testBackends()) {
     });
 
     it("a form posted twice (double click, reload) makes one submission and one processor call", async () => {
-      const reference = await server.createLink();
+      const reference = await createLink(server);
       const page = await getPage(server.baseUrl, `/pay/${reference}`);
       const fields = { ...hiddenInputs(page.html), ...cardFields(CARDS.visa) };
       const callsBefore = processor.requests.length;
@@ -400,7 +381,7 @@ for (const backend of testBackends()) {
     });
 
     it("Prefilled fields use the stored value whatever is posted; Hidden fields are neither shown nor accepted", async () => {
-      const reference = await server.createLink({
+      const reference = await createLink(server, {
         shopperInfo: [
           { field: "FullName", requirementType: "Prefilled", prefilledValue: "Guðrún Ósk" },
           { field: "Telephone", requirementType: "Hidden" },
@@ -423,14 +404,14 @@ for (const backend of testBackends()) {
     });
 
     it("a NUL character (which PostgreSQL cannot store) in an answer is dropped, not a 500", async () => {
-      const reference = await server.createLink({ shopperInfo: [{ field: "Comments", requirementType: "Optional" }] });
+      const reference = await createLink(server, { shopperInfo: [{ field: "Comments", requirementType: "Optional" }] });
       const response = await pay(server.baseUrl, reference, { ...cardFields(), Comments: "Takk\u0000 fyrir\u0001 😀" });
       assert.equal(response.status, 200);
       assert.deepEqual((await readLink(reference)).submissions[0].answers, [{ field: "Comments", value: "Takk fyrir 😀" }]);
     });
 
     it("GET of the link shows visits, sales, submissions with answers and tokens, and status (seed §2)", async () => {
-      const reference = await server.createLink({
+      const reference = await createLink(server, {
         exactSalesCount: 2,
         recurringProcessingModel: "UnscheduledCardOnFile",
         shopperInfo: [{ field: "EmailAddress", requirementType: "Required" }],
@@ -479,52 +460,4 @@ for (const backend of testBackends()) {
       assert.equal(list.body.data[0].status, "Used");
     });
   });
-}
-
-describe("a second post of one form while the first is still at the processor", () => {
-  it("gets the 202 'being processed' page, charges once, and a later post shows the result", async () => {
-    const processor = new SlowProcessor(1500);
-    const server = await startCheckoutServer({ processor, duplicateWaitMs: 200 });
-    try {
-      const reference = await server.createLink();
-      const page = await getPage(server.baseUrl, `/pay/${reference}`);
-      const fields = { ...hiddenInputs(page.html), ...cardFields(CARDS.visa), lang: "en" };
-      const firstPost = postForm(server.baseUrl, reference, fields);
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      const second = await postForm(server.baseUrl, reference, fields);
-      assert.equal(second.status, 202);
-      assert.match(textOf(second.html), /Your payment is being processed/);
-      assert.match(textOf(second.html), /do not pay again/);
-      const first = await firstPost;
-      assert.equal(first.status, 200);
-      const again = await postForm(server.baseUrl, reference, fields);
-      assert.equal(again.status, 200);
-      const link = (await server.api("GET", `/api/v1/paymentlinks/${reference}`)).body.paymentLink;
-      assert.equal(link.salesCount, 1);
-      assert.equal(link.submissions.length, 1);
-      assert.equal(processor.calls, 1, "one processor call for three posts");
-      assert.ok(again.html.includes(link.submissions[0].checkoutReference));
-    } finally {
-      await server.close();
-    }
-  });
-});
-
-class SlowProcessor implements PaymentProcessor {
-  readonly name = "slow";
-  readonly sandbox: SandboxProcessor;
-  calls = 0;
-  constructor(latencyMs: number) {
-    this.sandbox = new SandboxProcessor({ latencyMs });
-  }
-  async authorize(request: AuthorizeRequest) {
-    this.calls += 1;
-    return this.sandbox.authorize(request);
-  }
-  cancel(reference: string) {
-    return this.sandbox.cancel(reference);
-  }
-  reverseAttempt(checkoutReference: string) {
-    return this.sandbox.reverseAttempt(checkoutReference);
-  }
 }

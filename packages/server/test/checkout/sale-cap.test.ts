@@ -8,20 +8,11 @@ import { reconcileStalePayments } from "../../src/checkout/reconcile.ts";
 import { reserveSale } from "../../src/db/reservations-repository.ts";
 import type { AuthorizeRequest, AuthorizeResult, PaymentProcessor } from "../../src/payments/processor.ts";
 import { SandboxProcessor } from "../../src/payments/sandbox.ts";
-import {
-  addWebhookEndpoint,
-  CARDS,
-  type CheckoutTestServer,
-  cardFields,
-  getPage,
-  hiddenInputs,
-  outboxMessages,
-  postForm,
-  startCheckoutServer,
-  startSecondInstance,
-  textOf,
-} from "../support/checkout.ts";
 import { testBackends } from "../support/databases.ts";
+import { startSecondInstance, startTestServer, type TestServer } from "../support/harness.ts";
+import { addWebhookEndpoint, outboxMessages } from "../support/outbox.ts";
+import { CARDS, cardFields, createLink, getPage, hiddenInputs, postForm, textOf } from "../support/shopper.ts";
+import { waitUntil } from "../support/wait.ts";
 
 /** The sandbox with latency, counting approvals; optionally holding every call until released. */
 class ObservedProcessor implements PaymentProcessor {
@@ -74,7 +65,7 @@ class ObservedProcessor implements PaymentProcessor {
   }
 }
 
-async function linkState(server: CheckoutTestServer, reference: string) {
+async function linkState(server: TestServer, reference: string) {
   const link = (await server.api("GET", `/api/v1/paymentlinks/${reference}`)).body.paymentLink;
   const row = await server.database.db
     .selectFrom("payment_links")
@@ -85,7 +76,7 @@ async function linkState(server: CheckoutTestServer, reference: string) {
 }
 
 /** `count` shoppers each open the page (on alternating instances) and then all pay at once. */
-async function concurrentPayments(instances: CheckoutTestServer[], reference: string, count: number, card: (i: number) => string) {
+async function concurrentPayments(instances: TestServer[], reference: string, count: number, card: (i: number) => string) {
   const pages = await Promise.all(
     Array.from({ length: count }, (_, i) => getPage(instances[i % instances.length]!.baseUrl, `/pay/${reference}`)),
   );
@@ -99,14 +90,14 @@ async function concurrentPayments(instances: CheckoutTestServer[], reference: st
 
 for (const backend of testBackends()) {
   describe(`sale cap under concurrency (${backend.name})`, () => {
-    let server: CheckoutTestServer;
-    let second: CheckoutTestServer | undefined;
+    let server: TestServer;
+    let second: TestServer | undefined;
     const processor = new ObservedProcessor(15);
     const secondProcessor = new ObservedProcessor(15);
-    let instances: CheckoutTestServer[];
+    let instances: TestServer[];
 
     before(async () => {
-      server = await startCheckoutServer({ backend, processor });
+      server = await startTestServer({ backend, processor });
       if (backend.name === "postgres") second = await startSecondInstance(server, { processor: secondProcessor });
       instances = second ? [server, second] : [server];
       await addWebhookEndpoint(server);
@@ -117,7 +108,7 @@ for (const backend of testBackends()) {
     });
 
     it(`20 concurrent payments at exactSalesCount 3 make exactly 3 sales${backend.name === "postgres" ? " (two app instances)" : ""}`, async () => {
-      const reference = await server.createLink({ exactSalesCount: 3, returnUrl: "https://shop.example/done" });
+      const reference = await createLink(server, { exactSalesCount: 3, returnUrl: "https://shop.example/done" });
       const approvalsBefore = processor.approvals.length + secondProcessor.approvals.length;
       const responses = await concurrentPayments(instances, reference, 20, () => CARDS.visa);
       const statuses = responses.map((r) => r.status);
@@ -142,7 +133,7 @@ for (const backend of testBackends()) {
     });
 
     it("with declines mixed in: every approved card has its sale, and the cap holds", async () => {
-      const reference = await server.createLink({ exactSalesCount: 3 });
+      const reference = await createLink(server, { exactSalesCount: 3 });
       const approvalsBefore = processor.approvals.length + secondProcessor.approvals.length;
       const responses = await concurrentPayments(instances, reference, 20, (i) => (i % 2 === 0 ? CARDS.refused : CARDS.mastercard));
       const approvedResponses = responses.filter((r) => r.status === 200).length;
@@ -159,7 +150,7 @@ for (const backend of testBackends()) {
     });
 
     it("a decline releases its slot: cap 1, declined then approved", async () => {
-      const reference = await server.createLink({ exactSalesCount: 1 });
+      const reference = await createLink(server, { exactSalesCount: 1 });
       const declined = await postForm(server.baseUrl, reference, {
         ...hiddenInputs((await getPage(server.baseUrl, `/pay/${reference}`)).html),
         ...cardFields(CARDS.cvcDeclined),
@@ -173,7 +164,7 @@ for (const backend of testBackends()) {
     });
 
     it("while the last slot is being paid for, another shopper is told so (410) and nothing is recorded for them", async () => {
-      const reference = await server.createLink({ exactSalesCount: 1, culture: "en" });
+      const reference = await createLink(server, { exactSalesCount: 1, culture: "en" });
       const [first, other] = await Promise.all([
         getPage(server.baseUrl, `/pay/${reference}`),
         getPage(server.baseUrl, `/pay/${reference}`),
@@ -193,7 +184,7 @@ for (const backend of testBackends()) {
     });
 
     it("a reservation left by a crashed process is released after its time-out", async () => {
-      const reference = await server.createLink({ exactSalesCount: 1 });
+      const reference = await createLink(server, { exactSalesCount: 1 });
       const db = server.database.db;
       const insertPending = async (id: string, age: string) => {
         await sql`INSERT INTO submissions (id, link_reference, answers, amount, currency, state, created_at)
@@ -231,7 +222,7 @@ for (const backend of testBackends()) {
     });
 
     it("the price cannot change while a payment is in flight (409 3003); the sale keeps the price it was charged", async () => {
-      const reference = await server.createLink({ culture: "en" });
+      const reference = await createLink(server, { culture: "en" });
       const page = await getPage(server.baseUrl, `/pay/${reference}`);
       processor.hold();
       const callsBefore = processor.calls;
@@ -258,7 +249,7 @@ for (const backend of testBackends()) {
     });
 
     it("a price changed after the page was opened is shown again (409) and nothing is charged; the new price is paid after a look", async () => {
-      const reference = await server.createLink({ culture: "en" });
+      const reference = await createLink(server, { culture: "en" });
       const page = await getPage(server.baseUrl, `/pay/${reference}`);
       const { submissions: _ignored, ...editable } = (await server.api("GET", `/api/v1/paymentlinks/${reference}`)).body.paymentLink;
       const dearer = {
@@ -283,7 +274,7 @@ for (const backend of testBackends()) {
 
     if (backend.name === "postgres") {
       it("a double-click on the last slot that waited for the first post's lock answers with the first post's payment, not 'sold out'", async () => {
-        const reference = await server.createLink({ exactSalesCount: 1 });
+        const reference = await createLink(server, { exactSalesCount: 1 });
         const db = server.database.db;
         const attemptKey = "double-click-attempt-0001";
         const card = { brand: "VI", masked: "411111******1111", last4: "1111", expiry: "08/2030" };
@@ -295,18 +286,38 @@ for (const backend of testBackends()) {
           now: new Date(),
           shownPrice: { amount: 48900, currency: "ISK" },
         };
-        // The first post's reservation, held open in its own transaction (its commit is delayed).
+        // The first post's reservation, held open in its own transaction until the second post waits on it.
+        let reserved!: () => void;
+        const firstReserved = new Promise<void>((resolve) => (reserved = resolve));
+        let commit!: () => void;
+        const mayCommit = new Promise<void>((resolve) => (commit = resolve));
         const firstCommitted = db.connection().execute(async (conn) => {
           await sql`BEGIN`.execute(conn);
           await sql`UPDATE payment_links SET reserved_count = reserved_count + 1 WHERE reference = ${reference}`.execute(conn);
           await sql`INSERT INTO submissions (id, link_reference, answers, amount, currency, state, attempt_key)
             VALUES ('firstPostOfDoubleClk', ${reference}, '[]', 48900, 'ISK', 'pending', ${attemptKey})`.execute(conn);
-          await new Promise((resolve) => setTimeout(resolve, 500));
+          reserved();
+          await mayCommit;
           await sql`COMMIT`.execute(conn);
         });
-        await new Promise((resolve) => setTimeout(resolve, 150));
-        // The second post: its duplicate check ran before the commit, its UPDATE waits on the lock.
-        const second = await reserveSale(db, input);
+        await firstReserved;
+        // The second post: its duplicate check runs before the commit, so finds nothing; its UPDATE
+        // then waits on the first post's row lock, which PostgreSQL shows as a lock wait.
+        const secondReserved = reserveSale(db, input);
+        try {
+          await waitUntil(
+            async () => {
+              const { rows } = await sql<{ waiting: number | string }>`SELECT count(*) AS waiting FROM pg_stat_activity
+                WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(db);
+              return Number(rows[0]!.waiting) > 0;
+            },
+            10_000,
+            "the second post waiting on the first post's lock",
+          );
+        } finally {
+          commit();
+        }
+        const second = await secondReserved;
         await firstCommitted;
         assert.equal(second.kind, "duplicate");
         assert.equal(second.kind === "duplicate" && second.submission.checkoutReference, "firstPostOfDoubleClk");
@@ -316,7 +327,7 @@ for (const backend of testBackends()) {
     }
 
     it("if the merchant lowers the cap while cards are being charged, the approval without a slot is cancelled, not oversold", async () => {
-      const reference = await server.createLink({ exactSalesCount: 2, culture: "en" });
+      const reference = await createLink(server, { exactSalesCount: 2, culture: "en" });
       const [a, b] = await Promise.all([getPage(server.baseUrl, `/pay/${reference}`), getPage(server.baseUrl, `/pay/${reference}`)]);
       processor.hold();
       const callsBefore = processor.calls;
@@ -353,7 +364,7 @@ for (const backend of testBackends()) {
     });
 
     it("a voided approval whose cancel the processor does not confirm stays flagged until the reconciler cancels it", async () => {
-      const reference = await server.createLink({ exactSalesCount: 2, culture: "en" });
+      const reference = await createLink(server, { exactSalesCount: 2, culture: "en" });
       const [a, b] = await Promise.all([getPage(server.baseUrl, `/pay/${reference}`), getPage(server.baseUrl, `/pay/${reference}`)]);
       processor.hold();
       processor.cancelFails = true;

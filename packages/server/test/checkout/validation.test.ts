@@ -8,20 +8,11 @@ import { type FieldProblem, type Lang, MESSAGES } from "../../src/checkout/i18n.
 import { errorText } from "../../src/checkout/views/field.tsx";
 import type { AuthorizeRequest, PaymentProcessor } from "../../src/payments/processor.ts";
 import { SandboxProcessor } from "../../src/payments/sandbox.ts";
-import {
-  CARDS,
-  type CheckoutTestServer,
-  cardFields,
-  decodeHtml,
-  getPage,
-  hiddenInputs,
-  postForm,
-  startCheckoutServer,
-  textOf,
-} from "../support/checkout.ts";
 import { testBackends } from "../support/databases.ts";
+import { startTestServer, type TestServer } from "../support/harness.ts";
+import { CARDS, cardFields, createLink, decodeHtml, getPage, hiddenInputs, postForm, textOf } from "../support/shopper.ts";
 
-/** The price of the links server.createLink() makes (48900 = 489 kr.). */
+/** The price of the links createLink(server) makes (48900 = 489 kr.). */
 const PRICE = { amount: 48900, currency: "ISK" };
 
 class CountingProcessor implements PaymentProcessor {
@@ -85,14 +76,14 @@ const CASES: Array<{ name: string; fields: Record<string, string>; field: FormFi
 
 for (const backend of testBackends()) {
   describe(`checkout form validation and CSRF (${backend.name})`, () => {
-    let server: CheckoutTestServer;
+    let server: TestServer;
     const processor = new CountingProcessor();
     let reference: string;
     let pageHtml: string;
 
     before(async () => {
-      server = await startCheckoutServer({ backend, processor });
-      reference = await server.createLink({ shopperInfo: ALL_FIELDS_REQUIRED });
+      server = await startTestServer({ backend, processor });
+      reference = await createLink(server, { shopperInfo: ALL_FIELDS_REQUIRED });
       pageHtml = (await getPage(server.baseUrl, `/pay/${reference}`)).html;
     });
     after(() => server.close());
@@ -174,7 +165,7 @@ for (const backend of testBackends()) {
       let target: string;
       let html: string;
       before(async () => {
-        target = await server.createLink({ culture: "en" });
+        target = await createLink(server, { culture: "en" });
         html = (await getPage(server.baseUrl, `/pay/${target}`)).html;
       });
       const submissions = async () => (await server.api("GET", `/api/v1/paymentlinks/${target}`)).body.paymentLink.submissions.length;

@@ -9,7 +9,8 @@ import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { createTheme } from "../../src/db/merchants-repository.ts";
-import { CARDS, type CheckoutTestServer, futureExpiry, startCheckoutServer } from "../support/checkout.ts";
+import { startTestServer, type TestServer } from "../support/harness.ts";
+import { CARDS, createLink, futureExpiry } from "../support/shopper.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const SCREENSHOTS = fileURLToPath(new URL("../../.tmp/screenshots/", import.meta.url));
@@ -19,14 +20,14 @@ const DESKTOP = { width: 1280, height: 900 };
 describe("checkout in Chromium", {
   skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing (apt-get install chromium; .ci/run installs it)`,
 }, () => {
-  let server: CheckoutTestServer;
+  let server: TestServer;
   let merchantSite: Server;
   let merchantUrl: string;
   let browser: Browser;
   let themeKey: string;
 
   before(async () => {
-    server = await startCheckoutServer();
+    server = await startTestServer();
     // A stored logo (what the admin API keeps of an uploaded or downloaded one): a 1×1 PNG.
     const logo = {
       contentType: "image/png" as const,
@@ -81,7 +82,7 @@ describe("checkout in Chromium", {
   }
 
   const createPayLink = () =>
-    server.createLink({
+    createLink(server, {
       themeKey,
       amount: 1178000,
       returnUrl: `${merchantUrl}/thanks?order=1001`,
@@ -205,7 +206,7 @@ describe("checkout in Chromium", {
   });
 
   it("saves a card through a tokenize link and shows the receipt", async () => {
-    const reference = await server.createLink({ type: "TokenizeByLink", amount: 0, items: [], themeKey, culture: "en" });
+    const reference = await createLink(server, { type: "TokenizeByLink", amount: 0, items: [], themeKey, culture: "en" });
     const { context, page, problems } = await openContext(MOBILE);
     try {
       await page.goto(`${server.baseUrl}/pay/${reference}`);
@@ -238,7 +239,7 @@ describe("checkout in Chromium", {
   });
 
   it("switches language and remembers it; a receipt when there is no return URL", async () => {
-    const reference = await server.createLink({ culture: "en", themeKey });
+    const reference = await createLink(server, { culture: "en", themeKey });
     const { context, page, problems } = await openContext(DESKTOP);
     try {
       await page.goto(`${server.baseUrl}/pay/${reference}`);

@@ -8,8 +8,9 @@ import { sql } from "kysely";
 import { Compile } from "typebox/compile";
 import { ERROR_EXAMPLES, PAY_BY_LINK, TOKENIZE_BY_LINK } from "../../src/api/openapi-examples.ts";
 import { testBackends } from "../support/databases.ts";
-import { assertError, assertOk, createLink, getLink, setSalesCount } from "../support/fixtures.ts";
+import { assertError, assertOk, getLink, setSalesCount } from "../support/fixtures.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
+import { createLink } from "../support/shopper.ts";
 
 const JSON_TYPE = "application/json";
 

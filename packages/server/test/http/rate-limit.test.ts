@@ -4,18 +4,18 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { ConfigError, loadConfig } from "../../src/config.ts";
 import { DEFAULT_RATE_LIMITS } from "../../src/http/rate-limit.ts";
-import { CARDS, type CheckoutTestServer, cardFields, pay, startCheckoutServer, textOf } from "../support/checkout.ts";
-import { addMerchantFixture } from "../support/harness.ts";
+import { addMerchantFixture, startTestServer, type TestServer } from "../support/harness.ts";
+import { CARDS, cardFields, createLink, pay, textOf } from "../support/shopper.ts";
 
-async function getLinks(server: CheckoutTestServer, apiKey: string | undefined) {
+async function getLinks(server: TestServer, apiKey: string | undefined) {
   const response = await fetch(`${server.baseUrl}/api/v1/paymentlinks?pageSize=1`, { headers: apiKey ? { "x-api-key": apiKey } : {} });
   return { status: response.status, headers: response.headers, body: (await response.json()) as any };
 }
 
 describe("API rate limit per key", () => {
-  let server: CheckoutTestServer;
+  let server: TestServer;
   before(async () => {
-    server = await startCheckoutServer({ rateLimits: { ...DEFAULT_RATE_LIMITS, apiPerMinute: 5, checkoutFailures: 0 } });
+    server = await startTestServer({ rateLimits: { ...DEFAULT_RATE_LIMITS, apiPerMinute: 5, checkoutFailures: 0 } });
   });
   after(() => server.close());
 
@@ -53,7 +53,7 @@ describe("API rate limit per key", () => {
 
 describe("API key guessing", () => {
   test("made-up keys each have a fresh per-key budget, so wrong keys are also counted per address: 30 a minute, then 429", async () => {
-    const server = await startCheckoutServer({
+    const server = await startTestServer({
       rateLimits: { ...DEFAULT_RATE_LIMITS, apiPerMinute: 5, checkoutFailures: 0 },
       trustProxy: true,
     });
@@ -84,9 +84,9 @@ describe("API key guessing", () => {
 });
 
 describe("checkout brake on card testing", () => {
-  let server: CheckoutTestServer;
+  let server: TestServer;
   before(async () => {
-    server = await startCheckoutServer({
+    server = await startTestServer({
       rateLimits: { apiPerMinute: 0, checkoutFailures: 3, checkoutWindowMs: 60_000 },
       trustProxy: true,
     });
@@ -95,23 +95,11 @@ describe("checkout brake on card testing", () => {
 
   const from = (address: string) => ({ "x-forwarded-for": address });
 
-  async function payFrom(reference: string, address: string, fields: Record<string, string>) {
-    const page = await fetch(`${server.baseUrl}/pay/${reference}`, { headers: from(address) });
-    const html = await page.text();
-    const hidden: Record<string, string> = {};
-    for (const match of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"\/?>/g))
-      hidden[match[1]!] = match[2]!.replace(/&amp;/g, "&");
-    const response = await fetch(`${server.baseUrl}/pay/${reference}`, {
-      method: "POST",
-      redirect: "manual",
-      headers: { "content-type": "application/x-www-form-urlencoded", ...from(address) },
-      body: new URLSearchParams({ ...hidden, ...fields }).toString(),
-    });
-    return { status: response.status, headers: response.headers, html: await response.text() };
-  }
+  const payFrom = (reference: string, address: string, fields: Record<string, string>) =>
+    pay(server.baseUrl, reference, fields, from(address));
 
   test("after 3 failures from one address the link's form answers 429 (even for a good card); nothing is charged", async () => {
-    const reference = await server.createLink({ culture: "en" });
+    const reference = await createLink(server, { culture: "en" });
     assert.equal((await payFrom(reference, "198.51.100.7", cardFields(CARDS.refused))).status, 402);
     assert.equal(
       (await payFrom(reference, "198.51.100.7", { ...cardFields(), cardNumber: "4111 1111 1111 1112" })).status,
@@ -134,24 +122,24 @@ describe("checkout brake on card testing", () => {
     // Another shopper of the same link, and the same address on another link, pay as usual.
     const otherShopper = await payFrom(reference, "203.0.113.20", cardFields(CARDS.visa));
     assert.equal(otherShopper.status, 200, textOf(otherShopper.html));
-    const otherLink = await server.createLink({ culture: "en" });
+    const otherLink = await createLink(server, { culture: "en" });
     assert.equal((await payFrom(otherLink, "198.51.100.7", cardFields(CARDS.visa))).status, 200);
   });
 
   test("an IPv6 client counts by its /64: rotating addresses inside it does not escape the brake", async () => {
-    const reference = await server.createLink({ culture: "en" });
+    const reference = await createLink(server, { culture: "en" });
     const statuses: number[] = [];
     for (let i = 1; i <= 4; i++) statuses.push((await payFrom(reference, `2001:db8:aa:bb::${i}`, cardFields(CARDS.refused))).status);
     assert.deepEqual(statuses, [402, 402, 402, 429]);
   });
 
   test("successful payments never count", async () => {
-    const reference = await server.createLink({ culture: "en" });
+    const reference = await createLink(server, { culture: "en" });
     for (let i = 0; i < 5; i++) assert.equal((await payFrom(reference, "192.0.2.44", cardFields(CARDS.visa))).status, 200);
   });
 
   test("the 429 page speaks Icelandic on an Icelandic link", async () => {
-    const reference = await server.createLink({ culture: "is" });
+    const reference = await createLink(server, { culture: "is" });
     for (let i = 0; i < 3; i++) assert.equal((await payFrom(reference, "192.0.2.55", cardFields(CARDS.refused))).status, 402);
     const blocked = await payFrom(reference, "192.0.2.55", cardFields(CARDS.visa));
     assert.equal(blocked.status, 429);
@@ -161,9 +149,9 @@ describe("checkout brake on card testing", () => {
 
 describe("without configured limits (buildApp's default) nothing is limited", () => {
   test("many declines in a row keep answering 402", async () => {
-    const server = await startCheckoutServer();
+    const server = await startTestServer();
     try {
-      const reference = await server.createLink();
+      const reference = await createLink(server);
       for (let i = 0; i < 12; i++) assert.equal((await pay(server.baseUrl, reference, cardFields(CARDS.refused))).status, 402);
     } finally {
       await server.close();

@@ -93,13 +93,6 @@ export function assertError(response: ApiResponse, status: number, code: string,
   else if (messageIncludes) assert.match(response.body.errorMessage, messageIncludes);
 }
 
-/** Creates a link (as the server's merchant unless headers say otherwise) and returns its reference. */
-export async function createLink(server: TestServer, body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<string> {
-  const response = await server.api("POST", "/api/v1/paymentlinks/create", body, headers);
-  assertOk(response);
-  return response.body.paymentLinkReference as string;
-}
-
 /** Reads a link; returns the paymentLink object. */
 export async function getLink(server: TestServer, reference: string, headers: Record<string, string> = {}): Promise<any> {
   const response = await server.api("GET", `/api/v1/paymentlinks/${encodeURIComponent(reference)}`, undefined, headers);
@@ -159,4 +152,10 @@ export async function rawRequest(
     // not JSON: keep the text
   }
   return { status: response.status, headers: response.headers, body };
+}
+
+/** The number of rows in a table, all merchants together. */
+export async function rowCount(server: TestServer, table: string): Promise<number> {
+  const { rows } = await sql<{ count: string | number }>`SELECT count(*) AS count FROM ${sql.table(table)}`.execute(server.db);
+  return Number(rows[0]!.count);
 }

@@ -1,10 +1,13 @@
-// The generator toolkit of the fuzz suites (test/api/errors-fuzz.test.ts,
-// test/http/fuzz-admin-checkout.test.ts), kept in one place so that both generate from the same
-// PRNG and the same pools of awkward values instead of two copies that drift apart: a seeded
-// mulberry32 PRNG (no dependency, so FUZZ_SEED reproduces a run), pools of strange strings,
-// numbers, unstorable text and prototype keys, random JSON values, values of the wrong JSON type,
-// wrong content types, and a pool that keeps a fixed number of requests in flight.
-// What each suite sends, and what it asserts, stays in the suite.
+// The generator toolkit of the fuzz suites (test/api/fuzz.test.ts, test/admin/fuzz.test.ts,
+// test/checkout/fuzz.test.ts, test/http/fuzz-paths.test.ts), kept in one place so that they all
+// generate from the same PRNG and the same pools of awkward values instead of copies that drift
+// apart: a seeded mulberry32 PRNG (no dependency, so FUZZ_SEED reproduces a run), pools of strange
+// strings, numbers, unstorable text and prototype keys, random JSON values, values of the wrong
+// JSON type, wrong content types, URL segments that name nothing, a pool that keeps a fixed number
+// of requests in flight, and the tally every suite reports.
+// What each suite sends lives in its generator module beside this one (fuzz-*.ts); what it
+// asserts stays in the suite.
+import assert from "node:assert/strict";
 
 // ---------------------------------------------------------------------------------------------
 // Seeded pseudo-random numbers (mulberry32)
@@ -200,4 +203,118 @@ export async function inPool<T>(items: readonly T[], inFlight: number, work: (it
       }
     }),
   );
+}
+
+/** Requests each suite keeps in flight at once. */
+export const IN_FLIGHT = 8;
+
+// ---------------------------------------------------------------------------------------------
+// URL segments and bodies as bytes
+
+const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+export const alnum = (r: Random, length: number) => Array.from({ length }, () => r.pick([...ALNUM])).join("");
+
+/** UTF-8 bytes of a text. */
+export const utf8 = (value: string) => Buffer.from(value, "utf8");
+
+/** Percent-encodes the UTF-8 bytes of the text (a lone surrogate becomes U+FFFD), as a URL or form would. */
+export function percentEncode(text: string, spaceAsPlus = false): string {
+  let out = "";
+  for (const byte of Buffer.from(text, "utf8")) {
+    if (
+      (byte >= 0x30 && byte <= 0x39) ||
+      (byte >= 0x41 && byte <= 0x5a) ||
+      (byte >= 0x61 && byte <= 0x7a) ||
+      [0x2d, 0x2e, 0x5f, 0x7e].includes(byte)
+    )
+      out += String.fromCharCode(byte);
+    else if (spaceAsPlus && byte === 0x20) out += "+";
+    else out += `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+  }
+  return out;
+}
+
+/** Percent sequences that do not decode, decode to bytes that are not UTF-8, or decode to NUL, "/", "..". */
+export const BROKEN_PERCENT = [
+  "%",
+  "%%",
+  "%zz",
+  "%4",
+  "%E0%A4%A",
+  "%ED%A0%80",
+  "%C0%AF",
+  "%FF%FE",
+  "%F0%9F",
+  "%C3%28",
+  "%00",
+  "a%00b",
+  "%01",
+  "%7F",
+  "%2F",
+  "%5C",
+  "%2e%2e",
+  "%252e",
+  "%u0041",
+];
+
+/** An id (a URL segment, already encoded for the request line) that names nothing. */
+export function junkId(r: Random, prefix: string): string {
+  switch (r.int(9)) {
+    case 0:
+      return `${prefix}${alnum(r, 16)}`;
+    case 1:
+      return alnum(r, 1 + r.int(64));
+    case 2:
+      return "a".repeat(65 + r.int(36)); // over the schemas' 64, within the router's 100
+    case 3:
+      return "b".repeat(101 + r.int(3000)); // over the router's parameter limit
+    case 4:
+      return r.pick(BROKEN_PERCENT) + (r.chance(0.5) ? alnum(r, 4) : "");
+    case 5:
+      return percentEncode(randomString(r)) || "%20";
+    case 6:
+      return r.pick([".", "..", "...", "a..b", ".%2e", "%2e", "~", "-", "_", "%2e%2e%2f"]);
+    case 7:
+      return r.pick(["", "%20", "+", "null", "undefined", "0", "-1", "__proto__", "constructor", "prototype"]);
+    default:
+      return Array.from({ length: 1 + r.int(4) }, () =>
+        r.pick([alnum(r, 3), r.pick(BROKEN_PERCENT), percentEncode(r.pick(WEIRD_STRINGS))]),
+      ).join("");
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The tally of a run
+
+export interface Outcome {
+  failures: string[];
+  codes: Map<string, number>;
+  successes: number;
+  /** Requests answered (edge-value cases not included). */
+  sent: number;
+  edgeCodes?: Map<string, number>;
+}
+
+export const newOutcome = (): Outcome => ({ failures: [], codes: new Map(), successes: 0, sent: 0 });
+
+export function tally(outcome: Outcome, key: string): void {
+  outcome.codes.set(key, (outcome.codes.get(key) ?? 0) + 1);
+}
+
+/** Prints what the server answered, then fails on the first failures or on too few answers. */
+export function report(outcome: Outcome, seed: number, minimum: number, context: { diagnostic(message: string): void }): void {
+  const summary = [...outcome.codes]
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, n]) => `${k}×${n}`)
+    .join(", ");
+  context.diagnostic(`seed ${seed}; ${outcome.sent} requests; responses: ${summary}`);
+  if (outcome.edgeCodes) {
+    const edges = [...outcome.edgeCodes]
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, n]) => `${k}×${n}`)
+      .join(", ");
+    context.diagnostic(`plus ${[...outcome.edgeCodes.values()].reduce((a, b) => a + b, 0)} edge values: ${edges}`);
+  }
+  assert.deepEqual(outcome.failures.slice(0, 12), [], `${outcome.failures.length} generated requests were not answered as they should be`);
+  assert.ok(outcome.sent >= minimum, `${outcome.sent} requests answered, expected at least ${minimum}`);
 }

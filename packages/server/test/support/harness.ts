@@ -1,8 +1,12 @@
-// A real Paylink server on a real database and a real port, for route and SDK tests.
-import type { FastifyInstance } from "fastify";
+// A real Paylink server on a real database and a real port, for route, checkout and SDK tests;
+// on PostgreSQL, a second instance on the same database, as a second server behind a load
+// balancer would be.
+import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import { buildApp } from "../../src/app.ts";
-import type { Database } from "../../src/db/connect.ts";
+import { type Database, openDatabase } from "../../src/db/connect.ts";
 import { createApiKey, createMerchant, createTerminal, createTheme } from "../../src/db/merchants-repository.ts";
+import type { RateLimits } from "../../src/http/rate-limit.ts";
+import type { PaymentProcessor } from "../../src/payments/processor.ts";
 import { type TestBackend, type TestDatabase, testBackends } from "./databases.ts";
 import { testKeyring } from "./keyring.ts";
 
@@ -16,7 +20,9 @@ export interface MerchantFixture {
 export interface TestServer extends MerchantFixture {
   baseUrl: string;
   app: FastifyInstance;
+  /** This instance's connection to the database. */
   db: Database;
+  /** The test database (shared by a second instance). */
   database: TestDatabase;
   adminToken: string;
   /** Another merchant with its own key, terminal and theme. */
@@ -32,6 +38,20 @@ export interface ApiResponse {
   body: any;
 }
 
+export interface TestServerOptions {
+  backend?: TestBackend;
+  now?: () => Date;
+  /** Outgoing requests (logo downloads) may reach private addresses. */
+  allowPrivateTargets?: boolean;
+  /** The checkout's card processor (default: the sandbox). */
+  processor?: PaymentProcessor;
+  /** A logger to read what the server logs (default: silent). */
+  logger?: FastifyBaseLogger;
+  rateLimits?: RateLimits;
+  trustProxy?: boolean;
+  duplicateWaitMs?: number;
+}
+
 export const TEST_ADMIN_TOKEN = "test-admin-token-0123456789";
 
 export async function addMerchantFixture(db: Database, options: { currencies?: string[] } = {}): Promise<MerchantFixture> {
@@ -42,16 +62,34 @@ export async function addMerchantFixture(db: Database, options: { currencies?: s
   return { merchantId, apiKey, terminalIdentifier: terminal.terminalIdentifier, themeKey: theme.themeKey };
 }
 
-export async function startTestServer(
-  options: { backend?: TestBackend; now?: () => Date; allowPrivateTargets?: boolean } = {},
-): Promise<TestServer> {
+/** A server on a fresh database (the first backend unless told), with one merchant ready to use. */
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const backend = options.backend ?? testBackends()[0]!;
   const database = await backend.open();
   const merchant = await addMerchantFixture(database.db);
+  const instance = await listen(database.db, options);
+  return serverOf(instance, database.db, database, merchant, async () => {
+    await instance.app.close();
+    await database.destroy();
+  });
+}
+
+/** Another instance on the first one's PostgreSQL database, with its own connection pool and the same merchant. */
+export async function startSecondInstance(first: TestServer, options: Omit<TestServerOptions, "backend"> = {}): Promise<TestServer> {
+  if (!first.database.url) throw new Error("a second instance needs PostgreSQL");
+  const handle = await openDatabase({ kind: "postgres", url: first.database.url });
+  const instance = await listen(handle.db, options);
+  return serverOf(instance, handle.db, first.database, first, async () => {
+    await instance.app.close();
+    await handle.close();
+  });
+}
+
+async function listen(db: Database, options: TestServerOptions): Promise<{ app: FastifyInstance; baseUrl: string }> {
   // The public base URL must be known before listening; a placeholder is replaced below.
   let baseUrl = "http://127.0.0.1";
   const app = await buildApp({
-    db: database.db,
+    db,
     get publicBaseUrl() {
       return baseUrl;
     },
@@ -59,14 +97,28 @@ export async function startTestServer(
     now: options.now,
     allowPrivateTargets: options.allowPrivateTargets ?? false,
     keyring: testKeyring(),
+    processor: options.processor,
+    logger: options.logger,
+    rateLimits: options.rateLimits,
+    trustProxy: options.trustProxy,
+    duplicateWaitMs: options.duplicateWaitMs,
   });
   await app.listen({ port: 0, host: "127.0.0.1" });
   const address = app.server.address();
   if (typeof address !== "object" || !address) throw new Error("server has no address");
   baseUrl = `http://127.0.0.1:${address.port}`;
+  return { app, baseUrl };
+}
 
+function serverOf(
+  instance: { app: FastifyInstance; baseUrl: string },
+  db: Database,
+  database: TestDatabase,
+  merchant: MerchantFixture,
+  close: () => Promise<void>,
+): TestServer {
   const api = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse> => {
-    const response = await fetch(`${baseUrl}${path}`, {
+    const response = await fetch(`${instance.baseUrl}${path}`, {
       method,
       headers: { "x-api-key": merchant.apiKey, ...(body !== undefined ? { "content-type": "application/json" } : {}), ...headers },
       body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body),
@@ -80,19 +132,17 @@ export async function startTestServer(
     }
     return { status: response.status, headers: response.headers, body: parsed };
   };
-
   return {
-    ...merchant,
-    baseUrl,
-    app,
-    db: database.db,
+    merchantId: merchant.merchantId,
+    apiKey: merchant.apiKey,
+    terminalIdentifier: merchant.terminalIdentifier,
+    themeKey: merchant.themeKey,
+    ...instance,
+    db,
     database,
     adminToken: TEST_ADMIN_TOKEN,
-    addMerchant: (opts) => addMerchantFixture(database.db, opts),
+    addMerchant: (opts) => addMerchantFixture(db, opts),
     api,
-    close: async () => {
-      await app.close();
-      await database.destroy();
-    },
+    close,
   };
 }

@@ -6,11 +6,13 @@
 //   2. a receiver answering 500 once gets the same webhook-id again about 5 s later.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { sql } from "kysely";
 import { verifyPaymentWebhook, verifyStandardWebhook } from "paylink-sdk";
 import { WebhookWorker } from "../../src/webhooks/worker.ts";
 import { testBackends } from "../support/databases.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
-import { APPROVED_VISA, createLink, DECLINED_REFUSED, payLink } from "./shopper.ts";
+import { CARDS, cardFields, createLink, futureExpiry, pay } from "../support/shopper.ts";
+import { waitUntil } from "../support/wait.ts";
 import {
   independentPaymentSignature,
   independentStandardSignature,
@@ -103,16 +105,17 @@ for (const backend of testBackends()) {
       assert.equal(verifyStandardWebhook(request.headers, request.body, endpoint.hmacKey).valid, true);
     }
 
-    const expiry = () => `12/20${String((new Date().getUTCFullYear() + 3) % 100).padStart(2, "0")}`;
+    /** The expiry cardFields() sends, as the webhook writes it (MM/YYYY). */
+    const expiry = () => futureExpiry().replace("/", "/20");
 
     test("a successful payment: Authorization, success true, reason authCode:last4:MM/YYYY, every field signed and checked", async () => {
-      const link = await createLink(server.baseUrl, server.apiKey, server.terminalIdentifier, {
+      const reference = await createLink(server, {
         amount: 489000,
         description: "order 1001",
         returnUrl: "http://localhost/thanks",
       });
       const before = receiver.requests.length;
-      const paid = await payLink(server.baseUrl, link.reference, APPROVED_VISA);
+      const paid = await pay(server.baseUrl, reference, cardFields(CARDS.visa));
       assert.equal(paid.status, 303);
       const request = (await receiver.waitFor(before + 1))[before]!;
       const body = JSON.parse(request.body);
@@ -122,7 +125,7 @@ for (const backend of testBackends()) {
       assert.deepEqual(body, {
         checkoutReference: paid.checkoutReference,
         payfacReference: body.payfacReference,
-        merchantReference: link.reference,
+        merchantReference: reference,
         amount: "489000",
         currency: "ISK",
         reason: `${authCode}:1111:${expiry()}`,
@@ -137,7 +140,7 @@ for (const backend of testBackends()) {
           paymentMethod: body.additionalData.paymentMethod,
           threeDAuthenticated: body.additionalData.threeDAuthenticated,
           authCode,
-          paymentLinkIdentifier: link.reference,
+          paymentLinkIdentifier: reference,
           paymentLinkDescription: "order 1001",
         },
       });
@@ -148,16 +151,16 @@ for (const backend of testBackends()) {
     });
 
     test("a declined payment: Authorization, success false, reason the decline reason", async () => {
-      const link = await createLink(server.baseUrl, server.apiKey, server.terminalIdentifier, { amount: 250000 });
+      const reference = await createLink(server, { amount: 250000 });
       const before = receiver.requests.length;
-      const declined = await payLink(server.baseUrl, link.reference, DECLINED_REFUSED);
+      const declined = await pay(server.baseUrl, reference, cardFields(CARDS.refused));
       assert.equal(declined.status, 402);
       const request = (await receiver.waitFor(before + 1))[before]!;
       const body = JSON.parse(request.body);
-      const [submission] = await submissionsOf(link.reference);
+      const [submission] = await submissionsOf(reference);
       assert.equal(submission?.completed, false);
       assert.equal(body.checkoutReference, submission.checkoutReference);
-      assert.equal(body.merchantReference, link.reference);
+      assert.equal(body.merchantReference, reference);
       assert.match(body.payfacReference, /^[A-Z0-9]{16}$/);
       assert.equal(body.amount, "250000");
       assert.equal(body.currency, "ISK");
@@ -168,24 +171,24 @@ for (const backend of testBackends()) {
       assert.equal(body.additionalData.cardSummary, "0002");
       assert.equal(body.additionalData.authCode, undefined, "no authCode on a decline");
       assert.equal(body.additionalData.token, undefined);
-      assert.equal(body.additionalData.paymentLinkIdentifier, link.reference);
+      assert.equal(body.additionalData.paymentLinkIdentifier, reference);
       checkSignatures(request, body);
     });
 
     test("a saved card (tokenize link): Tokenization, amount 0, additionalData.token", async () => {
-      const link = await createLink(server.baseUrl, server.apiKey, server.terminalIdentifier, {
+      const reference = await createLink(server, {
         type: "TokenizeByLink",
         returnUrl: "http://localhost/saved",
       });
       const before = receiver.requests.length;
-      const saved = await payLink(server.baseUrl, link.reference, { cardNumber: "5555555555554444" });
+      const saved = await pay(server.baseUrl, reference, cardFields(CARDS.mastercard));
       assert.equal(saved.status, 303);
       const request = (await receiver.waitFor(before + 1))[before]!;
       const body = JSON.parse(request.body);
-      const [submission] = await submissionsOf(link.reference);
+      const [submission] = await submissionsOf(reference);
       assert.match(submission?.token ?? "", /^[A-Z0-9]{16}$/);
       assert.equal(body.checkoutReference, saved.checkoutReference);
-      assert.equal(body.merchantReference, link.reference);
+      assert.equal(body.merchantReference, reference);
       assert.equal(body.amount, "0");
       assert.equal(body.success, "true");
       assert.equal(body.additionalData.eventType, "Tokenization");
@@ -194,18 +197,32 @@ for (const backend of testBackends()) {
       assert.equal(body.additionalData.paymentMethod, "MC");
       assert.equal(body.additionalData.cardUsage, "Credit");
       checkSignatures(request, body);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      assert.equal(receiver.requests.length, before + 1, "one message for one event");
+      // Every message of a payment is queued with it; once they are all recorded as delivered and
+      // the worker has nothing in flight, nothing more can arrive for it.
+      const states = await waitUntil(
+        async () => {
+          const rows = await server.db
+            .selectFrom("webhook_deliveries")
+            .select("state")
+            .where(sql<string>`payload->>'checkoutReference'`, "=", saved.checkoutReference!)
+            .execute();
+          return rows.every((row) => row.state === "delivered") && worker.inFlight === 0 && rows.map((row) => row.state);
+        },
+        10_000,
+        "the payment's deliveries recorded and the worker idle",
+      );
+      assert.deepEqual(states, ["delivered"], "one message queued for one event");
+      assert.equal(receiver.requests.length, before + 1, "one message sent for one event");
     });
 
     test("a pay link that also saves the card sends two messages: Authorization and Tokenization", async () => {
-      const link = await createLink(server.baseUrl, server.apiKey, server.terminalIdentifier, {
+      const reference = await createLink(server, {
         amount: 70000,
         recurringProcessingModel: "CardOnFile",
         returnUrl: "http://localhost/thanks",
       });
       const before = receiver.requests.length;
-      const paid = await payLink(server.baseUrl, link.reference, APPROVED_VISA);
+      const paid = await pay(server.baseUrl, reference, cardFields(CARDS.visa));
       assert.equal(paid.status, 303);
       const requests = (await receiver.waitFor(before + 2)).slice(before);
       const bodies = requests.map((request) => JSON.parse(request.body));
@@ -223,13 +240,13 @@ for (const backend of testBackends()) {
     });
 
     test("a receiver that answers 500 once gets the same webhook-id again about 5 s later", async () => {
-      const link = await createLink(server.baseUrl, server.apiKey, server.terminalIdentifier, {
+      const reference = await createLink(server, {
         amount: 10000,
         returnUrl: "http://localhost/thanks",
       });
       const before = receiver.requests.length;
       respond = (_request, index) => (index === before ? { status: 500, body: "try later" } : { status: 200, body: "ok" });
-      const paid = await payLink(server.baseUrl, link.reference, APPROVED_VISA);
+      const paid = await pay(server.baseUrl, reference, cardFields(CARDS.visa));
       assert.equal(paid.status, 303);
       const [first, second] = (await receiver.waitFor(before + 2, 9000)).slice(before);
       assert.ok(first && second);

@@ -5,7 +5,8 @@ import { createWebhookEndpoint } from "../../src/webhooks/endpoints-repository.t
 import { WebhookWorker } from "../../src/webhooks/worker.ts";
 import { testBackends } from "../support/databases.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
-import { enqueue, type Receiver, sampleMessage, startReceiver, testKeyring, waitUntil } from "./support.ts";
+import { waitUntil } from "../support/wait.ts";
+import { enqueue, type Receiver, sampleMessage, startReceiver, testKeyring } from "./support.ts";
 
 const keyring = testKeyring();
 

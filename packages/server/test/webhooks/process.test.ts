@@ -11,8 +11,9 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { createPostgresDatabase } from "../support/databases.ts";
 import { freePort, PAYLINK_BIN, type ServerProcess, startServerProcess, TEST_PROCESS_SECRET_KEY } from "../support/process.ts";
-import { APPROVED_VISA, createLink, payLink } from "./shopper.ts";
-import { type Receiver, startReceiver, waitUntil } from "./support.ts";
+import { CARDS, cardFields, createLink, pay } from "../support/shopper.ts";
+import { waitUntil } from "../support/wait.ts";
+import { type Receiver, startReceiver } from "./support.ts";
 
 const ADMIN_TOKEN = "process-admin-token-0123456789";
 
@@ -64,12 +65,15 @@ describe("embedded database: kill -9 while the receiver is down", () => {
     const webhookUrl = `http://127.0.0.1:${receiverPort}/hooks`;
     const first = await start({ PAYLINK_DATA_DIR: dataDir });
     const shop = await provision(first.baseUrl, webhookUrl);
-    const link = await createLink(first.baseUrl, shop.apiKey, shop.terminalIdentifier, {
-      amount: 150000,
-      returnUrl: "http://localhost/thanks",
-    });
+    const reference = await createLink(
+      { baseUrl: first.baseUrl, ...shop },
+      {
+        amount: 150000,
+        returnUrl: "http://localhost/thanks",
+      },
+    );
 
-    const paid = await payLink(first.baseUrl, link.reference, APPROVED_VISA);
+    const paid = await pay(first.baseUrl, reference, cardFields(CARDS.visa));
     assert.equal(paid.status, 303);
     // The first attempt has met a closed port, and the delivery waits for its retry.
     const logged = await waitUntil(async () => {
@@ -87,7 +91,7 @@ describe("embedded database: kill -9 while the receiver is down", () => {
     const [request] = await hook.waitFor(1, 20_000);
     const body = JSON.parse(request!.body);
     assert.equal(body.checkoutReference, paid.checkoutReference);
-    assert.equal(body.merchantReference, link.reference);
+    assert.equal(body.merchantReference, reference);
     assert.equal(request!.headers["webhook-id"], logged.deliveryId);
     assert.equal(request!.headers.authorization, shop.webhook.apiKey);
 
@@ -96,9 +100,9 @@ describe("embedded database: kill -9 while the receiver is down", () => {
       return log.data[0]?.state === "Delivered" && log.data[0];
     });
     assert.equal(delivered.attempts.length, 2);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    assert.equal(hook.requests.length, 1, "delivered once");
     assert.equal(await second.stop(), 0, "a clean stop after the worker drained");
+    // Stopped after draining: every request the server sent has arrived.
+    assert.equal(hook.requests.length, 1, "delivered once");
   });
 });
 
@@ -112,10 +116,13 @@ describe("PostgreSQL: two instances, 500 payments", {
       const env = { DATABASE_URL: database.url };
       const [a, b] = await Promise.all([start(env), start(env)]);
       const shop = await provision(a!.baseUrl, hook.url);
-      const link = await createLink(a!.baseUrl, shop.apiKey, shop.terminalIdentifier, {
-        amount: 1000,
-        returnUrl: "http://localhost/thanks",
-      });
+      const reference = await createLink(
+        { baseUrl: a!.baseUrl, ...shop },
+        {
+          amount: 1000,
+          returnUrl: "http://localhost/thanks",
+        },
+      );
 
       const references: string[] = [];
       let next = 0;
@@ -125,7 +132,7 @@ describe("PostgreSQL: two instances, 500 payments", {
         Array.from({ length: 8 }, async () => {
           while (next < 500) {
             const index = next++;
-            const paid = await payLink((index % 2 === 0 ? a! : b!).baseUrl, link.reference, APPROVED_VISA);
+            const paid = await pay((index % 2 === 0 ? a! : b!).baseUrl, reference, cardFields(CARDS.visa));
             assert.equal(paid.status, 303);
             references.push(paid.checkoutReference!);
           }
@@ -133,8 +140,22 @@ describe("PostgreSQL: two instances, 500 payments", {
       );
       const paidIn = Date.now() - started;
       await hook.waitFor(500, 20_000);
-      // Time for a duplicate, if there were one, to show up.
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const log = await waitUntil(
+        async () => {
+          const page = await admin(b!.baseUrl, "GET", `/merchants/${shop.merchantId}/deliveries?state=Delivered&pageSize=1`);
+          return page.totalCount === 500 && page;
+        },
+        20_000,
+        "500 deliveries recorded as delivered",
+      );
+      assert.equal(log.totalCount, 500);
+      const attempts = await admin(b!.baseUrl, "GET", `/merchants/${shop.merchantId}/deliveries?pageSize=100&page=0`);
+      assert.ok(
+        attempts.data.every((delivery: any) => delivery.attempts.length === 1),
+        "one attempt each",
+      );
+      // A clean stop drains each instance's worker: after it, a duplicate would have arrived.
+      assert.deepEqual(await Promise.all([a!.stop(), b!.stop()]), [0, 0], "both instances stopped cleanly");
 
       assert.equal(hook.requests.length, 500);
       const webhookIds = new Set(hook.requests.map((request) => String(request.headers["webhook-id"])));
@@ -142,15 +163,7 @@ describe("PostgreSQL: two instances, 500 payments", {
       const received = hook.requests.map((request) => JSON.parse(request.body).checkoutReference as string);
       assert.equal(new Set(received).size, 500);
       assert.deepEqual([...received].sort(), [...references].sort(), "one message per payment");
-      const log = await admin(b!.baseUrl, "GET", `/merchants/${shop.merchantId}/deliveries?state=Delivered&pageSize=1`);
-      assert.equal(log.totalCount, 500);
-      const attempts = await admin(b!.baseUrl, "GET", `/merchants/${shop.merchantId}/deliveries?pageSize=100&page=0`);
-      assert.ok(
-        attempts.data.every((delivery: any) => delivery.attempts.length === 1),
-        "one attempt each",
-      );
       process.stdout.write(`# 500 payments on two instances in ${paidIn} ms; 500 webhooks, 500 distinct\n`);
-      await Promise.all([a!.stop(), b!.stop()]);
     } finally {
       await database.drop();
     }
@@ -223,11 +236,16 @@ describe("configuration and the worker command", () => {
       const hook = await receiver();
       const server = await start({ DATABASE_URL: database.url, PAYLINK_WEBHOOK_WORKER: "false" });
       const shop = await provision(server.baseUrl, hook.url);
-      const link = await createLink(server.baseUrl, shop.apiKey, shop.terminalIdentifier, {
-        amount: 5000,
-        returnUrl: "http://localhost/thanks",
-      });
-      const paid = await payLink(server.baseUrl, link.reference, APPROVED_VISA);
+      const reference = await createLink(
+        { baseUrl: server.baseUrl, ...shop },
+        {
+          amount: 5000,
+          returnUrl: "http://localhost/thanks",
+        },
+      );
+      const paid = await pay(server.baseUrl, reference, cardFields(CARDS.visa));
+      // A sleep, not a wait: a worker that is not running has nothing to report. 1.5 s is more
+      // than a worker's wake-up on a payment plus one idle poll (1 s), so one would have sent by now.
       await new Promise((resolve) => setTimeout(resolve, 1500));
       assert.equal(hook.requests.length, 0, "serve alone sends nothing");
 

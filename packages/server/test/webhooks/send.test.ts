@@ -218,8 +218,11 @@ describe("sending one attempt", () => {
     assert.ok(Date.now() - started < 1500);
     // Shutdown is not a timeout: the attempt says nothing about the receiver.
     const shutdown = new AbortController();
-    setTimeout(() => shutdown.abort(), 100);
-    const aborted = await sendWebhook(silent.url, request(), { allowPrivate: true, signal: shutdown.signal });
+    const arrived = silent.requests.length + 1;
+    const sending = sendWebhook(silent.url, request(), { allowPrivate: true, signal: shutdown.signal });
+    await silent.waitFor(arrived);
+    shutdown.abort();
+    const aborted = await sending;
     assert.equal(aborted.aborted, true);
   });
 

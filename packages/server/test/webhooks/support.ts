@@ -166,16 +166,6 @@ export async function enqueue(
   return ids;
 }
 
-export async function waitUntil<T>(probe: () => Promise<T | undefined | false>, timeoutMs = 10_000, intervalMs = 25): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-}
-
 export async function deliveryRow(db: Database, id: string) {
   return db.selectFrom("webhook_deliveries").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
 }

@@ -10,6 +10,7 @@ import { claimDueDeliveries, recordAttempt } from "../../src/webhooks/delivery-q
 import { updateWebhookEndpoint } from "../../src/webhooks/endpoints-repository.ts";
 import { WebhookWorker, type WebhookWorkerOptions } from "../../src/webhooks/worker.ts";
 import { type TestDatabase, testBackends } from "../support/databases.ts";
+import { waitUntil } from "../support/wait.ts";
 import {
   addMerchantWithEndpoint,
   attemptRows,
@@ -21,7 +22,6 @@ import {
   sampleMessage,
   startReceiver,
   testKeyring,
-  waitUntil,
 } from "./support.ts";
 
 const keyring = testKeyring();
@@ -237,8 +237,17 @@ for (const backend of testBackends()) {
         [],
         "a payment queues nothing for a disabled endpoint",
       );
-      const { wake } = worker();
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Queued after the held one, for an enabled endpoint: once the worker has sent it and has
+      // nothing in flight, it has been through the held delivery too.
+      const otherHook = await receiver();
+      const other = await addMerchantWithEndpoint(database.db, keyring, otherHook.url);
+      const [laterId] = await enqueue(database.db, other.merchantId, sampleMessage());
+      const { instance, wake } = worker();
+      await waitUntil(
+        async () => (await deliveryRow(database.db, laterId!)).state === "delivered" && instance.inFlight === 0,
+        10_000,
+        "the later delivery sent and the worker idle",
+      );
       assert.equal(hook.requests.length, 0, "nothing sent to a disabled endpoint");
       assert.equal((await deliveryRow(database.db, queuedId!)).state, "pending");
       await updateWebhookEndpoint(database.db, keyring, fixture.merchantId, fixture.webhookId, { enabled: true });
@@ -250,12 +259,18 @@ for (const backend of testBackends()) {
     test("a wake-up sends at once, without waiting for the poll", async () => {
       const hook = await receiver();
       const fixture = await addMerchantWithEndpoint(database.db, keyring, hook.url);
-      const { wake } = worker({ idleIntervalMs: 60_000 });
-      await new Promise((resolve) => setTimeout(resolve, 100)); // the worker is asleep now
+      // The worker's first poll sends this one; then it sleeps until the next poll, a minute away.
+      const [firstId] = await enqueue(database.db, fixture.merchantId, sampleMessage());
+      const { instance, wake } = worker({ idleIntervalMs: 60_000 });
+      await waitUntil(
+        async () => (await deliveryRow(database.db, firstId!)).state === "delivered" && instance.inFlight === 0,
+        10_000,
+        "the first poll's delivery sent and the worker asleep",
+      );
       const started = Date.now();
       await enqueue(database.db, fixture.merchantId, sampleMessage());
       wake();
-      await hook.waitFor(1, 2000);
+      await hook.waitFor(2, 2000);
       assert.ok(Date.now() - started < 1000, `took ${Date.now() - started} ms`);
     });
 
@@ -295,7 +310,16 @@ for (const backend of testBackends()) {
       a.wake();
       b.wake();
       await hook.waitFor(120, 20_000);
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await waitUntil(
+        async () => {
+          const rows = await database.db.selectFrom("webhook_deliveries").select("state").where("id", "in", ids).execute();
+          return rows.every((row) => row.state === "delivered");
+        },
+        10_000,
+        "all 120 deliveries recorded as delivered",
+      );
+      // stop() returns once claims under way and sends in flight are done: nothing can arrive after it.
+      await Promise.all([a.instance.stop(5000), b.instance.stop(5000)]);
       const seen = hook.requests.map((request) => String(request.headers["webhook-id"]));
       assert.equal(seen.length, 120);
       assert.equal(new Set(seen).size, 120);
