@@ -25,7 +25,7 @@ export function signatureCliReadsStdin(argv: readonly string[]): boolean {
 /**
  * Runs `sign --key <hex>` or `verify --key <hex>` on a message read from stdin.
  *
- * - `sign` prints the message's `hmacSignature` (seed §5.1).
+ * - `sign` prints the message's `hmacSignature` (docs/webhooks.md#the-hmacsignature).
  * - `verify` prints `valid` (exit 0) or `invalid: <reason>` (exit 1).
  * - Bad input (malformed JSON, missing or non-hex key, missing fields) exits 2 with a message on stderr.
  */

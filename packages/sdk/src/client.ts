@@ -1,4 +1,4 @@
-// Typed client for the payment-link API (SPEC §2). Uses the global fetch (or one you pass), so
+// Typed client for the payment-link API (docs/api.md). Uses the global fetch (or one you pass), so
 // it has no dependencies; every failure surfaces as one of the PaylinkError classes below.
 import { randomUUID } from "node:crypto";
 import type {
@@ -43,7 +43,7 @@ export class PaylinkApiError extends PaylinkError {
   override name = "PaylinkApiError";
   /** HTTP status code. */
   readonly status: number;
-  /** SPEC §2.7 code, e.g. `"2026"`; undefined when the body was not a Paylink error body (e.g. from a proxy). */
+  /** The error catalogue's code (docs/api.md#errors), e.g. `"2026"`; undefined when the body was not a Paylink error body (e.g. from a proxy). */
   readonly errorCode: ErrorBody["errorCode"] | undefined;
   /** The server's sentence naming the field and value at fault. */
   readonly errorMessage: string | undefined;
@@ -254,7 +254,7 @@ function apiBaseUrlOf(baseUrl: string): string {
     throw new TypeError(`PaylinkClient: baseUrl must use http or https, got ${parsed.protocol}`);
   }
   const root = `${parsed.origin}${parsed.pathname}`.replace(/\/+$/, "");
-  // Integrations written for the service the seed describes are configured with `…/api/v1`.
+  // Integrations written for Straumur's payment-links API are configured with `…/api/v1`.
   return root.endsWith(API_PATH) ? root : `${root}${API_PATH}`;
 }
 

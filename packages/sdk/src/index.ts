@@ -1,5 +1,5 @@
 // paylink-sdk: typed client for the Paylink payment-link API, payment webhook signatures
-// (seed §5.1 and Standard Webhooks), and the sign/verify CLI.
+// (docs/webhooks.md#the-hmacsignature and Standard Webhooks), and the sign/verify CLI.
 
 export * from "./cli.js";
 export * from "./client.js";

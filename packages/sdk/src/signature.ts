@@ -1,4 +1,4 @@
-// Payment webhook signatures: the HMAC of seed §5.1 carried in the message body, and the
+// Payment webhook signatures: the HMAC of docs/webhooks.md#the-hmacsignature carried in the message body, and the
 // Standard Webhooks headers (webhook-id / webhook-timestamp / webhook-signature) that let a
 // receiver reject replays. The server signs with this same code, so the two cannot drift apart.
 import { createHmac, timingSafeEqual } from "node:crypto";
@@ -14,7 +14,7 @@ import {
 export { SIGNED_PAYMENT_FIELDS, type SignedPaymentField };
 
 /**
- * `additionalData` of a payment webhook (seed §2.6, SPEC §4). It is NOT covered by the
+ * `additionalData` of a payment webhook (docs/webhooks.md#the-message). It is NOT covered by the
  * signature: treat it as information about a payment whose signed fields you have verified.
  */
 export interface PaymentWebhookAdditionalData {
@@ -40,7 +40,7 @@ export interface PaymentWebhookAdditionalData {
   [field: string]: unknown;
 }
 
-/** A payment webhook message (seed §2.6). Every value is text, as sent on the wire. */
+/** A payment webhook message (docs/webhooks.md#the-message). Every value is text, as sent on the wire. */
 export interface PaymentWebhookMessage {
   checkoutReference: string | null;
   payfacReference: string;
@@ -52,7 +52,7 @@ export interface PaymentWebhookMessage {
   reason: string | null;
   /** `"true"` or `"false"`. */
   success: string;
-  /** Base64 HMAC-SHA256 over the signed fields (seed §5.1). */
+  /** Base64 HMAC-SHA256 over the signed fields (docs/webhooks.md#the-hmacsignature). */
   hmacSignature: string;
   additionalData?: PaymentWebhookAdditionalData;
 }
@@ -61,7 +61,7 @@ export interface PaymentWebhookMessage {
 export type SignablePaymentMessage = { readonly [F in SignedPaymentField]?: string | null };
 
 /**
- * Turns a hex HMAC key into bytes as seed §5.1 step 5 says: an odd-length key gets a trailing
+ * Turns a hex HMAC key into bytes as docs/webhooks.md#the-hmacsignature step 5 says: an odd-length key gets a trailing
  * "0", then every pair of digits is one byte. Upper- and lowercase digits are both accepted.
  * @throws TypeError when the key is not a non-empty string of hex digits.
  */
@@ -74,7 +74,7 @@ export function hmacKeyFromHex(hexKey: string): Buffer {
 
 /**
  * The exact text that `hmacSignature` signs: the seven fields in order, null or absent as "",
- * joined with ":" (seed §5.1 steps 1-3). Useful when comparing with another implementation.
+ * joined with ":" (docs/webhooks.md#the-hmacsignature steps 1-3). Useful when comparing with another implementation.
  * @throws TypeError when a field holds something other than a string, null or undefined.
  */
 export function paymentSignaturePayload(message: SignablePaymentMessage): string {
@@ -89,7 +89,7 @@ export function paymentSignaturePayload(message: SignablePaymentMessage): string
 }
 
 /**
- * The `hmacSignature` of a payment webhook message (seed §5.1): HMAC-SHA256 of the UTF-8
+ * The `hmacSignature` of a payment webhook message (docs/webhooks.md#the-hmacsignature): HMAC-SHA256 of the UTF-8
  * payload with the hex key's bytes, as Base64.
  * @throws TypeError for a key that is not hex, or a field that is not a string or null.
  */
@@ -155,7 +155,7 @@ function base64DigestMatches(expected: Buffer, receivedBase64: string): boolean 
 
 // ---------------------------------------------------------------------------------------------
 // Standard Webhooks (https://www.standardwebhooks.com): `v1,<base64 HMAC-SHA256>` over
-// `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the same bytes as the §5.1 signature.
+// `{webhook-id}.{webhook-timestamp}.{body}`, keyed with the same bytes as the hmacSignature.
 
 export interface StandardWebhookContent {
   /** The `webhook-id`: stable across retries of one message, so receivers can de-duplicate. */

@@ -1,5 +1,5 @@
-// Wire types of the payment-link API (SPEC §2, seed §2 and §4). Field names follow the service
-// the seed describes, so an integration written against it type-checks against Paylink too.
+// Wire types of the payment-link API (docs/api.md). Field names follow Straumur's payment-links
+// API, so an integration written against it type-checks against Paylink too.
 
 export type PaymentLinkType = "PayByLink" | "TokenizeByLink";
 
@@ -57,7 +57,7 @@ export interface Submission {
   createdAt?: string;
 }
 
-/** A payment link as read with `GET /paymentlinks/{reference}` (seed §2.1). */
+/** A payment link as read with `GET /paymentlinks/{reference}` (docs/api.md#the-payment-link-object). */
 export interface PaymentLink {
   paymentLinkReference: string;
   terminalIdentifier: string;
@@ -95,7 +95,7 @@ export interface ResponseEnvelope {
   responseIdentifier: string;
 }
 
-/** Body of `POST /paymentlinks/create` (SPEC §2.2). */
+/** Body of `POST /paymentlinks/create` (docs/api.md#create). */
 export interface CreatePaymentLinkRequest {
   type: PaymentLinkType;
   /** 12 characters; from the portal's terminal list. */
@@ -138,7 +138,7 @@ export interface GetPaymentLinkResponse extends ResponseEnvelope {
 type ServerManagedField = "url" | "createdAt" | "visitCount" | "salesCount";
 
 /**
- * Body of `POST /paymentlinks/update` (SPEC §2.4): the link as read, changed, without
+ * Body of `POST /paymentlinks/update` (docs/api.md#update): the link as read, changed, without
  * `submissions`. `status` may be set to `Active` or `Disabled`.
  */
 export type UpdatePaymentLinkRequest = Omit<PaymentLink, "submissions" | ServerManagedField> &
@@ -148,7 +148,7 @@ export interface DisablePaymentLinkRequest {
   paymentLinkReference: string;
 }
 
-/** Query of `GET /paymentlinks` (SPEC §2.5). */
+/** Query of `GET /paymentlinks` (docs/api.md#list). */
 export interface ListPaymentLinksQuery {
   /** 0-based. Default 0. */
   page?: number;
@@ -164,7 +164,7 @@ export interface ListPaymentLinksQuery {
   search?: string;
 }
 
-/** One entry of the list (SPEC §2.5). */
+/** One entry of the list (docs/api.md#list). */
 export type PaymentLinkSummary = Pick<
   PaymentLink,
   | "paymentLinkReference"
@@ -188,7 +188,7 @@ export interface ListPaymentLinksResponse extends ResponseEnvelope {
   totalCount: number;
 }
 
-/** Error codes of SPEC §2.7. The wire value is always a string. */
+/** Error codes of docs/api.md#errors. The wire value is always a string. */
 export type KnownErrorCode =
   | "1000" // invalid JSON
   | "1005" // wrong JSON type

@@ -2,7 +2,7 @@
 // signing code can use, reporting every problem as data instead of throwing. Shared by
 // verifyPaymentWebhook and the CLI; not part of the package's public API.
 
-/** The fields covered by `hmacSignature`, in the order they are joined (seed §5.1 step 1). */
+/** The fields covered by `hmacSignature`, in the order they are joined (docs/webhooks.md#the-hmacsignature step 1). */
 export const SIGNED_PAYMENT_FIELDS = [
   "checkoutReference",
   "payfacReference",
@@ -14,7 +14,7 @@ export const SIGNED_PAYMENT_FIELDS = [
 ] as const;
 export type SignedPaymentField = (typeof SIGNED_PAYMENT_FIELDS)[number];
 
-/** Signed fields that the seed allows to be null (§2.6); the others are required. */
+/** Signed fields that may be null (docs/webhooks.md#the-message); the others are required. */
 const NULLABLE_SIGNED_FIELDS: ReadonlySet<SignedPaymentField> = new Set(["checkoutReference", "merchantReference", "reason"]);
 
 export type MessageProblemReason = "malformed_json" | "missing_signature" | "missing_field" | "wrong_type";

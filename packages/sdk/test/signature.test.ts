@@ -23,7 +23,7 @@ interface Vector {
 }
 const vectorFile = JSON.parse(readFileSync(vectorsUrl, "utf8")) as { fieldOrder: string[]; vectors: Vector[] };
 
-describe("shared test vectors (seed §5.1)", () => {
+describe("worked examples (docs/webhooks.md#the-hmacsignature)", () => {
   it("use the field order this SDK signs", () => {
     assert.deepEqual(vectorFile.fieldOrder, [...SIGNED_PAYMENT_FIELDS]);
     assert.ok(vectorFile.vectors.length >= 5);
@@ -208,7 +208,7 @@ describe("verifyPaymentWebhook", () => {
     const message = signedMessage();
     const otherKey = `${KEY.slice(0, -1)}9`;
     assert.equal(verifyPaymentWebhook(message, otherKey).valid, false);
-    // "abc" and "abc0" are the same key bytes by §5.1; "abc1" is not.
+    // "abc" and "abc0" are the same key bytes by docs/webhooks.md#the-hmacsignature step 5; "abc1" is not.
     const short = { ...message, hmacSignature: computePaymentSignature(message, "abc") };
     assert.equal(verifyPaymentWebhook(short, "abc0").valid, true);
     assert.equal(verifyPaymentWebhook(short, "abc1").valid, false);

@@ -12,7 +12,7 @@ describe("Standard Webhooks signing", () => {
   it("matches vectors computed with openssl", () => {
     // printf '%s' "$ID.$TIMESTAMP.$BODY" | openssl dgst -sha256 -mac HMAC -macopt hexkey:$KEY -binary | openssl base64 -A
     assert.equal(signStandardWebhook({ id: ID, timestamp: TIMESTAMP, body: BODY }, KEY), "v1,FWr5ISut6LNzgB3W7/NVLwAHKp/tcrz7Av9/V+grBiI=");
-    // An odd-length key is padded as in seed §5.1 ("abc" → bytes ab c0).
+    // An odd-length key is padded as in docs/webhooks.md#the-hmacsignature ("abc" → bytes ab c0).
     assert.equal(
       signStandardWebhook({ id: "wh_1", timestamp: 1700000000, body: "hello" }, "abc"),
       "v1,M3lcYRsDxORthxSAAcsnF0y5Xa2dCR83YD0YfCZRfOw=",

@@ -27,7 +27,7 @@ export interface AppDeps {
   /** A pino logger; tests usually pass none (silent). */
   logger?: FastifyBaseLogger;
   now?: () => Date;
-  /** The card processor of the checkout page; default: the deterministic sandbox (SPEC §3.1). */
+  /** The card processor of the checkout page; default: the deterministic sandbox (docs/checkout.md#sandbox-cards). */
   processor?: PaymentProcessor;
   /** How long a second post of one form waits for the first's result before the 202 page (default 20 s). */
   duplicateWaitMs?: number;

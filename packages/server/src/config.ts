@@ -1,4 +1,4 @@
-// Configuration comes only from environment variables (SPEC §5). It is parsed once at start and
+// Configuration comes only from environment variables (README.md#configuration). It is parsed once at start and
 // every bad variable is reported at once, so an operator fixes them in one go.
 import { resolve } from "node:path";
 import { DEFAULT_RATE_LIMITS, type RateLimits } from "./http/rate-limit.ts";

@@ -1,6 +1,6 @@
 // First start on an empty database without an admin token: create a demo merchant so a new user
-// can try everything at once (SPEC §5). The credentials exist in clear only in this printout.
-// (SPEC §5's demo portal user is left out until the portal exists: a login for no page confuses.)
+// can try everything at once (docs/admin-api.md#the-demo-merchant). The credentials exist in clear only in this printout.
+// (No demo portal user until the portal exists: a login for no page confuses. docs/decisions.md D-075.)
 import { sql } from "kysely";
 import type { Database } from "./db/connect.ts";
 import { countMerchants, createApiKey, createMerchant, createTerminal, createTheme } from "./db/merchants-repository.ts";

@@ -18,7 +18,7 @@ export const newLinkReference = () => randomString(16, BASE62);
 /** A checkoutReference (submission id): 20 base62 characters. */
 export const newCheckoutReference = () => randomString(20, BASE62);
 export const newMerchantId = () => `mer_${randomString(16, BASE62)}`;
-/** SPEC §1: a 12-character terminal identifier, lowercase hex. */
+/** docs/admin-api.md#terminals: a 12-character terminal identifier, lowercase hex. */
 export const newTerminalIdentifier = () => randomBytes(6).toString("hex");
 export const newApiKeyId = () => `key_${randomString(16, BASE62)}`;
 export const newThemeKey = () => `thm_${randomString(12, BASE62)}`;
@@ -31,7 +31,7 @@ export const newWebhookApiKey = () => `whs_${randomString(32, BASE62)}`;
  * per endpoint in a single INSERT … SELECT, so the id is an SQL expression, not a JS string.
  */
 export const newDeliveryIdSql = sql<string>`'msg_' || replace(gen_random_uuid()::text, '-', '')`;
-/** Upper-case letters and digits, as the processor's references and tokens are (SPEC §3.1). */
+/** Upper-case letters and digits, as the processor's references and tokens are (docs/checkout.md#sandbox-cards). */
 export const newUpperAlnum = (length: number) => randomString(length, UPPER_ALNUM);
 
 /** An API key: `plk_` + 32 base62 characters (≈190 bits). Shown once, stored only as a hash. */
@@ -43,7 +43,7 @@ export function hashApiKey(apiKey: string): string {
   return createHash("sha256").update(apiKey, "utf8").digest("hex");
 }
 
-/** A webhook HMAC key: 64 hex characters (32 bytes), SPEC §4. */
+/** A webhook HMAC key: 64 hex characters (32 bytes), docs/webhooks.md#endpoints. */
 export function newHmacKey(): string {
   return randomBytes(32).toString("hex");
 }

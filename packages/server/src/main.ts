@@ -41,7 +41,7 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
 
   let maintenance: NodeJS.Timeout | undefined;
   let reconciler: NodeJS.Timeout | undefined;
-  // One processor for the pages and the reconciler (SPEC §3.1: the sandbox unless configured otherwise).
+  // One processor for the pages and the reconciler (docs/checkout.md#sandbox-cards: the sandbox unless configured otherwise).
   const processor = new SandboxProcessor();
   const app = await buildApp({
     processor,

@@ -7,7 +7,7 @@ import { ConfigError, loadConfig } from "../src/config.ts";
 import { DataDirInUseError, lockDataDir } from "../src/db/data-dir-lock.ts";
 import { createLogger } from "../src/logging.ts";
 
-test("defaults follow SPEC §5", () => {
+test("defaults follow README.md#configuration", () => {
   const config = loadConfig({});
   assert.equal(config.port, 3000);
   assert.equal(config.host, "0.0.0.0");

@@ -1,4 +1,4 @@
-// POST /admin/v1/merchants/{id}/themes (SPEC §5). The logo is taken in now — decoded from a data:
+// POST /admin/v1/merchants/{id}/themes (docs/admin-api.md#themes). The logo is taken in now — decoded from a data:
 // URL or downloaded once from an https URL — and stored, so the checkout serves its own copy.
 import { createTheme } from "../db/merchants-repository.ts";
 import { AppError } from "../domain/errors.ts";

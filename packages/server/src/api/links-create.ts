@@ -1,4 +1,4 @@
-// POST /api/v1/paymentlinks/create (seed §4.3, SPEC §2.2)
+// POST /api/v1/paymentlinks/create (docs/api.md#create)
 import { insertLink } from "../db/links-repository.ts";
 import { termsFromCreateRequest } from "../domain/links/create.ts";
 import { linkUrl } from "../domain/links/url.ts";

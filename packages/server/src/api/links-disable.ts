@@ -1,4 +1,4 @@
-// POST /api/v1/paymentlinks/disable (SPEC §2.6): idempotent; submissions and tokens are kept.
+// POST /api/v1/paymentlinks/disable (docs/api.md#disable): idempotent; submissions and tokens are kept.
 import { disableLink } from "../db/links-repository.ts";
 import { envelope } from "../http/envelope.ts";
 import type { TypedApp } from "../http/typed-app.ts";

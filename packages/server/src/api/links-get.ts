@@ -1,4 +1,4 @@
-// GET /api/v1/paymentlinks/{reference} (seed §4.2)
+// GET /api/v1/paymentlinks/{reference} (docs/api.md#read)
 import { findLink, listSubmissions } from "../db/links-repository.ts";
 import { AppError } from "../domain/errors.ts";
 import { envelope } from "../http/envelope.ts";

@@ -1,4 +1,4 @@
-// GET /api/v1/paymentlinks (SPEC §2.5): newest first, 0-based pages, filters.
+// GET /api/v1/paymentlinks (docs/api.md#list): newest first, 0-based pages, filters.
 import { listLinks } from "../db/links-repository.ts";
 import { AppError } from "../domain/errors.ts";
 import { parseIsoDateTime } from "../domain/links/terms.ts";

@@ -1,4 +1,4 @@
-// POST /api/v1/paymentlinks/update (seed §4.4, SPEC §2.4)
+// POST /api/v1/paymentlinks/update (docs/api.md#update)
 import { findLinkForUpdate, saveLinkChange } from "../db/links-repository.ts";
 import { applyUpdate } from "../domain/links/update.ts";
 import { envelope } from "../http/envelope.ts";

@@ -120,7 +120,7 @@ export const UpdateLinkBody = Type.Object(
 
 export const DisableLinkBody = Type.Object({ paymentLinkReference: Reference }, { additionalProperties: false });
 
-// No length cap in the path: a reference that cannot exist is simply not found (404 2014, SPEC §2).
+// No length cap in the path: a reference that cannot exist is simply not found (404 2014, docs/api.md).
 export const ReferenceParams = Type.Object({ reference: Type.String({ minLength: 1 }) });
 
 export const ListLinksQuery = Type.Object(

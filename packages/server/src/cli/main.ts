@@ -1,4 +1,4 @@
-// `paylink <command>`: serve, migrate, sign, verify (SPEC §5).
+// `paylink <command>`: serve, migrate, worker, sign, verify (docs/cli.md).
 import { ConfigError, loadConfig } from "../config.ts";
 import { DataDirInUseError } from "../db/data-dir-lock.ts";
 

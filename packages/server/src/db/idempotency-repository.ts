@@ -1,4 +1,4 @@
-// Stored first responses of POSTs sent with an Idempotency-Key (SPEC §2.1).
+// Stored first responses of POSTs sent with an Idempotency-Key (docs/api.md#idempotency).
 import { sql } from "kysely";
 import type { Database } from "./connect.ts";
 
@@ -63,7 +63,7 @@ export async function releaseIdempotencyKey(db: Database, merchantId: string, ke
     .execute();
 }
 
-/** Keys are kept at least 24 hours (SPEC §2.1); older ones are removed by maintenance. */
+/** Keys are kept at least 24 hours (docs/api.md#idempotency); older ones are removed by maintenance. */
 export async function deleteExpiredIdempotencyKeys(db: Database, olderThanHours = 48): Promise<number> {
   const result = await db
     .deleteFrom("idempotency_keys")

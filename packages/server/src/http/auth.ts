@@ -1,4 +1,4 @@
-// API-key authentication for /api/v1 (SPEC §2): header X-API-key, keys stored as SHA-256.
+// API-key authentication for /api/v1 (docs/api.md): header X-API-key, keys stored as SHA-256.
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Database } from "../db/connect.ts";
 import { findMerchantIdByApiKey } from "../db/merchants-repository.ts";

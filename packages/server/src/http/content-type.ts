@@ -1,4 +1,4 @@
-// SPEC §2.2: a request body in any media type other than JSON is refused with 415 (3006). Checked
+// docs/api.md#basics: a request body in any media type other than JSON is refused with 415 (3006). Checked
 // on the request line and headers, before any body parser runs, so that parsers registered for
 // other parts of the app (text/plain by Fastify's default, forms for the checkout page) can never
 // hand a JSON route a string or a form object.

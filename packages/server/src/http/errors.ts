@@ -1,5 +1,5 @@
 // The one place that turns failures into HTTP responses for the JSON APIs. Every error body has
-// the shape of SPEC §2.7; nothing unexpected ever reaches the client beyond code 5000.
+// the shape of docs/api.md#errors; nothing unexpected ever reaches the client beyond code 5000.
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { AppError, type ErrorName } from "../domain/errors.ts";
 import { envelope } from "./envelope.ts";

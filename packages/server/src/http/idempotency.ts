@@ -1,4 +1,4 @@
-// Idempotency-Key on POST (SPEC §2.1): the first response to a key is stored and replayed for
+// Idempotency-Key on POST (docs/api.md#idempotency): the first response to a key is stored and replayed for
 // the same body; a different body is refused (3004); a concurrent duplicate gets 409 (3007).
 import { createHash } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
@@ -55,7 +55,7 @@ export function idempotency(db: Database) {
 
 /**
  * JSON with the keys of every object sorted (arrays keep their order), so that the same body sent
- * with its fields in another order hashes the same: JSON objects are unordered, and SPEC §2.1
+ * with its fields in another order hashes the same: JSON objects are unordered, and docs/api.md#idempotency
  * replays "the same body". Nesting is bounded (2009 beyond 32 levels) before this runs.
  */
 export function canonicalJson(value: unknown): string {

@@ -1,6 +1,6 @@
 // Request validation: the TypeBox schemas of each route are compiled once, and a failed check is
 // turned into the catalogue's error code here, so that every route reports bad input the same
-// way (SPEC §2.2). The schema is the single source for validation, types and OpenAPI.
+// way (docs/api.md#errors). The schema is the single source for validation, types and OpenAPI.
 import type { FastifySchemaCompiler } from "fastify";
 import type { TSchema } from "typebox";
 import { Compile } from "typebox/compile";

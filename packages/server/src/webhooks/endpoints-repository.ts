@@ -1,4 +1,4 @@
-// Webhook endpoints of a merchant (SPEC §4): url, the apiKey sent as Authorization, the 64-hex
+// Webhook endpoints of a merchant (docs/webhooks.md): url, the apiKey sent as Authorization, the 64-hex
 // hmacKey. Both secrets are stored encrypted (secrets.ts) and leave this module in clear only
 // when they are created or rotated, or when the merchant asks to see them.
 

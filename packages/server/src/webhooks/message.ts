@@ -1,12 +1,12 @@
-// The request a delivery sends (SPEC §4): the seed §2.6 message with its hmacSignature (seed
-// §5.1), the endpoint's apiKey as Authorization, and the Standard Webhooks headers. Signing is
+// The request a delivery sends (docs/webhooks.md): the message (docs/webhooks.md#the-message) with its hmacSignature
+// (docs/webhooks.md#the-hmacsignature), the endpoint's apiKey as Authorization, and the Standard Webhooks headers. Signing is
 // the SDK's code, the same a merchant verifies with.
 import { computePaymentSignature, type StandardWebhookHeaders, standardWebhookHeaders } from "paylink-sdk";
 import type { UnsignedPaymentMessage } from "./outbox.ts";
 
-/** Field order on the wire: the signed fields in seed §5.1 order, then the signature, then the rest. */
+/** Field order on the wire: the signed fields in signing order (docs/webhooks.md#the-hmacsignature), then the signature, then the rest. */
 const TOP_LEVEL_ORDER = ["checkoutReference", "payfacReference", "merchantReference", "amount", "currency", "reason", "success"] as const;
-/** additionalData in the order SPEC §4 lists it; fields not listed follow in their stored order. */
+/** additionalData in the order docs/webhooks.md#the-message lists it; fields not listed follow in their stored order. */
 const ADDITIONAL_DATA_ORDER = [
   "eventType",
   "cardNumber",

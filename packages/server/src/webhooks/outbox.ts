@@ -1,4 +1,4 @@
-// The transactional outbox (SPEC §4, ARCHITECTURE principle 5). Callers pass their open
+// The transactional outbox (docs/webhooks.md#delivery-and-retries). Callers pass their open
 // transaction, so the webhook rows commit or vanish together with the payment result.
 import { EventEmitter } from "node:events";
 import { type Kysely, sql } from "kysely";
@@ -7,7 +7,7 @@ import { newDeliveryIdSql } from "../ids.ts";
 
 export type WebhookEventType = "Authorization" | "Tokenization";
 
-/** The message of seed §2.6 (all values strings) before signing; hmacSignature is added at send time. */
+/** The message of docs/webhooks.md#the-message (all values strings) before signing; hmacSignature is added at send time. */
 export interface UnsignedPaymentMessage {
   checkoutReference: string | null;
   payfacReference: string;

@@ -1,4 +1,4 @@
-// The retry schedule of SPEC §4: the first attempt at once, then retries after 5 s, 1 min,
+// The retry schedule of docs/webhooks.md#delivery-and-retries: the first attempt at once, then retries after 5 s, 1 min,
 // 5 min, 30 min, 2 h, 5 h, 10 h, 24 h and 24 h (ten attempts in all, about 3 days), each delay
 // with ±10 % jitter so that a receiver coming back is not hit by every backlog at one instant.
 

@@ -1,4 +1,4 @@
-// One delivery attempt over HTTP (SPEC §4): POST, 10 s for the whole exchange, redirects not
+// One delivery attempt over HTTP (docs/webhooks.md): POST, 10 s for the whole exchange, redirects not
 // followed, only 2xx counts, the first 1 KB of the answer kept for the delivery log.
 //
 // node:http/https rather than global fetch: fetch (undici) on Node 20 offers no way to choose the

@@ -1,4 +1,4 @@
-// The webhook delivery worker (SPEC §4). It runs inside `paylink serve` by default, or alone as
+// The webhook delivery worker (docs/webhooks.md). It runs inside `paylink serve` by default, or alone as
 // `paylink worker` on PostgreSQL; any number of them share one database:
 //   claim  — lease due deliveries (FOR UPDATE SKIP LOCKED + lease_until), one short statement;
 //   send   — outside any transaction, at most `concurrency` at a time, 10 s each;

@@ -1,4 +1,4 @@
-// /admin/v1 (SPEC §5): the operator's provisioning API, bearer-token protected. A merchant made
+// /admin/v1 (docs/admin-api.md): the operator's provisioning API, bearer-token protected. A merchant made
 // here must be usable at once through /api/v1 with the key made here.
 
 import assert from "node:assert/strict";

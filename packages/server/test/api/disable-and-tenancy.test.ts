@@ -1,4 +1,4 @@
-// POST /api/v1/paymentlinks/disable (SPEC §2.6) and tenancy (issue #2, acceptance 6): a merchant
+// POST /api/v1/paymentlinks/disable (docs/api.md#disable) and tenancy (issue #2, acceptance 6): a merchant
 // cannot see, update, list or disable another merchant's link (404 2014, exactly as a link that
 // does not exist), and cannot create a link on another merchant's terminal (2016).
 

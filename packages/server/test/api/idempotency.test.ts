@@ -1,4 +1,4 @@
-// Idempotency-Key on the POST endpoints (SPEC §2.1): the same key and body replay the first
+// Idempotency-Key on the POST endpoints (docs/api.md#idempotency): the same key and body replay the first
 // response with `Idempotent-Replayed: true`; another body is 422 3004; a request while the first
 // is still running is 409 3007. Keys are per merchant.
 

@@ -1,4 +1,4 @@
-// GET /api/v1/paymentlinks (SPEC §2.5): newest first, 0-based pages, filters, exact entry shape.
+// GET /api/v1/paymentlinks (docs/api.md#list): newest first, 0-based pages, filters, exact entry shape.
 // Each test lists as a merchant of its own, so the links of other tests never show up.
 
 import assert from "node:assert/strict";
@@ -93,7 +93,7 @@ for (const backend of testBackends()) {
         assert.equal((await list(merchant, "?pageSize=100")).data.length, 25);
       });
 
-      it("returns entries of exactly the SPEC §2.5 shape", async () => {
+      it("returns entries of exactly the docs/api.md#list shape", async () => {
         const [entry] = (await list(merchant, "?pageSize=1")).data;
         assert.deepEqual(Object.keys(entry).sort(), ENTRY_KEYS);
         assert.equal(entry.paymentLinkReference, created[24]);

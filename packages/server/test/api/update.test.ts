@@ -1,4 +1,4 @@
-// POST /api/v1/paymentlinks/update (seed §4.4, SPEC §2.4): clients GET → change → POST; the
+// POST /api/v1/paymentlinks/update (docs/api.md#update): clients GET → change → POST; the
 // rules bite only on what changes. Sales and expiry are set in the database directly, because the
 // checkout page that makes sales is not part of these tests.
 

@@ -1,4 +1,4 @@
-// Theme logos (SPEC §3: the theme's logo on the checkout page, with no third-party request):
+// Theme logos (docs/checkout.md#themes: the theme's logo on the checkout page, with no third-party request):
 // the admin API takes a data: image or an https URL that Paylink downloads once; the page shows
 // Paylink's own copy from its own origin. On PGlite and PostgreSQL, real HTTP throughout.
 import assert from "node:assert/strict";

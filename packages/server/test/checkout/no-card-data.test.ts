@@ -1,4 +1,4 @@
-// Card numbers and CVCs are never stored or logged (SPEC §3): after payments of every kind, a
+// Card numbers and CVCs are never stored or logged (docs/checkout.md#card-data): after payments of every kind, a
 // dump of every table and every log line (at the most verbose level) hold neither.
 import assert from "node:assert/strict";
 import { Writable } from "node:stream";

@@ -1,4 +1,4 @@
-// GET /pay/{reference} (SPEC §3): the page itself, visits, status pages, language, escaping of
+// GET /pay/{reference} (docs/checkout.md): the page itself, visits, status pages, language, escaping of
 // merchant text, security headers, size, QR code.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

@@ -1,5 +1,5 @@
-// POST /pay/{reference} (SPEC §3, §3.1, §4): payments, declines, card saving, the webhook outbox
-// rows written with each result, and what the merchant then reads through the API (seed §2).
+// POST /pay/{reference} (docs/checkout.md, docs/webhooks.md): payments, declines, card saving, the webhook outbox
+// rows written with each result, and what the merchant then reads through the API (docs/api.md#the-payment-link-object).
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
@@ -410,7 +410,7 @@ for (const backend of testBackends()) {
       assert.deepEqual((await readLink(reference)).submissions[0].answers, [{ field: "Comments", value: "Takk fyrir 😀" }]);
     });
 
-    it("GET of the link shows visits, sales, submissions with answers and tokens, and status (seed §2)", async () => {
+    it("GET of the link shows visits, sales, submissions with answers and tokens, and status (docs/api.md)", async () => {
       const reference = await createLink(server, {
         exactSalesCount: 2,
         recurringProcessingModel: "UnscheduledCardOnFile",

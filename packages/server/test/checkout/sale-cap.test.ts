@@ -1,4 +1,4 @@
-// The sale cap (SPEC §2.3): salesCount never exceeds maxSalesCount under concurrent payments, on
+// The sale cap (docs/checkout.md#sale-cap-and-payments-in-flight): salesCount never exceeds maxSalesCount under concurrent payments, on
 // one instance and on two instances sharing one PostgreSQL; a slot is reserved before the charge
 // and released on decline, error or crash, so an approved card is never left without a sale.
 import assert from "node:assert/strict";

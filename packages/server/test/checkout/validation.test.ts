@@ -1,4 +1,4 @@
-// The checkout form's server-side validation (SPEC §3: 422 with messages, nothing recorded) in
+// The checkout form's server-side validation (docs/checkout.md#validation: 422 with messages, nothing recorded) in
 // both languages, and its CSRF protection (403, nothing recorded).
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

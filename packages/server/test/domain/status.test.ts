@@ -8,7 +8,7 @@ const past = new Date("2026-06-01T11:59:59Z");
 const future = new Date("2026-06-01T12:00:01Z");
 const base: LinkState = { type: "PayByLink", disabled: false, salesCount: 0, maxSalesCount: null, validUntil: null };
 
-test("derivation order of SPEC §2.3: Disabled, Completed, Used, Expired, Active", () => {
+test("derivation order of docs/api.md#status: Disabled, Completed, Used, Expired, Active", () => {
   const cases: Array<[Partial<LinkState>, string]> = [
     [{}, "Active"],
     [{ validUntil: future }, "Active"],

@@ -1,4 +1,4 @@
-// Rate limits (SPEC §2.7 code 3002): per API key on /api/v1, and the checkout's brake on card
+// Rate limits (docs/api.md#rate-limits, code 3002): per API key on /api/v1, and the checkout's brake on card
 // testing (declines and rejected forms per client address and link). Real server, real HTTP.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";

@@ -50,7 +50,7 @@ export const as = (merchant: Pick<MerchantFixture, "apiKey">, headers: Record<st
   ...headers,
 });
 
-/** Checks the envelope every /api/v1 response carries (seed §2.5). */
+/** Checks the envelope every /api/v1 response carries (docs/api.md#basics). */
 export function assertEnvelope(body: any): void {
   assert.equal(typeof body, "object", `expected a JSON object, got ${JSON.stringify(body)}`);
   assert.match(body.responseIdentifier, UUID, "responseIdentifier is a UUID");
@@ -65,7 +65,7 @@ export function assertOk(response: ApiResponse): void {
   assertEnvelope(response.body);
 }
 
-/** An error body of SPEC §2.7: exactly four keys, a catalogue code whose status is the HTTP status. */
+/** An error body of docs/api.md#errors: exactly four keys, a catalogue code whose status is the HTTP status. */
 export function assertErrorShape(response: ApiResponse): void {
   const body = response.body;
   assert.equal(typeof body, "object", `expected an error JSON object, got ${response.status} ${JSON.stringify(body)}`);
@@ -100,7 +100,7 @@ export async function getLink(server: TestServer, reference: string, headers: Re
   return response.body.paymentLink;
 }
 
-/** GET → change → POST, as the SPEC says clients update; returns the update response. */
+/** GET → change → POST, as docs/api.md#update says clients update; returns the update response. */
 export async function roundTrip(
   server: TestServer,
   reference: string,

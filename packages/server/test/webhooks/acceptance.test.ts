@@ -25,7 +25,7 @@ import {
 const keyring = testKeyring();
 
 test("the independent HMAC implementation reproduces the independently computed test vectors (packages/sdk/test/vectors/webhook-hmac.json)", () => {
-  // Copied from the shared vector file, computed there with an independent implementation.
+  // Copied from docs/webhooks.md#the-hmacsignature (computed with an independent implementation).
   const vectors = [
     {
       hmacKey: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
@@ -91,7 +91,7 @@ for (const backend of testBackends()) {
 
     function checkSignatures(request: ReceivedRequest, body: Record<string, unknown>) {
       assert.equal(request.headers.authorization, endpoint.apiKey);
-      assert.equal(body.hmacSignature, independentPaymentSignature(body, endpoint.hmacKey), "seed §5.1 HMAC");
+      assert.equal(body.hmacSignature, independentPaymentSignature(body, endpoint.hmacKey), "hmacSignature");
       assert.equal(verifyPaymentWebhook(request.body, endpoint.hmacKey).valid, true);
       const id = String(request.headers["webhook-id"]);
       const timestamp = String(request.headers["webhook-timestamp"]);
@@ -145,7 +145,7 @@ for (const backend of testBackends()) {
         },
       });
       assert.match(body.additionalData.threeDAuthenticated, /^(true|false)$/);
-      // SPEC §3.1 names the brand VI; the checkout sends the method name. Either names the card.
+      // docs/checkout.md#sandbox-cards names the brand VI; the checkout sends the method name. Either names the card.
       assert.equal(body.additionalData.paymentMethod, "VI");
       checkSignatures(request, body);
     });

@@ -1,4 +1,4 @@
-// /admin/v1 webhook endpoints and delivery log (SPEC §5) on a real server and both backends.
+// /admin/v1 webhook endpoints and delivery log (docs/admin-api.md#webhook-endpoints) on a real server and both backends.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createWebhookEndpoint } from "../../src/webhooks/endpoints-repository.ts";

@@ -1,4 +1,4 @@
-// The retry schedule of SPEC §4, and the encryption of endpoint secrets at rest.
+// The retry schedule of docs/webhooks.md#delivery-and-retries, and the encryption of endpoint secrets at rest.
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -1,4 +1,4 @@
-// One attempt over real HTTP, and the SSRF guard (SPEC §4) that decides where it may go.
+// One attempt over real HTTP, and the SSRF guard (docs/webhooks.md#where-webhooks-may-go) that decides where it may go.
 import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { checkWebhookUrl, isPublicAddress, OutboundTargetRefused, vetOutboundHost } from "../../src/net/outbound-guard.ts";

@@ -1,5 +1,5 @@
 // Helpers of the webhook tests: a real HTTP receiver on 127.0.0.1, an independent check of both
-// signatures (written from seed §5.1 and the Standard Webhooks spec, not with the SDK), and
+// signatures (written from docs/webhooks.md#the-hmacsignature and the Standard Webhooks spec, not with the SDK), and
 // a way to queue deliveries the way a payment does.
 import { createHmac, randomBytes } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from "node:http";
@@ -102,7 +102,7 @@ export async function startReceiver(respond: Responder = () => ({ status: 200, b
   };
 }
 
-/** Seed §5.1, written out again here: the test must not trust the code it checks. */
+/** The hmacSignature of docs/webhooks.md, written out again here: the test must not trust the code it checks. */
 export function independentPaymentSignature(message: Record<string, unknown>, hexKey: string): string {
   const fields = ["checkoutReference", "payfacReference", "merchantReference", "amount", "currency", "reason", "success"];
   const payload = fields.map((field) => (message[field] === null || message[field] === undefined ? "" : String(message[field]))).join(":");

@@ -55,7 +55,7 @@ for (const backend of testBackends()) {
       return started;
     }
 
-    test("a delivery carries the Authorization header, the seed §2.6 body with its HMAC, and Standard Webhooks headers", async () => {
+    test("a delivery carries the Authorization header, the documented message body with its HMAC, and Standard Webhooks headers", async () => {
       const hook = await receiver();
       const fixture = await addMerchantWithEndpoint(database.db, keyring, hook.url);
       worker();
@@ -82,7 +82,7 @@ for (const backend of testBackends()) {
       assert.equal(request.headers.authorization, fixture.apiKey);
       assert.match(String(request.headers["content-type"]), /^application\/json/);
       const body = JSON.parse(request.body);
-      // Field order on the wire: signed fields in §5.1 order, the signature, additionalData in SPEC §4 order.
+      // Field order on the wire: signed fields in signing order, the signature, additionalData in the order of docs/webhooks.md#the-message.
       assert.deepEqual(Object.keys(body), [
         "checkoutReference",
         "payfacReference",

@@ -1,5 +1,5 @@
 -- Paylink's first schema. Money is bigint minor units; every counter changes only through
--- single atomic UPDATE statements; status is derived when read (SPEC §2.3), never stored.
+-- single atomic UPDATE statements; status is derived when read (docs/api.md#status), never stored.
 
 CREATE TABLE merchants (
   id          text PRIMARY KEY,

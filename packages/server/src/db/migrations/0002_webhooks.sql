@@ -1,4 +1,4 @@
--- Webhook endpoints and the transactional outbox (SPEC §4). A delivery row is written in the
+-- Webhook endpoints and the transactional outbox (docs/webhooks.md). A delivery row is written in the
 -- same transaction as the payment result it reports; the worker sends it afterwards.
 
 CREATE TABLE webhook_endpoints (
@@ -7,7 +7,7 @@ CREATE TABLE webhook_endpoints (
   url          text NOT NULL,
   -- Sent verbatim as the Authorization header; encrypted at rest (see webhooks/secrets).
   api_key      text NOT NULL,
-  -- 64 hex characters, the seed §5.1 HMAC key; encrypted at rest.
+  -- 64 hex characters, the HMAC key (docs/webhooks.md#endpoints); encrypted at rest.
   hmac_key     text NOT NULL,
   enabled      boolean NOT NULL DEFAULT true,
   created_at   timestamptz NOT NULL DEFAULT now(),
@@ -21,7 +21,7 @@ CREATE TABLE webhook_deliveries (
   merchant_id      text NOT NULL REFERENCES merchants (id),
   endpoint_id      text NOT NULL REFERENCES webhook_endpoints (id),
   event_type       text NOT NULL,
-  -- The message of seed §2.6 without hmacSignature, which is computed at send time.
+  -- The message of docs/webhooks.md#the-message without hmacSignature, which is computed at send time.
   payload          jsonb NOT NULL,
   -- pending (due at next_attempt_at), delivered, failed (retries exhausted).
   state            text NOT NULL DEFAULT 'pending',

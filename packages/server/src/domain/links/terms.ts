@@ -1,4 +1,4 @@
-// The business rules of a link's terms (SPEC §2.2), shared by create and update. The request
+// The business rules of a link's terms (docs/api.md#create), shared by create and update. The request
 // schema has already checked shapes, types, enumerations and lengths; these are the rules that
 // need more than one field or a table.
 import { AppError } from "../errors.ts";
@@ -144,7 +144,7 @@ export function checkShopperInfo(
   });
 }
 
-/** Two names for one field (the seed's and Straumur's): at most one may be given. */
+/** Two names for one field (see docs/decisions.md D-013): at most one may be given. */
 export function pickAlias<T>(primaryName: string, primary: T | undefined, aliasName: string, alias: T | undefined): T | undefined {
   if (primary !== undefined && alias !== undefined) {
     throw new AppError("ConflictingFields", `${primaryName} and ${aliasName} are two names for the same setting; send only one of them.`);

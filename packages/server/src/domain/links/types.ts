@@ -1,4 +1,4 @@
-// The payment-link vocabulary of the seed (§2) and SPEC §2, as plain values.
+// The payment-link vocabulary of docs/api.md, as plain values.
 
 export const LINK_TYPES = ["PayByLink", "TokenizeByLink"] as const;
 export type LinkType = (typeof LINK_TYPES)[number];
@@ -75,7 +75,7 @@ export interface LinkState {
   validUntil: Date | null;
 }
 
-/** Largest amount accepted, in minor units (SPEC §2.2, error 2019). */
+/** Largest amount accepted, in minor units (docs/api.md#create, error 2019). */
 export const MAX_AMOUNT = 100_000_000_000;
 export const MAX_ITEMS = 200;
 export const MAX_DESCRIPTION_LENGTH = 500;

@@ -1,4 +1,4 @@
-// SPEC §2.4: clients send back the whole object they read (GET → change → POST). Fields that
+// docs/api.md#update: clients send back the whole object they read (GET → change → POST). Fields that
 // are sent unchanged are always accepted, so a round trip of any link succeeds; the rules only
 // bite on what actually changes.
 import { AppError } from "../errors.ts";

@@ -35,7 +35,7 @@ export function isKnownCurrency(code: string): boolean {
 
 /**
  * How many decimals an API amount carries for this currency. It is ISO's exponent, except for
- * ISK: the seed's service counts krónur in hundredths on the wire (an amount "must end in 00",
+ * ISK: Straumur's payment-links API counts krónur in hundredths on the wire (an amount "must end in 00",
  * and 48900 is 489 kr.), so Paylink does the same to stay wire-compatible.
  */
 export function wireExponent(code: string): number {

@@ -1,4 +1,4 @@
-// Theme logos (SPEC §3: the checkout shows the theme's logo). The page may make no third-party
+// Theme logos (docs/checkout.md#themes: the checkout shows the theme's logo). The page may make no third-party
 // request, so Paylink keeps a copy of each logo and serves it from its own origin. This module is
 // the pure part: which bytes are an acceptable logo, and what a data: URL holds.
 import { AppError } from "../errors.ts";
