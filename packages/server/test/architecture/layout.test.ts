@@ -85,3 +85,19 @@ test("handlers take their request types from the route schemas, never from a cas
   );
   assert.deepEqual(casts, []);
 });
+
+test("no source, test, README or doc line points at a file outside the repository", () => {
+  const repoRoot = resolve(serverRoot, "../..");
+  const files = [
+    ...filesUnder(join(repoRoot, "packages"), /\.(ts|tsx|mjs|sql|md)$/).filter((file) => !file.includes(`${"/"}dist/`)),
+    ...filesUnder(join(repoRoot, "docs"), /\.md$/),
+    join(repoRoot, "README.md"),
+  ];
+  const outside = /\.\.\/shared\b|\bSPEC §|\b[Ss]eed §|\bthe seed\b/;
+  const found = files.flatMap((file) =>
+    readFileSync(file, "utf8")
+      .split("\n")
+      .flatMap((line, index) => (outside.test(line) ? [`${relative(repoRoot, file)}:${index + 1}: ${line.trim().slice(0, 80)}`] : [])),
+  );
+  assert.deepEqual(found, []);
+});
