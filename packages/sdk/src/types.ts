@@ -122,7 +122,10 @@ export interface CreatePaymentLinkRequest {
   exactSalesCount?: number;
   /** Alias of `exactSalesCount`. */
   maxSalesCount?: number;
+  /** Do not send together with `shopperInfos`. */
   shopperInfo?: ShopperInfo[];
+  /** Alias of `shopperInfo`. */
+  shopperInfos?: ShopperInfo[];
 }
 
 export interface CreatePaymentLinkResponse extends ResponseEnvelope {

@@ -6,6 +6,7 @@ import { requireJsonContentType } from "../http/content-type.ts";
 import { idempotency } from "../http/idempotency.ts";
 import { apiRateLimit, authFailureBrake } from "../http/rate-limit.ts";
 import { typed } from "../http/typed-app.ts";
+import { anyCaseValidatorCompiler } from "../http/validation.ts";
 import type { ApiDeps } from "./deps.ts";
 import { registerCreateLink } from "./links-create.ts";
 import { registerDisableLink } from "./links-disable.ts";
@@ -14,6 +15,8 @@ import { registerListLinks } from "./links-list.ts";
 import { registerUpdateLink } from "./links-update.ts";
 
 export async function apiRoutes(instance: FastifyInstance, deps: ApiDeps) {
+  // Clients written for Straumur's payment-links API spell property names in any letter case.
+  instance.setValidatorCompiler(anyCaseValidatorCompiler);
   const app = typed(instance);
   const { checkIdempotencyKey, storeResponse } = idempotency(deps.db);
   // Before authentication: a flood of requests costs no database lookups once it is limited.

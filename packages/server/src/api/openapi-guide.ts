@@ -51,6 +51,10 @@ payment link of another merchant is reported exactly like one that does not exis
 Bodies are JSON (\`Content-Type: application/json\`, at most 1 MiB). Amounts are integers in minor
 units: \`12900.00 ISK\` is \`1290000\`, and an ISK amount must end in \`00\`. Every success is HTTP 200.
 
+As in Straumur's service, JSON property names (at every depth) and query parameter names are matched
+in any letter case (\`TerminalIdentifier\`, \`?PageSize=5\`); two names that differ only in case are
+\`2013\`. Unknown body fields are \`1006\`; unknown query parameters are ignored. Responses are camelCase.
+
 Every response, success or error, carries the envelope:
 
 - \`responseDateTime\`: the time of the response, ISO 8601 in UTC (\`2026-03-14T09:26:53.589Z\`);

@@ -83,6 +83,7 @@ export const CreateLinkBody = Type.Object(
     exactSalesCount: Type.Optional(Nullable(SalesCap)),
     maxSalesCount: Type.Optional(Nullable(SalesCap, "Alias of exactSalesCount.")),
     shopperInfo: Type.Optional(Nullable(Type.Array(ShopperInfoEntry, { maxItems: 9 }))),
+    shopperInfos: Type.Optional(Nullable(Type.Array(ShopperInfoEntry, { maxItems: 9 }), "Alias of shopperInfo.")),
   },
   { additionalProperties: false },
 );
@@ -108,6 +109,7 @@ export const UpdateLinkBody = Type.Object(
     exactSalesCount: Type.Optional(Nullable(SalesCap)),
     items: Type.Optional(Type.Array(Item, { maxItems: MAX_ITEMS })),
     shopperInfo: Type.Optional(Type.Array(ShopperInfoEntry, { maxItems: 9 })),
+    shopperInfos: Type.Optional(Type.Array(ShopperInfoEntry, { maxItems: 9, description: "Alias of shopperInfo." })),
     // Server-managed: accepted so a GET result can be posted back, and ignored.
     url: Type.Optional(Type.Unknown({ description: "Ignored (server-managed)." })),
     createdAt: Type.Optional(Type.Unknown({ description: "Ignored (server-managed)." })),

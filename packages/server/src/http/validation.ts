@@ -5,6 +5,7 @@ import type { FastifySchemaCompiler } from "fastify";
 import type { TSchema } from "typebox";
 import { Compile } from "typebox/compile";
 import { AppError } from "../domain/errors.ts";
+import { propertyNameMatcher } from "./property-names.ts";
 
 /** The JSON-Schema keywords read here (a TypeBox schema is a plain JSON-Schema object). */
 interface SchemaShape {
@@ -20,15 +21,40 @@ interface SchemaError {
   message: string;
 }
 
-export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart }) => {
+/** Exact names: the admin API and the checkout, whose clients are Paylink's own. */
+export const validatorCompiler: FastifySchemaCompiler<TSchema> = compiler({ anyCaseNames: false });
+
+/**
+ * The payment-link API: property names of bodies and query strings in any letter case, and
+ * unknown query parameters ignored, as Straumur's payment-links API does.
+ */
+export const anyCaseValidatorCompiler: FastifySchemaCompiler<TSchema> = compiler({ anyCaseNames: true });
+
+function compiler(options: { anyCaseNames: boolean }): FastifySchemaCompiler<TSchema> {
+  return ({ schema, httpPart }) => validator(schema, httpPart, options);
+}
+
+function validator(schema: TSchema, httpPart: string | undefined, { anyCaseNames }: { anyCaseNames: boolean }) {
   const check = Compile(schema);
   // A body whose fields are all optional (e.g. the admin API's `{ "name"? }`) may be left out.
   // (Fastify hands a missing body over as null, so a JSON null counts as left out too.)
   const bodyOptional = httpPart === "body" && !(schema as SchemaShape).required?.length;
+  const matchNames =
+    anyCaseNames && (httpPart === "body" || httpPart === "querystring")
+      ? propertyNameMatcher(schema, httpPart === "body" ? "keep" : "drop")
+      : undefined;
   return (input: unknown) => {
     if (httpPart === "body" && (input === null || input === undefined) && bodyOptional) input = {};
     if (httpPart === "body" && (input === null || input === undefined)) {
       return { error: withStatus(new AppError("InvalidJson", "The request body is empty; send a JSON object.")) };
+    }
+    if (matchNames) {
+      try {
+        input = matchNames(input);
+      } catch (error) {
+        if (error instanceof AppError) return { error: withStatus(error) };
+        throw error;
+      }
     }
     // Query strings and path parameters arrive as text: convert "2" to 2 before checking.
     // Bodies are never converted: a JSON string where a number belongs is a client bug (1005).
@@ -40,7 +66,7 @@ export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, http
     const errors = [...check.Errors(value)] as SchemaError[];
     return { error: withStatus(toAppError(schema, errors, httpPart ?? "body")) };
   };
-};
+}
 
 /**
  * Strict text → number/boolean conversion of query and path values. TypeBox's Value.Convert is

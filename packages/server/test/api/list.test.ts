@@ -217,7 +217,6 @@ for (const backend of testBackends()) {
         ["?createdFrom=2030-01-02T00:00:00Z&createdTo=2030-01-01T00:00:00Z", 400, "2013", "createdFrom"],
         [`?search=${"s".repeat(201)}`, 400, "2009", "search"],
         ["?search=a%00b", 400, "2008", "search"],
-        ["?colour=red", 400, "1006", "colour"],
       ];
       for (const [query, status, code, field] of cases) {
         it(`${query.slice(0, 60)} → ${status} ${code}`, async () =>

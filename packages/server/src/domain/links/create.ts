@@ -19,6 +19,7 @@ export interface CreateLinkRequest {
   exactSalesCount?: number | null;
   maxSalesCount?: number | null;
   shopperInfo?: ShopperInfoInput[] | null;
+  shopperInfos?: ShopperInfoInput[] | null;
 }
 
 /** Turns a create request into the link's terms, or throws the first rule it breaks. */
@@ -33,6 +34,8 @@ export function termsFromCreateRequest(request: CreateLinkRequest, now: Date): L
 
   const expiry = pickAlias("expiresAt", request.expiresAt ?? undefined, "validUntil", request.validUntil ?? undefined);
   const validUntil = expiry === undefined ? null : parseFutureExpiry(request.expiresAt != null ? "expiresAt" : "validUntil", expiry, now);
+
+  const shopperInfo = pickAlias("shopperInfo", request.shopperInfo ?? undefined, "shopperInfos", request.shopperInfos ?? undefined);
 
   let maxSalesCount =
     pickAlias("exactSalesCount", request.exactSalesCount ?? undefined, "maxSalesCount", request.maxSalesCount ?? undefined) ?? null;
@@ -56,6 +59,6 @@ export function termsFromCreateRequest(request: CreateLinkRequest, now: Date): L
     description: request.description ?? "",
     returnUrl: request.returnUrl == null ? null : checkReturnUrl(request.returnUrl),
     maxSalesCount,
-    shopperInfo: checkShopperInfo(request.shopperInfo ?? []),
+    shopperInfo: checkShopperInfo(shopperInfo ?? [], request.shopperInfo != null ? "shopperInfo" : "shopperInfos"),
   };
 }

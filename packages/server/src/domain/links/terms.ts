@@ -112,12 +112,14 @@ export function checkReturnUrl(text: string): string {
   return url.toString();
 }
 
+/** `name`: the field's name as sent (shopperInfo or its alias), for the error messages. */
 export function checkShopperInfo(
   entries: Array<{ field: ShopperInfo["field"]; requirementType: ShopperInfo["requirementType"]; prefilledValue?: string | null }>,
+  name = "shopperInfo",
 ): ShopperInfo[] {
   const seen = new Set<string>();
   return entries.map((entry, index) => {
-    const where = `shopperInfo[${index}]`;
+    const where = `${name}[${index}]`;
     if (seen.has(entry.field)) throw new AppError("ConflictingFields", `${where}.field ${describe(entry.field)} is listed more than once.`);
     seen.add(entry.field);
     const prefilled = entry.prefilledValue ?? null;

@@ -33,6 +33,7 @@ export interface UpdateLinkRequest {
   exactSalesCount?: number | null;
   items?: Item[];
   shopperInfo?: ShopperInfoInput[];
+  shopperInfos?: ShopperInfoInput[];
   // Server-managed fields (url, createdAt, visitCount, salesCount, submissions) are accepted and ignored.
 }
 
@@ -103,6 +104,8 @@ export function applyUpdate(current: StoredLink, request: UpdateLinkRequest, now
     if (parsed.getTime() !== terms.validUntil?.getTime()) validUntil = parseFutureExpiry(field, expiryText, now);
   }
 
+  const shopperInfo = pickAlias("shopperInfo", request.shopperInfo, "shopperInfos", request.shopperInfos);
+
   let maxSalesCount = terms.maxSalesCount;
   const maxText = pickAlias("maxSalesCount", request.maxSalesCount, "exactSalesCount", request.exactSalesCount);
   if (maxText !== undefined && maxText !== terms.maxSalesCount) {
@@ -146,7 +149,10 @@ export function applyUpdate(current: StoredLink, request: UpdateLinkRequest, now
       culture: request.culture ?? terms.culture,
       themeKey: request.themeKey === undefined ? terms.themeKey : request.themeKey,
       description: request.description === undefined ? terms.description : (request.description ?? ""),
-      shopperInfo: request.shopperInfo === undefined ? terms.shopperInfo : checkShopperInfo(request.shopperInfo),
+      shopperInfo:
+        shopperInfo === undefined
+          ? terms.shopperInfo
+          : checkShopperInfo(shopperInfo, request.shopperInfo !== undefined ? "shopperInfo" : "shopperInfos"),
     },
   };
 }

@@ -1,0 +1,83 @@
+// Clients of Straumur's payment-links API send property names in any letter case (its .NET
+// service matches them that way: `Type`, `TerminalIdentifier`, `Items[].Name`). Before the schema
+// check, every received name is renamed to the schema's own spelling, so the schema check, the
+// handlers and the OpenAPI document only ever see the documented camelCase names.
+import type { TSchema } from "typebox";
+import { AppError } from "../domain/errors.ts";
+
+/** The JSON-Schema keywords followed here: a TypeBox schema is a plain JSON-Schema object. */
+interface SchemaNode {
+  properties?: Record<string, SchemaNode>;
+  items?: SchemaNode;
+}
+
+/** One schema object's property names by their lower-case form. */
+type NameTable = Map<string, string>;
+
+/**
+ * Builds the renamer for one route part. Bodies keep names no property matches, so the schema
+ * check still reports them (1006); query strings drop them, as the live service ignores unknown
+ * query parameters. Two received names of one object that differ only in case are 2013.
+ */
+export function propertyNameMatcher(schema: TSchema, unknownNames: "keep" | "drop"): (input: unknown) => unknown {
+  const tables = new WeakMap<SchemaNode, NameTable>();
+  const tableOf = (node: SchemaNode): NameTable => {
+    let table = tables.get(node);
+    if (!table) {
+      table = new Map();
+      for (const name of Object.keys(node.properties ?? {})) {
+        const folded = name.toLowerCase();
+        // A schema that had both would make some requests ambiguous: refuse it when the route is built.
+        if (table.has(folded)) throw new Error(`schema properties ${table.get(folded)} and ${name} differ only in letter case`);
+        table.set(folded, name);
+      }
+      tables.set(node, table);
+    }
+    return table;
+  };
+  // Walks the schema eagerly once, so a bad schema fails at startup rather than on a request.
+  const visit = (node: SchemaNode | undefined, seen = new Set<SchemaNode>()): void => {
+    if (!node || typeof node !== "object" || seen.has(node)) return;
+    seen.add(node);
+    if (node.properties) tableOf(node);
+    for (const child of Object.values(node.properties ?? {})) visit(child, seen);
+    visit(node.items, seen);
+  };
+  visit(schema as SchemaNode);
+
+  // Recursion follows the schema, not the value: its depth is the schema's, whatever is sent.
+  const rename = (node: SchemaNode, value: unknown, path: string): unknown => {
+    if (node.items && Array.isArray(value)) return value.map((entry, index) => rename(node.items!, entry, `${path}[${index}]`));
+    if (!node.properties || typeof value !== "object" || value === null || Array.isArray(value)) return value;
+    const table = tableOf(node);
+    const output: Record<string, unknown> = {};
+    const receivedAs = new Map<string, string>();
+    for (const [received, child] of Object.entries(value)) {
+      const name = table.get(received.toLowerCase());
+      if (name === undefined) {
+        if (unknownNames === "keep") define(output, received, child);
+        continue;
+      }
+      const earlier = receivedAs.get(name);
+      if (earlier !== undefined) {
+        throw new AppError(
+          "ConflictingFields",
+          `${where(path)}${JSON.stringify(earlier)} and ${JSON.stringify(received)} are the same field (names are matched in any letter case); send only one of them.`,
+        );
+      }
+      receivedAs.set(name, received);
+      define(output, name, rename(node.properties[name]!, child, path ? `${path}.${name}` : name));
+    }
+    return output;
+  };
+  return (input) => rename(schema as SchemaNode, input, "");
+}
+
+function where(path: string): string {
+  return path ? `In ${path}, ` : "";
+}
+
+/** Plain assignment would treat a received `__proto__` as the prototype instead of a field. */
+function define(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
