@@ -39,9 +39,9 @@ function freePort() {
 async function main() {
   console.log(`Node ${process.version}; working in ${work}`);
   run("git", ["clone", "--quiet", "--no-hardlinks", repository, checkout], work);
-  run("npm", ["ci", "--no-audit", "--no-fund", "--loglevel=error"]);
+  run("npm", ["ci", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"]);
   run("npm", ["run", "build", "--silent"]);
-  run("npm", ["ci", "--omit=dev", "--no-audit", "--no-fund", "--loglevel=error"]);
+  run("npm", ["ci", "--omit=dev", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"]);
   for (const tool of ["typescript", "tsx"])
     if (existsSync(join(checkout, "node_modules", tool))) throw new Error(`the production install still has ${tool}`);
   run(process.execPath, ["scripts/check-dist-imports.mjs"]);
