@@ -1,5 +1,7 @@
 // Runs every *.test.ts under packages/*/test with node's test runner (through tsx), so CI reads
 // node's own summary line. Node 20 cannot expand globs in `--test`, hence this small finder.
+// paylink-sdk resolves to its TypeScript sources (the "paylink-source" export condition), so the
+// tests never run a stale SDK build.
 // Usage: node scripts/run-tests.mjs [substring-filter ...]
 
 import { spawnSync } from "node:child_process";
@@ -38,9 +40,13 @@ if (files.length === 0) {
   process.exit(1);
 }
 
-const result = spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-concurrency=2", "--test-reporter=spec", ...files], {
-  cwd: root,
-  stdio: "inherit",
-  env: { ...process.env, NODE_ENV: "test" },
-});
+const result = spawnSync(
+  process.execPath,
+  ["--conditions=paylink-source", "--import", "tsx", "--test", "--test-concurrency=2", "--test-reporter=spec", ...files],
+  {
+    cwd: root,
+    stdio: "inherit",
+    env: { ...process.env, NODE_ENV: "test" },
+  },
+);
 process.exit(result.status ?? 1);

@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 /** PAYLINK_SECRET_KEY of test processes on PostgreSQL (a test value, not a secret). */
 export const TEST_PROCESS_SECRET_KEY = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0";
 
-export const PAYLINK_BIN = fileURLToPath(new URL("../../bin/paylink.mjs", import.meta.url));
+export const PAYLINK_BIN = fileURLToPath(new URL("../../bin/paylink-dev.mjs", import.meta.url));
 
 export interface ServerProcess {
   child: ChildProcess;
@@ -68,7 +68,7 @@ export async function startServerProcess(
   };
   if (options.waitReady === false) return handle;
 
-  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+  const deadline = Date.now() + (options.timeoutMs ?? 90_000);
   let done = false;
   exited.then(() => (done = true));
   while (!done && Date.now() < deadline) {
