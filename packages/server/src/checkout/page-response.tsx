@@ -5,6 +5,7 @@
 import { randomBytes } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { VNode } from "preact";
+import { formActionOrigin } from "../domain/links/return-url-host.ts";
 import type { Lang } from "./i18n.ts";
 import { acceptLanguage, requestedLang } from "./language.ts";
 import { DEFAULT_THEME, type PageTheme } from "./theme.ts";
@@ -25,13 +26,8 @@ export function sendPage(
   const nonce = randomBytes(16).toString("base64");
   const html = renderDocument(build(nonce));
   const formTargets = ["'self'"];
-  if (options.returnUrl) {
-    try {
-      formTargets.push(new URL(options.returnUrl).origin);
-    } catch {
-      // stored return URLs were checked on create; an unparsable one simply gets no exception
-    }
-  }
+  const returnOrigin = options.returnUrl ? formActionOrigin(options.returnUrl) : undefined;
+  if (returnOrigin) formTargets.push(returnOrigin);
   const csp = [
     "default-src 'none'",
     "script-src 'self'",

@@ -2,6 +2,7 @@
 // merchant text, security headers, size, QR code.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { sql } from "kysely";
 import QRCode from "qrcode";
 import { createTheme } from "../../src/db/merchants-repository.ts";
 import { testBackends } from "../support/databases.ts";
@@ -140,6 +141,19 @@ for (const backend of testBackends()) {
       const posted = await postForm(server.baseUrl, reference, { ...hiddenInputs(page.html), cardHolder: `"><script>alert(3)</script>` });
       assert.equal(posted.status, 422);
       assert.ok(!posted.html.includes("<script>alert(3)"));
+    });
+
+    it("a return URL host that could break out of form-action never reaches the CSP, even if stored before the host rule", async () => {
+      const reference = await createLink(server, { returnUrl: "https://shop.example/done" });
+      // As a link saved before returnUrl hosts were checked could hold it.
+      await sql`UPDATE payment_links SET return_url = ${"https://shop.example;script-src*/x"} WHERE reference = ${reference}`.execute(
+        server.db,
+      );
+      const page = await getPage(server.baseUrl, `/pay/${reference}`);
+      assert.equal(page.status, 200);
+      const csp = page.headers.get("content-security-policy")!;
+      assert.ok(!csp.includes("script-src*"), csp);
+      assert.match(csp, /form-action 'self';/);
     });
 
     it("sends security headers: CSP without inline script, no framing, no referrer to other sites", async () => {

@@ -3,6 +3,7 @@
 // need more than one field or a table.
 import { AppError } from "../errors.ts";
 import { isKnownCurrency } from "../money/currencies.ts";
+import { isPlainHost } from "./return-url-host.ts";
 import { checkShopperValue } from "./shopper-fields.ts";
 import type { Item, LinkType, ShopperInfo } from "./types.ts";
 
@@ -108,6 +109,12 @@ export function checkReturnUrl(text: string): string {
   const local = url.hostname === "localhost" || url.hostname === "127.0.0.1";
   if (url.protocol !== "https:" && !(url.protocol === "http:" && local)) {
     throw new AppError("UnsupportedValue", `returnUrl ${describe(text)} must use https:// (http:// is allowed only for localhost).`);
+  }
+  if (!isPlainHost(url.hostname)) {
+    throw new AppError(
+      "UnsupportedValue",
+      `returnUrl ${describe(text)} must name its host as a DNS name (letters, digits, hyphens, dots) or an IP address.`,
+    );
   }
   return url.toString();
 }
