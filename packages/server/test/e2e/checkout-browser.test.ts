@@ -3,22 +3,19 @@
 // on the merchant's return URL; a declined card; a tokenize link; the language switch; no request
 // leaves Paylink's origin and the CSP reports nothing. Screenshots go to .tmp/screenshots/.
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { createTheme } from "../../src/db/merchants-repository.ts";
+import { launchChromium, SCREENSHOTS, skipWithoutChromium } from "../support/browser.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
 import { CARDS, createLink, futureExpiry } from "../support/shopper.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const SCREENSHOTS = fileURLToPath(new URL("../../.tmp/screenshots/", import.meta.url));
 const MOBILE = { width: 375, height: 812 };
 const DESKTOP = { width: 1280, height: 900 };
 
 describe("checkout in Chromium", {
-  skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing (apt-get install chromium; .ci/run installs it)`,
+  skip: skipWithoutChromium,
 }, () => {
   let server: TestServer;
   let merchantSite: Server;
@@ -43,18 +40,7 @@ describe("checkout in Chromium", {
     await new Promise<void>((resolve) => merchantSite.listen(0, "127.0.0.1", resolve));
     const address = merchantSite.address();
     merchantUrl = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();

@@ -3,17 +3,14 @@
 // create examples, and creates a link with "Try it out" and an API key — all under the page's
 // strict CSP, with no request leaving Paylink's origin. Screenshots go to .tmp/screenshots/.
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { PAY_BY_LINK } from "../../src/api/openapi-examples.ts";
 import { ERRORS } from "../../src/domain/errors.ts";
+import { launchChromium, SCREENSHOTS, skipWithoutChromium } from "../support/browser.ts";
 import { getLink } from "../support/fixtures.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const SCREENSHOTS = fileURLToPath(new URL("../../.tmp/screenshots/", import.meta.url));
 const OPERATIONS = [
   "POST/api/v1/paymentlinks/create",
   "GET/api/v1/paymentlinks/{reference}",
@@ -29,7 +26,7 @@ declare global {
 }
 
 describe("the API reference in Chromium", {
-  skip: existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing (apt-get install chromium; .ci/run installs it)`,
+  skip: skipWithoutChromium,
 }, () => {
   let server: TestServer;
   let browser: Browser;
@@ -39,18 +36,7 @@ describe("the API reference in Chromium", {
 
   before(async () => {
     server = await startTestServer();
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
     page = await context.newPage();
     page.on("request", (request) => requests.push(request.url()));
