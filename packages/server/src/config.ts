@@ -19,7 +19,7 @@ export interface Config {
   runWebhookWorker: boolean;
   /**
    * PAYLINK_SECRET_KEY: 64 hex characters; encrypts webhook API keys and HMAC keys at rest.
-   * Required on PostgreSQL (checked at start by webhooks/secrets.ts); on the embedded database a
+   * Required on PostgreSQL (checked at start by security/keyring.ts); on the embedded database a
    * key file in `dataDir` is generated when unset.
    */
   secretKey: string | undefined;

@@ -1,5 +1,5 @@
 // Webhook endpoints of a merchant (docs/webhooks.md): url, the apiKey sent as Authorization, the 64-hex
-// hmacKey. Both secrets are stored encrypted (secrets.ts) and leave this module in clear only
+// hmacKey. Both secrets are stored encrypted (security/keyring.ts) and leave this module in clear only
 // when they are created or rotated, or when the merchant asks to see them.
 
 import type { Database } from "../db/connect.ts";
