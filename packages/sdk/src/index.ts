@@ -4,4 +4,5 @@
 export * from "./cli.js";
 export * from "./client.js";
 export * from "./signature.js";
+export * from "./standard-webhooks.js";
 export type * from "./types.js";
