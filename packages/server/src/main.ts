@@ -6,6 +6,7 @@ import { type DatabaseHandle, openDatabase } from "./db/connect.ts";
 import { deleteExpiredIdempotencyKeys } from "./db/idempotency-repository.ts";
 import { bootstrapDemo, demoInstructions } from "./demo.ts";
 import { createLogger } from "./logging.ts";
+import { reconcileAfterSale } from "./payments/reconcile-after-sale.ts";
 import { SandboxProcessor } from "./payments/sandbox.ts";
 import { checkStoredSecrets, resolveSecretKeyring } from "./security/keyring.ts";
 import { deleteOldDeliveries } from "./webhooks/delivery-log.ts";
@@ -99,6 +100,10 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
   reconciler = setInterval(() => {
     reconcileStalePayments({ db: database.db, processor, log: logger }).catch((error) =>
       logger.warn({ err: error }, "payment reconciliation failed"),
+    );
+    // Refunds whose processor answer was lost are asked again; saved-card charges with a lost answer are reversed.
+    reconcileAfterSale({ db: database.db, processor, log: logger }).catch((error) =>
+      logger.warn({ err: error }, "after-sale reconciliation failed"),
     );
   }, 60 * 1000);
   reconciler.unref();
