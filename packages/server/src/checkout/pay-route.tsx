@@ -124,10 +124,23 @@ export function payRoute(fastify: FastifyInstance, { deps, formKey, brake }: Che
           errors: [],
           alert: { kind: "failed" },
         });
-      case "voided":
-        return sendPage(reply, 410, (nonce) => (
-          <StatusPage lang={lang} nonce={nonce} theme={theme} status="Used" extra={m.soldOutWhilePaying} />
-        ));
+      case "voided": {
+        if (outcome.reason === "Reversed") {
+          // The attempt was reversed while this request stalled: like a processor failure, the
+          // shopper may simply pay again.
+          return sendCheckoutPage(reply, 502, link, {
+            lang,
+            theme,
+            formToken: freshToken(),
+            values: form.redisplay,
+            errors: [],
+            alert: { kind: "failed" },
+          });
+        }
+        const status = outcome.reason === "Link disabled" ? "Disabled" : outcome.reason === "Link expired" ? "Expired" : "Used";
+        const extra = status === "Used" ? m.soldOutWhilePaying : m.cancelledWhilePaying;
+        return sendPage(reply, 410, (nonce) => <StatusPage lang={lang} nonce={nonce} theme={theme} status={status} extra={extra} />);
+      }
       case "pending":
         return sendMessagePage(reply, 202, lang, theme, m.pendingTitle, m.pendingText);
       case "unconfirmed":

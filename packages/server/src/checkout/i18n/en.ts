@@ -101,6 +101,7 @@ export const en = {
   soldOutInFlight:
     "The last places are being paid for by other shoppers right now. If one of those payments does not go through, a place opens again: try again in a few minutes.",
   soldOutWhilePaying: "The last place was sold while you were paying. Your payment was cancelled, and you have not been charged.",
+  cancelledWhilePaying: "Your payment was cancelled, and you have not been charged.",
   errorPageTitle: "Something went wrong",
   errorPageText: "Please try again in a moment.",
   badRequestTitle: "This request could not be read",

@@ -100,6 +100,7 @@ export const is: Messages = {
   soldOutInFlight:
     "Aðrir kaupendur eru að greiða fyrir síðustu sætin núna. Ef einhver þeirra greiðslna gengur ekki í gegn losnar pláss: reyndu aftur eftir nokkrar mínútur.",
   soldOutWhilePaying: "Síðasta plássið seldist á meðan þú varst að greiða. Greiðslan þín var felld niður og ekkert var skuldfært.",
+  cancelledWhilePaying: "Greiðslan þín var felld niður og ekkert var skuldfært.",
   errorPageTitle: "Eitthvað fór úrskeiðis",
   errorPageText: "Reyndu aftur eftir augnablik.",
   badRequestTitle: "Ekki tókst að lesa beiðnina",
