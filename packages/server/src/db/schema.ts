@@ -156,6 +156,15 @@ export interface WebhookAttemptsTable {
   error: string | null;
 }
 
+/** The checkout brake's counters (migration 0010): one row per client and link while its window lasts. */
+export interface CheckoutAttemptsTable {
+  client_key: string;
+  link_reference: string;
+  failures: ColumnType<number, number | undefined, number>;
+  in_flight: ColumnType<number, number | undefined, number>;
+  window_ends_at: Timestamp;
+}
+
 export interface SchemaMigrationsTable {
   name: string;
   applied_at: Timestamp;
@@ -175,4 +184,5 @@ export interface DB {
   webhook_attempts: WebhookAttemptsTable;
   schema_migrations: SchemaMigrationsTable;
   server_secrets: ServerSecretsTable;
+  checkout_attempts: CheckoutAttemptsTable;
 }

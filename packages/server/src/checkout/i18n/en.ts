@@ -106,6 +106,7 @@ export const en = {
   errorPageText: "Please try again in a moment.",
   badRequestTitle: "This request could not be read",
   badRequestText: "Go back to the payment page and submit the form again.",
+  tooManyInFlightText: "Other payments from this device are being processed on this page right now. Try again in a moment.",
   tooManyTitle: "Too many attempts",
   tooManyText: (minutes: number) =>
     `Several payments from this device were declined, so this form is paused for your security. Try again in ${minutes} ${minutes === 1 ? "minute" : "minutes"}, or contact the seller.`,

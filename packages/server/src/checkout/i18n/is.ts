@@ -105,6 +105,7 @@ export const is: Messages = {
   errorPageText: "Reyndu aftur eftir augnablik.",
   badRequestTitle: "Ekki tókst að lesa beiðnina",
   badRequestText: "Farðu aftur á greiðslusíðuna og sendu formið aftur.",
+  tooManyInFlightText: "Verið er að vinna úr öðrum greiðslum frá þessu tæki á þessari síðu. Reyndu aftur eftir augnablik.",
   tooManyTitle: "Of margar tilraunir",
   tooManyText: (minutes: number) =>
     `Nokkrum greiðslum úr þessu tæki var hafnað og því er formið læst í bili, til öryggis. Reyndu aftur eftir ${minutes} ${minutes % 10 === 1 && minutes % 100 !== 11 ? "mínútu" : "mínútur"}, eða hafðu samband við seljandann.`,
