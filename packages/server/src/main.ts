@@ -1,5 +1,6 @@
 // The server process: config → database → demo bootstrap → app → listen; clean shutdown on signals.
 import { buildApp } from "./app.ts";
+import { cleanCheckoutBrake } from "./checkout/brake.ts";
 import { reconcileStalePayments } from "./checkout/reconcile.ts";
 import { type Config, loadConfig } from "./config.ts";
 import { type DatabaseHandle, openDatabase } from "./db/connect.ts";
@@ -97,6 +98,7 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
   );
   maintenance.unref();
   // Payments whose outcome never arrived (lost reply, crashed instance): reversed and released.
+  // And the checkout brake's counters of ended windows, which nothing reads any more.
   reconciler = setInterval(() => {
     reconcileStalePayments({ db: database.db, processor, log: logger }).catch((error) =>
       logger.warn({ err: error }, "payment reconciliation failed"),
@@ -105,6 +107,7 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
     reconcileAfterSale({ db: database.db, processor, log: logger }).catch((error) =>
       logger.warn({ err: error }, "after-sale reconciliation failed"),
     );
+    void cleanCheckoutBrake(database.db, new Date(), logger);
   }, 60 * 1000);
   reconciler.unref();
 

@@ -2,7 +2,8 @@
 // processor's answer (and the caller's webhook rows) in one transaction, only while still pending.
 import { type Kysely, type Selectable, sql, type Transaction } from "kysely";
 import type { Database } from "./connect.ts";
-import type { DB, TokenPaymentsTable } from "./schema.ts";
+import type { DB } from "./schema.ts";
+import type { TokenPaymentsTable } from "./schema-after-sale.ts";
 
 /** Longer than any processor call may take: a charge pending longer lost its answer. */
 export const TOKEN_PAYMENT_TTL_SECONDS = 5 * 60;

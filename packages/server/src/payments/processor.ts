@@ -64,7 +64,11 @@ export type AuthorizeResult = Approval | Decline;
 
 export interface PaymentProcessor {
   readonly name: string;
-  /** Resolves with an approval or a decline; rejects only when the outcome is unknown (network, timeout). */
+  /**
+   * Resolves with an approval or a decline; rejects only when the outcome is unknown (network,
+   * timeout). Never approves a checkoutReference that `reverseAttempt` was called for, whenever
+   * the request arrives or completes (see reverseAttempt).
+   */
   authorize(request: AuthorizeRequest): Promise<AuthorizeResult>;
   /**
    * Voids an approval Paylink could not turn into a sale (the link sold out while the card was
@@ -77,6 +81,12 @@ export interface PaymentProcessor {
    * drops a saved card. Resolves once the processor confirms nothing stays charged — also when
    * there was nothing to undo. Rejects when it cannot confirm; Paylink tries again later.
    * Must be safe to call any number of times.
+   *
+   * A reversed checkoutReference is never authorised afterwards: an `authorize` for it that is
+   * still under way (its reply late or lost, its abort signal ignored) or that arrives later must
+   * end declined or voided, never as a charge. Paylink tells the shopper "not charged" and frees
+   * the sale slot on the strength of this promise, so an integration must keep it by the
+   * processor's own means (its idempotency on checkoutReference), not by Paylink's abort signal.
    */
   reverseAttempt(checkoutReference: string): Promise<void>;
 }

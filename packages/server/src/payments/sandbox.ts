@@ -55,6 +55,10 @@ export class SandboxProcessor implements PaymentProcessor, AfterSaleProcessor {
     const facts = { cardBrand: known && "brand" in known ? known.brand : brand, cardUsage, paymentMethod, threeDAuthenticated: false };
     const payfacReference = newUpperAlnum(16);
     if (known && !known.approved) return { approved: false, payfacReference, reason: known.reason, ...facts };
+    // The contract: a reversed checkoutReference is never authorised afterwards. Checked after the
+    // latency, so a call already under way when the reversal came (and given no abort signal,
+    // or one it ignored) is declined too, instead of becoming a charge nobody will record.
+    if (this.reversed.has(request.checkoutReference)) return { approved: false, payfacReference, reason: "Reversed", ...facts };
     remember(this.approvals, request.checkoutReference, payfacReference);
     return {
       approved: true,
