@@ -28,7 +28,7 @@ export interface ChargeTokenRequest {
   returnUrl?: string | null;
 }
 
-/** Both are HTTP 200; a charge whose outcome is unknown is an error (503 `5003`), never one of these. */
+/** Both are HTTP 200; a charge whose outcome is unknown is an error (503 `5002`), never one of these. */
 export type TokenPaymentResultCode = "Authorised" | "Refused";
 
 export interface ChargeTokenResponse extends ResponseEnvelope {

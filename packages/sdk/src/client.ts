@@ -144,7 +144,7 @@ export class PaylinkClient {
 
   /**
    * `POST /payment`: charge a saved card. Resolves with `resultCode` `Authorised` or `Refused`
-   * (both HTTP 200); an unknown outcome rejects with a PaylinkApiError (503, `5003`) and nothing
+   * (both HTTP 200); an unknown outcome rejects with a PaylinkApiError (503, `5002`) and nothing
    * stays charged. Pass your own idempotencyKey (e.g. your invoice id) to retry safely.
    */
   async chargeToken(request: ChargeTokenRequest, options: PostRequestOptions = {}): Promise<ChargeTokenResponse> {

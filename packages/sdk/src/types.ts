@@ -225,7 +225,7 @@ export type KnownErrorCode =
   | "3005" // body too large (413)
   | "3006" // unsupported media type (415)
   | "3007" // idempotent request still in progress (409)
-  | "5003" // the card processor did not answer a saved-card charge; nothing stays charged (503)
+  | "5002" // the card processor did not answer a saved-card charge; nothing stays charged (503)
   | "5000"; // internal error (500)
 
 /** Body of every error response. */

@@ -1,5 +1,5 @@
 // POST /api/v1/payment (docs/api.md#charge-a-saved-card): charge a saved card. Approved and refused
-// are both HTTP 200, as the live gateway answers; an unknown outcome is 503 5003, never Authorised.
+// are both HTTP 200, as the live gateway answers; an unknown outcome is 503 5002, never Authorised.
 import { envelope } from "../http/envelope.ts";
 import type { TypedApp } from "../http/typed-app.ts";
 import { chargeSavedCard } from "../payments/charge-token.ts";

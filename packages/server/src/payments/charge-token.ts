@@ -1,6 +1,6 @@
 // Charge a saved card (docs/api.md#charge-a-saved-card): record the charge pending, call the
 // processor outside any transaction, record its answer with the Authorization webhook rows in one
-// transaction. An unknown outcome is reversed at the processor and answered with 503 5003: it is
+// transaction. An unknown outcome is reversed at the processor and answered with 503 5002: it is
 // never reported as Authorised and never becomes a payment.
 //
 //   insertPendingTokenPayment ──► processor.chargeToken ──► recordTokenPayment (+ outbox)

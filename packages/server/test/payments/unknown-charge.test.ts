@@ -43,12 +43,12 @@ for (const backend of testBackends()) {
 
     const charges = (token: string) => server.db.selectFrom("token_payments").selectAll().where("token", "=", token).execute();
 
-    it("a lost answer is 503 5003, reversed at the processor at once, recorded failed, no webhook; a retry charges anew", async () => {
+    it("a lost answer is 503 5002, reversed at the processor at once, recorded failed, no webhook; a retry charges anew", async () => {
       const token = await saveCard(server);
       processor.loseCharges = true;
       const lost = await charge(server, token, {}, { "idempotency-key": `lost-${backend.name}` });
       processor.loseCharges = false;
-      assertError(lost, 503, "5003", "reversed");
+      assertError(lost, 503, "5002", "reversed");
       assert.equal(lost.headers.get("retry-after"), "30");
       const [row] = await charges(token);
       assert.equal(row!.state, "failed");
@@ -69,7 +69,7 @@ for (const backend of testBackends()) {
       const lost = await charge(server, token);
       processor.loseCharges = false;
       processor.failReversals = false;
-      assertError(lost, 503, "5003", "will be reversed");
+      assertError(lost, 503, "5002", "will be reversed");
       const [pending] = await charges(token);
       assert.equal(pending!.state, "pending");
       // Not stale yet: the sweep leaves a charge that may still be in flight alone.
