@@ -10,6 +10,7 @@ import { apiRoutes } from "./api/index.ts";
 import { openApiOptions } from "./api/openapi-document.ts";
 import { checkoutRoutes, sendCheckoutNotFound } from "./checkout/index.ts";
 import type { Database } from "./db/connect.ts";
+import { DATABASE_RETRY_AFTER_SECONDS } from "./db/unavailable.ts";
 import { AppError } from "./domain/errors.ts";
 import { clientErrorHandler } from "./http/client-errors.ts";
 import { jsonErrorHandler, jsonNotFound, sendError } from "./http/errors.ts";
@@ -82,7 +83,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return { status: "ready" };
     } catch (error) {
       request.log.warn({ err: error }, "database not reachable");
-      return reply.code(503).send({ status: "database unreachable" });
+      return reply.code(503).header("retry-after", String(DATABASE_RETRY_AFTER_SECONDS)).send({ status: "database unreachable" });
     }
   });
 

@@ -75,9 +75,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 }
 
 /** Another instance on the first one's PostgreSQL database, with its own connection pool and the same merchant. */
-export async function startSecondInstance(first: TestServer, options: Omit<TestServerOptions, "backend"> = {}): Promise<TestServer> {
+export async function startSecondInstance(
+  first: TestServer,
+  options: Omit<TestServerOptions, "backend"> & { /** Another way to the same database (a proxy). */ databaseUrl?: string } = {},
+): Promise<TestServer> {
   if (!first.database.url) throw new Error("a second instance needs PostgreSQL");
-  const handle = await openDatabase({ kind: "postgres", url: first.database.url });
+  const handle = await openDatabase({ kind: "postgres", url: options.databaseUrl ?? first.database.url }, { migrate: false });
   const instance = await listen(handle.db, options);
   return serverOf(instance, handle.db, first.database, first, async () => {
     await instance.app.close();
