@@ -16,6 +16,7 @@ import { clientErrorHandler } from "./http/client-errors.ts";
 import { jsonErrorHandler, jsonNotFound, sendError } from "./http/errors.ts";
 import { registerMetrics } from "./http/metrics.ts";
 import { NO_RATE_LIMITS, type RateLimits, registerRateLimitStore } from "./http/rate-limit.ts";
+import { registerShutdownGate } from "./http/shutdown.ts";
 import { validatorCompiler } from "./http/validation.ts";
 import type { PaymentProcessor } from "./payments/processor.ts";
 import { SandboxProcessor } from "./payments/sandbox.ts";
@@ -50,6 +51,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     genReqId: () => randomUUID(),
     // Trusting a client-sent request id would let it forge responseIdentifier values.
     requestIdHeader: false,
+    // http/shutdown.ts answers requests that arrive while closing, in our own error format.
+    return503OnClosing: false,
     // Fastify's overloads cannot narrow a union here; each member is a valid trustProxy value.
     trustProxy: (deps.trustProxy ?? false) as FastifyServerOptions["trustProxy"] & string,
     // The router refuses some URLs before any route or error handler runs (a path parameter over
@@ -73,6 +76,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     openApiOptions(() => deps.publicBaseUrl),
   );
 
+  registerShutdownGate(app);
   registerMetrics(app, deps.db);
   await registerRateLimitStore(app);
 

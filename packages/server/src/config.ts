@@ -34,6 +34,11 @@ export interface Config {
   trustProxy: boolean | number | string;
   /** PAYLINK_WEBHOOK_LOG_DAYS: how long delivered and failed webhook deliveries are kept (default 90). */
   webhookLogDays: number;
+  /**
+   * PAYLINK_SHUTDOWN_GRACE_SECONDS: after SIGTERM, how long requests and webhook sends in flight
+   * may take before they are cut (default 10); the process exits at most 10 s after that.
+   */
+  shutdownGraceSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -103,6 +108,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const webhookLogDays = parseCount("PAYLINK_WEBHOOK_LOG_DAYS", env.PAYLINK_WEBHOOK_LOG_DAYS, 90, problems);
   if (webhookLogDays < 1) problems.push(`PAYLINK_WEBHOOK_LOG_DAYS must be at least 1 (days of delivery log to keep)`);
 
+  const shutdownGraceSeconds = parseCount("PAYLINK_SHUTDOWN_GRACE_SECONDS", env.PAYLINK_SHUTDOWN_GRACE_SECONDS, 10, problems);
+  if (shutdownGraceSeconds < 1 || shutdownGraceSeconds > 3600)
+    problems.push(`PAYLINK_SHUTDOWN_GRACE_SECONDS must be from 1 to 3600 (seconds requests may take to finish after SIGTERM)`);
+
   const logLevel = (env.LOG_LEVEL ?? "info") as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) {
     problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${env.LOG_LEVEL}"`);
@@ -125,6 +134,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimits: { ...DEFAULT_RATE_LIMITS, apiPerMinute, checkoutFailures },
     trustProxy,
     webhookLogDays,
+    shutdownGraceSeconds,
   };
 }
 
