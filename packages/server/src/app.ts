@@ -39,6 +39,8 @@ export interface AppDeps {
   keyring: SecretKeyring;
   /** PAYLINK_WEBHOOK_ALLOW_PRIVATE: webhook URLs and logo downloads may reach private addresses. */
   allowPrivateTargets?: boolean;
+  /** Share the API rate limit with every instance on the database (PostgreSQL); default: this instance's memory. */
+  sharedRateLimit?: boolean;
   /** Fastify's trustProxy: which X-Forwarded-For hops give the client address. */
   trustProxy?: boolean | number | string;
 }
@@ -99,6 +101,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     now,
     apiRateLimitPerMinute: rateLimits.apiPerMinute,
+    sharedRateLimit: deps.sharedRateLimit ?? false,
   };
   await app.register(async (api) => apiRoutes(api, apiDeps), { prefix: "/api/v1" });
   if (deps.adminToken) {

@@ -6,6 +6,7 @@ import { reconcileStalePayments } from "./checkout/reconcile.ts";
 import { type Config, loadConfig } from "./config.ts";
 import { type DatabaseHandle, openDatabase } from "./db/connect.ts";
 import { deleteExpiredIdempotencyKeys } from "./db/idempotency-repository.ts";
+import { deleteOldRateCounters } from "./db/rate-counters-repository.ts";
 import { bootstrapDemo, demoInstructions } from "./demo.ts";
 import { createLogger } from "./logging.ts";
 import { SandboxProcessor } from "./payments/sandbox.ts";
@@ -63,6 +64,8 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
     adminToken: config.adminToken,
     logger,
     rateLimits: config.rateLimits,
+    // Several instances share PostgreSQL; the embedded database has one process.
+    sharedRateLimit: database.kind === "postgres",
     trustProxy: config.trustProxy,
     allowPrivateTargets: config.webhookAllowPrivate,
     keyring: secrets.keyring,
@@ -110,6 +113,8 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
   maintenance.unref();
   // Payments whose outcome never arrived (lost reply, crashed instance): reversed and released.
   reconciler = setInterval(() => {
+    if (database.kind === "postgres")
+      deleteOldRateCounters(database.db).catch((error) => logger.warn({ err: error }, "rate counter clean-up failed"));
     reconcileStalePayments({ db: database.db, processor, log: logger }).catch((error) =>
       logger.warn({ err: error }, "payment reconciliation failed"),
     );

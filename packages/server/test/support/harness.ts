@@ -50,6 +50,8 @@ export interface TestServerOptions {
   rateLimits?: RateLimits;
   trustProxy?: boolean;
   duplicateWaitMs?: number;
+  /** Count the API limit in the database, as `paylink serve` does on PostgreSQL. */
+  sharedRateLimit?: boolean;
 }
 
 export const TEST_ADMIN_TOKEN = "test-admin-token-0123456789";
@@ -105,6 +107,7 @@ async function listen(db: Database, options: TestServerOptions): Promise<{ app: 
     rateLimits: options.rateLimits,
     trustProxy: options.trustProxy,
     duplicateWaitMs: options.duplicateWaitMs,
+    sharedRateLimit: options.sharedRateLimit,
   });
   await app.listen({ port: 0, host: "127.0.0.1" });
   const address = app.server.address();
