@@ -41,6 +41,8 @@ export interface AppDeps {
   allowPrivateTargets?: boolean;
   /** Share the API rate limit with every instance on the database (PostgreSQL); default: this instance's memory. */
   sharedRateLimit?: boolean;
+  /** PAYLINK_METRICS_TOKEN: the bearer token /metrics asks for; without it only local, unproxied clients may read it. */
+  metricsToken?: string | undefined;
   /** Fastify's trustProxy: which X-Forwarded-For hops give the client address. */
   trustProxy?: boolean | number | string;
 }
@@ -79,7 +81,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
 
   registerShutdownGate(app);
-  registerMetrics(app, deps.db);
+  registerMetrics(app, deps.db, { token: deps.metricsToken });
   await registerRateLimitStore(app);
 
   app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));

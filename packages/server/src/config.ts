@@ -39,6 +39,8 @@ export interface Config {
    * may take before they are cut (default 10); the process exits at most 10 s after that.
    */
   shutdownGraceSeconds: number;
+  /** PAYLINK_METRICS_TOKEN: bearer token for GET /metrics; unset, only local unproxied clients may read it. */
+  metricsToken: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -112,6 +114,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (shutdownGraceSeconds < 1 || shutdownGraceSeconds > 3600)
     problems.push(`PAYLINK_SHUTDOWN_GRACE_SECONDS must be from 1 to 3600 (seconds requests may take to finish after SIGTERM)`);
 
+  const metricsToken = env.PAYLINK_METRICS_TOKEN?.trim() || undefined;
+  if (metricsToken !== undefined && metricsToken.length < 16) problems.push(`PAYLINK_METRICS_TOKEN must be at least 16 characters long`);
+
   const logLevel = (env.LOG_LEVEL ?? "info") as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) {
     problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${env.LOG_LEVEL}"`);
@@ -135,7 +140,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy,
     webhookLogDays,
     shutdownGraceSeconds,
+    metricsToken,
   };
+}
+
+/** Settings that work but are unsafe: logged at `warn` when the server starts. */
+export function startupWarnings(config: Config): string[] {
+  const warnings: string[] = [];
+  if (config.trustProxy === true)
+    warnings.push(
+      "PAYLINK_TRUST_PROXY=true believes the first address of X-Forwarded-For, which any client can write: a fresh made-up " +
+        "address per request escapes the rate limits and the checkout brake. Set the number of proxy hops (e.g. 1) or the " +
+        "proxies' addresses/CIDRs instead.",
+    );
+  return warnings;
 }
 
 /** A whole number ≥ 0. */

@@ -3,7 +3,7 @@ import type { Server } from "node:http";
 import type { Logger } from "pino";
 import { buildApp } from "./app.ts";
 import { reconcileStalePayments } from "./checkout/reconcile.ts";
-import { type Config, loadConfig } from "./config.ts";
+import { type Config, loadConfig, startupWarnings } from "./config.ts";
 import { type DatabaseHandle, openDatabase } from "./db/connect.ts";
 import { deleteExpiredIdempotencyKeys } from "./db/idempotency-repository.ts";
 import { deleteOldRateCounters } from "./db/rate-counters-repository.ts";
@@ -30,6 +30,7 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
   }
   if (secrets.source === "generated-file")
     logger.info({ file: secrets.file }, "generated the key that encrypts webhook secrets; back it up with the data directory");
+  for (const warning of startupWarnings(config)) logger.warn(warning);
   let worker: WebhookWorker | undefined;
 
   const graceMs = config.shutdownGraceSeconds * 1000;
@@ -67,6 +68,7 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
     // Several instances share PostgreSQL; the embedded database has one process.
     sharedRateLimit: database.kind === "postgres",
     trustProxy: config.trustProxy,
+    metricsToken: config.metricsToken,
     allowPrivateTargets: config.webhookAllowPrivate,
     keyring: secrets.keyring,
   });

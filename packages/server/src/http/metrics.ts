@@ -4,8 +4,9 @@
 import type { FastifyInstance } from "fastify";
 import { sql } from "kysely";
 import type { Database } from "../db/connect.ts";
+import { metricsAccess } from "./metrics-access.ts";
 
-export function registerMetrics(app: FastifyInstance, db: Database) {
+export function registerMetrics(app: FastifyInstance, db: Database, options: { token?: string | undefined } = {}) {
   const requests = new Map<string, { count: number; seconds: number }>();
   const started = Date.now();
 
@@ -18,7 +19,7 @@ export function registerMetrics(app: FastifyInstance, db: Database) {
     requests.set(key, entry);
   });
 
-  app.get("/metrics", { schema: { hide: true } }, async (request, reply) => {
+  app.get("/metrics", { schema: { hide: true }, onRequest: metricsAccess(options.token) }, async (request, reply) => {
     const lines = [
       "# HELP paylink_http_requests_total HTTP requests served.",
       "# TYPE paylink_http_requests_total counter",

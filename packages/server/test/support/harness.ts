@@ -52,6 +52,7 @@ export interface TestServerOptions {
   duplicateWaitMs?: number;
   /** Count the API limit in the database, as `paylink serve` does on PostgreSQL. */
   sharedRateLimit?: boolean;
+  metricsToken?: string;
 }
 
 export const TEST_ADMIN_TOKEN = "test-admin-token-0123456789";
@@ -108,6 +109,7 @@ async function listen(db: Database, options: TestServerOptions): Promise<{ app: 
     trustProxy: options.trustProxy,
     duplicateWaitMs: options.duplicateWaitMs,
     sharedRateLimit: options.sharedRateLimit,
+    metricsToken: options.metricsToken,
   });
   await app.listen({ port: 0, host: "127.0.0.1" });
   const address = app.server.address();
