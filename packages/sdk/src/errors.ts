@@ -19,7 +19,7 @@ export class PaylinkApiError extends PaylinkError {
   /** Quote this when asking for support. */
   readonly responseIdentifier: string | undefined;
   readonly responseDateTime: string | undefined;
-  /** From `Retry-After` (rate limiting, 429): seconds to wait before trying again. */
+  /** From `Retry-After` (rate limiting 429, unavailable 503): seconds to wait before trying again. */
   readonly retryAfterSeconds: number | undefined;
   readonly method: string;
   readonly url: string;

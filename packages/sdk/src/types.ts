@@ -225,8 +225,10 @@ export type KnownErrorCode =
   | "3005" // body too large (413)
   | "3006" // unsupported media type (415)
   | "3007" // idempotent request still in progress (409)
+  | "5000" // internal error (500)
   | "5002" // the card processor did not answer a saved-card charge; nothing stays charged (503)
-  | "5000"; // internal error (500)
+  | "5003" // database unavailable (503, with Retry-After)
+  | "5004"; // this instance is shutting down (503, with Retry-After)
 
 /** Body of every error response. */
 export interface ErrorBody {

@@ -10,11 +10,13 @@ import { apiRoutes } from "./api/index.ts";
 import { openApiOptions } from "./api/openapi-document.ts";
 import { checkoutRoutes, sendCheckoutNotFound } from "./checkout/index.ts";
 import type { Database } from "./db/connect.ts";
+import { DATABASE_RETRY_AFTER_SECONDS } from "./db/unavailable.ts";
 import { AppError } from "./domain/errors.ts";
 import { clientErrorHandler } from "./http/client-errors.ts";
 import { jsonErrorHandler, jsonNotFound, sendError } from "./http/errors.ts";
 import { registerMetrics } from "./http/metrics.ts";
 import { NO_RATE_LIMITS, type RateLimits, registerRateLimitStore } from "./http/rate-limit.ts";
+import { registerShutdownGate } from "./http/shutdown.ts";
 import { validatorCompiler } from "./http/validation.ts";
 import { type AfterSaleProcessor, isAfterSaleProcessor, type PaymentProcessor } from "./payments/processor.ts";
 import { SandboxProcessor } from "./payments/sandbox.ts";
@@ -42,6 +44,10 @@ export interface AppDeps {
   keyring: SecretKeyring;
   /** PAYLINK_WEBHOOK_ALLOW_PRIVATE: webhook URLs and logo downloads may reach private addresses. */
   allowPrivateTargets?: boolean;
+  /** Share the API rate limit with every instance on the database (PostgreSQL); default: this instance's memory. */
+  sharedRateLimit?: boolean;
+  /** PAYLINK_METRICS_TOKEN: the bearer token /metrics asks for; without it only local, unproxied clients may read it. */
+  metricsToken?: string | undefined;
   /** Fastify's trustProxy: which X-Forwarded-For hops give the client address. */
   trustProxy?: boolean | number | string;
 }
@@ -54,6 +60,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     genReqId: () => randomUUID(),
     // Trusting a client-sent request id would let it forge responseIdentifier values.
     requestIdHeader: false,
+    // http/shutdown.ts answers requests that arrive while closing, in our own error format.
+    return503OnClosing: false,
     // Fastify's overloads cannot narrow a union here; each member is a valid trustProxy value.
     trustProxy: (deps.trustProxy ?? false) as FastifyServerOptions["trustProxy"] & string,
     // The router refuses some URLs before any route or error handler runs (a path parameter over
@@ -77,7 +85,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     openApiOptions(() => deps.publicBaseUrl),
   );
 
-  registerMetrics(app, deps.db);
+  registerShutdownGate(app);
+  registerMetrics(app, deps.db, { token: deps.metricsToken });
   await registerRateLimitStore(app);
 
   app.get("/healthz", { schema: { hide: true } }, async () => ({ status: "ok" }));
@@ -87,7 +96,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return { status: "ready" };
     } catch (error) {
       request.log.warn({ err: error }, "database not reachable");
-      return reply.code(503).send({ status: "database unreachable" });
+      return reply.code(503).header("retry-after", String(DATABASE_RETRY_AFTER_SECONDS)).send({ status: "database unreachable" });
     }
   });
 
@@ -102,6 +111,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     now,
     processor: afterSaleProcessor,
     apiRateLimitPerMinute: rateLimits.apiPerMinute,
+    sharedRateLimit: deps.sharedRateLimit ?? false,
   };
   await app.register(async (api) => apiRoutes(api, apiDeps), { prefix: "/api/v1" });
   if (deps.adminToken) {

@@ -34,6 +34,13 @@ export interface Config {
   trustProxy: boolean | number | string;
   /** PAYLINK_WEBHOOK_LOG_DAYS: how long delivered and failed webhook deliveries are kept (default 90). */
   webhookLogDays: number;
+  /**
+   * PAYLINK_SHUTDOWN_GRACE_SECONDS: after SIGTERM, how long requests and webhook sends in flight
+   * may take before they are cut (default 10); the process exits at most 10 s after that.
+   */
+  shutdownGraceSeconds: number;
+  /** PAYLINK_METRICS_TOKEN: bearer token for GET /metrics; unset, only local unproxied clients may read it. */
+  metricsToken: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -103,6 +110,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const webhookLogDays = parseCount("PAYLINK_WEBHOOK_LOG_DAYS", env.PAYLINK_WEBHOOK_LOG_DAYS, 90, problems);
   if (webhookLogDays < 1) problems.push(`PAYLINK_WEBHOOK_LOG_DAYS must be at least 1 (days of delivery log to keep)`);
 
+  const shutdownGraceSeconds = parseCount("PAYLINK_SHUTDOWN_GRACE_SECONDS", env.PAYLINK_SHUTDOWN_GRACE_SECONDS, 10, problems);
+  if (shutdownGraceSeconds < 1 || shutdownGraceSeconds > 3600)
+    problems.push(`PAYLINK_SHUTDOWN_GRACE_SECONDS must be from 1 to 3600 (seconds requests may take to finish after SIGTERM)`);
+
+  const metricsToken = env.PAYLINK_METRICS_TOKEN?.trim() || undefined;
+  if (metricsToken !== undefined && metricsToken.length < 16) problems.push(`PAYLINK_METRICS_TOKEN must be at least 16 characters long`);
+
   const logLevel = (env.LOG_LEVEL ?? "info") as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) {
     problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${env.LOG_LEVEL}"`);
@@ -125,7 +139,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimits: { ...DEFAULT_RATE_LIMITS, apiPerMinute, checkoutFailures },
     trustProxy,
     webhookLogDays,
+    shutdownGraceSeconds,
+    metricsToken,
   };
+}
+
+/** Settings that work but are unsafe: logged at `warn` when the server starts. */
+export function startupWarnings(config: Config): string[] {
+  const warnings: string[] = [];
+  if (config.trustProxy === true)
+    warnings.push(
+      "PAYLINK_TRUST_PROXY=true believes the first address of X-Forwarded-For, which any client can write: a fresh made-up " +
+        "address per request escapes the rate limits and the checkout brake. Set the number of proxy hops (e.g. 1) or the " +
+        "proxies' addresses/CIDRs instead.",
+    );
+  return warnings;
 }
 
 /** A whole number ≥ 0. */

@@ -1,10 +1,13 @@
 // The server process: config → database → demo bootstrap → app → listen; clean shutdown on signals.
+import type { Server } from "node:http";
+import type { Logger } from "pino";
 import { buildApp } from "./app.ts";
 import { cleanCheckoutBrake } from "./checkout/brake.ts";
 import { reconcileStalePayments } from "./checkout/reconcile.ts";
-import { type Config, loadConfig } from "./config.ts";
+import { type Config, loadConfig, startupWarnings } from "./config.ts";
 import { type DatabaseHandle, openDatabase } from "./db/connect.ts";
 import { deleteExpiredIdempotencyKeys } from "./db/idempotency-repository.ts";
+import { deleteOldRateCounters } from "./db/rate-counters-repository.ts";
 import { bootstrapDemo, demoInstructions } from "./demo.ts";
 import { createLogger } from "./logging.ts";
 import { reconcileAfterSale } from "./payments/reconcile-after-sale.ts";
@@ -29,15 +32,27 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
   }
   if (secrets.source === "generated-file")
     logger.info({ file: secrets.file }, "generated the key that encrypts webhook secrets; back it up with the data directory");
+  for (const warning of startupWarnings(config)) logger.warn(warning);
   let worker: WebhookWorker | undefined;
 
+  const graceMs = config.shutdownGraceSeconds * 1000;
   const close = onceAsync(async () => {
     clearInterval(maintenance);
     clearInterval(reconciler);
-    await app.close().catch((error) => logger.error({ err: error }, "closing the HTTP server failed"));
-    // After the HTTP server (no new payments), before the database (sends in flight record their outcome).
-    await worker?.stop().catch((error) => logger.error({ err: error }, "stopping the webhook worker failed"));
-    await database.close().catch((error) => logger.error({ err: error }, "closing the database failed"));
+    // The HTTP server and the webhook worker drain side by side, each for at most the grace period:
+    // requests in flight finish (new ones are refused: http/shutdown.ts), sends in flight finish
+    // or are aborted and handed back. A payment finishing meanwhile leaves its webhook in the
+    // outbox for the next worker, so nothing is lost by stopping the worker early.
+    await Promise.all([
+      drainHttp(app, graceMs, logger),
+      worker?.stop(graceMs).catch((error) => logger.error({ err: error }, "stopping the webhook worker failed")),
+    ]);
+    // Bounded too: a connection that hangs must not keep the process from exiting.
+    const closed = await withinMs(
+      database.close().catch((error) => logger.error({ err: error }, "closing the database failed")),
+      5_000,
+    );
+    if (!closed) logger.error("the database did not close within 5 s; exiting without it");
     logger.info("stopped");
   });
 
@@ -52,7 +67,10 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
     adminToken: config.adminToken,
     logger,
     rateLimits: config.rateLimits,
+    // Several instances share PostgreSQL; the embedded database has one process.
+    sharedRateLimit: database.kind === "postgres",
     trustProxy: config.trustProxy,
+    metricsToken: config.metricsToken,
     allowPrivateTargets: config.webhookAllowPrivate,
     keyring: secrets.keyring,
   });
@@ -100,6 +118,8 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
   // Payments whose outcome never arrived (lost reply, crashed instance): reversed and released.
   // And the checkout brake's counters of ended windows, which nothing reads any more.
   reconciler = setInterval(() => {
+    if (database.kind === "postgres")
+      deleteOldRateCounters(database.db).catch((error) => logger.warn({ err: error }, "rate counter clean-up failed"));
     reconcileStalePayments({ db: database.db, processor, log: logger }).catch((error) =>
       logger.warn({ err: error }, "payment reconciliation failed"),
     );
@@ -122,14 +142,42 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
 
 /** Runs the server until SIGTERM/SIGINT, then drains requests and closes the database. */
 export async function runServer(): Promise<number> {
-  const server = await serve();
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once("SIGTERM", stop);
-    process.once("SIGINT", stop);
+  const config = loadConfig();
+  const server = await serve(config);
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once("SIGTERM", () => resolve("SIGTERM"));
+    process.once("SIGINT", () => resolve("SIGINT"));
   });
+  const logger = createLogger(config.logLevel);
+  logger.info({ signal, graceSeconds: config.shutdownGraceSeconds }, "shutting down: finishing requests and webhook sends in flight");
+  // The last resort: whatever still holds the event loop, the process ends in bounded time.
+  setTimeout(
+    () => {
+      logger.error("shutdown took too long: exiting now");
+      process.exit(1);
+    },
+    config.shutdownGraceSeconds * 1000 + 10_000,
+  ).unref();
   await server.close();
   return 0;
+}
+
+/** Closes the listener and waits for requests in flight; after `graceMs` their connections are cut. */
+async function drainHttp(app: { close(): Promise<unknown>; server: Server }, graceMs: number, logger: Logger) {
+  const closing = app.close().catch((error) => logger.error({ err: error }, "closing the HTTP server failed"));
+  if (await withinMs(closing, graceMs)) return;
+  logger.warn({ graceMs }, "requests still running after the shutdown grace period: closing their connections");
+  app.server.closeAllConnections();
+  await withinMs(closing, 1_000);
+}
+
+/** Whether `promise` settled within `ms`. */
+async function withinMs(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  const settled = await Promise.race([promise.then(() => true as const), timeout]);
+  clearTimeout(timer);
+  return settled;
 }
 
 function onceAsync(fn: () => Promise<void>): () => Promise<void> {

@@ -10,4 +10,6 @@ export interface ApiDeps {
   processor: AfterSaleProcessor;
   /** Requests per minute per API key; 0 or absent: no limit. */
   apiRateLimitPerMinute?: number;
+  /** Count that limit in the database, shared by every instance on it (PostgreSQL), not in this instance's memory. */
+  sharedRateLimit?: boolean;
 }

@@ -25,7 +25,7 @@ export async function apiRoutes(instance: FastifyInstance, deps: ApiDeps) {
   const app = typed(instance);
   const { checkIdempotencyKey, storeResponse } = idempotency(deps.db);
   // Before authentication: a flood of requests costs no database lookups once it is limited.
-  const rateLimit = apiRateLimit(app, deps.apiRateLimitPerMinute ?? 0);
+  const rateLimit = apiRateLimit(app, deps.apiRateLimitPerMinute ?? 0, deps.sharedRateLimit ? deps.db : undefined);
   if (rateLimit) app.addHook("onRequest", rateLimit);
   app.addHook("onRequest", apiKeyAuth(deps.db, authFailureBrake(app, (deps.apiRateLimitPerMinute ?? 0) > 0)));
   app.addHook("onRequest", requireJsonContentType);

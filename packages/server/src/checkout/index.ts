@@ -8,6 +8,7 @@
 import formbody from "@fastify/formbody";
 import type { FastifyError, FastifyInstance } from "fastify";
 import { sharedSecret } from "../db/checkout-repository.ts";
+import { unavailableError } from "../http/errors.ts";
 import { NO_RATE_LIMITS } from "../http/rate-limit.ts";
 import { errorName } from "../payments/error-name.ts";
 import { assetsRoutes } from "./assets-routes.ts";
@@ -42,6 +43,13 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
     if (status >= 400 && status < 500) {
       const code = status === 413 || status === 415 ? status : 400;
       return sendMessagePage(reply, code, lang, paylinkTheme(), m.badRequestTitle, m.badRequestText);
+    }
+    // The database away or this instance stopping: 503 and Retry-After, the shopper may retry.
+    const unavailable = unavailableError(error);
+    if (unavailable) {
+      if (unavailable.kind === "DatabaseUnavailable") request.log.warn({ error: errorName(error) }, "database unavailable: answered 503");
+      reply.headers(unavailable.headers);
+      return sendMessagePage(reply, 503, lang, paylinkTheme(), m.errorPageTitle, m.errorPageText);
     }
     // Only the error's name and a digit-masked message: never the request body.
     request.log.error({ error: errorName(error), frames: error.stack?.split("\n").slice(1, 12).join("\n") }, "checkout request failed");

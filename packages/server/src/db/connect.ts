@@ -38,15 +38,28 @@ export async function openDatabase(target: DatabaseTarget, options: { migrate?: 
   return handle;
 }
 
+/** How long a query waits for a pool connection before it fails as "database unavailable". */
+export const POOL_CONNECT_TIMEOUT_MS = 5_000;
+
 function openPostgres(url: string, poolSize = 10): DatabaseHandle {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
+    // A request waits at most this long for a connection (an unreachable server, or every
+    // connection busy) and is then answered 503 (db/unavailable.ts) instead of hanging forever.
+    connectionTimeoutMillis: POOL_CONNECT_TIMEOUT_MS,
+    // Notices a peer that vanished without closing (a dead host, a dropped NAT entry) sooner.
+    keepAlive: true,
     // biome-ignore lint/suspicious/noExplicitAny: pg's typings of getTypeParser overloads cannot be satisfied by a wrapper
     types: { getTypeParser: (oid: number, format?: any) => (oid === INT8_OID ? parseInt8 : pg.types.getTypeParser(oid, format)) } as any,
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on("error", () => {});
+  // A client that is checked out (inside a query or a transaction) has no pool listener, and pg
+  // emits its socket error as an event as well as failing the query: unheard, that event is an
+  // uncaught exception that kills the process. The query's own error reaches the caller (503),
+  // and the pool discards the broken client when it is released.
+  pool.on("connect", (client) => client.on("error", () => {}));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return { db, kind: "postgres", close: () => db.destroy() };
 }

@@ -179,6 +179,20 @@ export const ERRORS = {
     title: "Processor unavailable",
     when: "The card processor did not answer a saved-card charge in time. Nothing stays charged: the attempt is reversed, at once or by the reconciler within minutes; the payment is never reported as Authorised. Retry later.",
   },
+  DatabaseUnavailable: {
+    code: "5003",
+    status: 503,
+    title: "Database unavailable",
+    // Raised by http/errors.ts for any failure db/unavailable.ts classifies as the database being away.
+    when: "Paylink cannot reach its database right now (restarting, unreachable, connections dropped). Nothing is wrong with the request: retry after Retry-After seconds, with the same Idempotency-Key for a POST.",
+  },
+  ShuttingDown: {
+    code: "5004",
+    status: 503,
+    title: "Shutting down",
+    // Raised for requests that arrive on an open connection after SIGTERM, while the in-flight ones finish.
+    when: "This instance is stopping. Retry after Retry-After seconds; behind a load balancer another instance answers.",
+  },
   Internal: {
     code: "5000",
     status: 500,

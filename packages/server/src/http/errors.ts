@@ -1,6 +1,7 @@
 // The one place that turns failures into HTTP responses for the JSON APIs. Every error body has
 // the shape of docs/api.md#errors; nothing unexpected ever reaches the client beyond code 5000.
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { DATABASE_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from "../db/unavailable.ts";
 import { AppError, type ErrorName } from "../domain/errors.ts";
 import { envelope } from "./envelope.ts";
 
@@ -15,6 +16,8 @@ const FRAMEWORK_ERRORS: Record<string, { kind: ErrorName; message: string }> = {
 
 export function toAppError(error: FastifyError | Error): AppError | undefined {
   if (error instanceof AppError) return error;
+  const unavailable = databaseUnavailableError(error);
+  if (unavailable) return unavailable;
   const fastifyError = error as FastifyError;
   const known = fastifyError.code ? FRAMEWORK_ERRORS[fastifyError.code] : undefined;
   if (known) return new AppError(known.kind, known.message);
@@ -30,6 +33,22 @@ export function toAppError(error: FastifyError | Error): AppError | undefined {
   return undefined;
 }
 
+/** The 503 of an outage (db/unavailable.ts decides what counts as one), or undefined. */
+export function databaseUnavailableError(error: unknown): AppError | undefined {
+  if (!isDatabaseUnavailable(error)) return undefined;
+  return new AppError(
+    "DatabaseUnavailable",
+    `Paylink cannot reach its database right now. Retry after ${DATABASE_RETRY_AFTER_SECONDS} seconds (a POST with the same Idempotency-Key is safe to retry).`,
+    { "retry-after": String(DATABASE_RETRY_AFTER_SECONDS) },
+  );
+}
+
+/** A 503 of either kind (database away, instance stopping), for handlers that render their own pages. */
+export function unavailableError(error: unknown): AppError | undefined {
+  if (error instanceof AppError) return error.status === 503 ? error : undefined;
+  return databaseUnavailableError(error);
+}
+
 export function sendError(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
   return reply
     .code(error.status)
@@ -41,7 +60,9 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
 export function jsonErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const appError = toAppError(error);
   if (appError) {
-    if (appError.status >= 500) request.log.error({ err: error }, "request failed");
+    // One line per refused request, with a message an operator can alert on (docs/operations.md).
+    if (appError.kind === "DatabaseUnavailable") request.log.warn({ err: error }, "database unavailable: answered 503");
+    else if (appError.status >= 500 && appError.kind !== "ShuttingDown") request.log.error({ err: error }, "request failed");
     return sendError(request, reply, appError);
   }
   request.log.error({ err: error }, "unexpected error");

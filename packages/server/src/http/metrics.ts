@@ -4,8 +4,9 @@
 import type { FastifyInstance } from "fastify";
 import { sql } from "kysely";
 import type { Database } from "../db/connect.ts";
+import { metricsAccess } from "./metrics-access.ts";
 
-export function registerMetrics(app: FastifyInstance, db: Database) {
+export function registerMetrics(app: FastifyInstance, db: Database, options: { token?: string | undefined } = {}) {
   const requests = new Map<string, { count: number; seconds: number }>();
   const started = Date.now();
 
@@ -18,7 +19,7 @@ export function registerMetrics(app: FastifyInstance, db: Database) {
     requests.set(key, entry);
   });
 
-  app.get("/metrics", { schema: { hide: true } }, async (request, reply) => {
+  app.get("/metrics", { schema: { hide: true }, onRequest: metricsAccess(options.token) }, async (request, reply) => {
     const lines = [
       "# HELP paylink_http_requests_total HTTP requests served.",
       "# TYPE paylink_http_requests_total counter",
@@ -29,14 +30,26 @@ export function registerMetrics(app: FastifyInstance, db: Database) {
       "# HELP paylink_uptime_seconds Seconds since the process started serving.",
       "# TYPE paylink_uptime_seconds gauge",
       `paylink_uptime_seconds ${((Date.now() - started) / 1000).toFixed(0)}`,
-      ...(await webhookQueueLines(db).catch((error) => {
-        // A scrape still answers when the database does not; /readyz reports that.
-        request.log.warn({ err: error }, "webhook queue metrics unavailable");
-        return [];
-      })),
+      ...(await webhookQueueLines(db).then(
+        (queue) => [...databaseUpLines(1), ...queue],
+        (error) => {
+          // A scrape still answers when the database does not, and says so.
+          request.log.warn({ err: error }, "webhook queue metrics unavailable");
+          return databaseUpLines(0);
+        },
+      )),
     ];
     return reply.type("text/plain; version=0.0.4").send(`${lines.join("\n")}\n`);
   });
+}
+
+/** Whether this instance reached its database at this scrape (alert on 0: docs/operations.md). */
+function databaseUpLines(up: 0 | 1): string[] {
+  return [
+    "# HELP paylink_database_up Whether this instance could query its database at this scrape (1) or not (0).",
+    "# TYPE paylink_database_up gauge",
+    `paylink_database_up ${up}`,
+  ];
 }
 
 /** Pending and failed deliveries, and how late the most overdue pending one is (a stalled worker). */

@@ -1,12 +1,13 @@
-// Rate limits: error 3002 (429 with Retry-After) on the API. Counters live in each instance's
-// memory (@fastify/rate-limit's LRU store, fixed windows): with N instances behind a load balancer
-// a client can reach up to N times a limit. That is the usual trade for not writing to the
-// database on every request; the limits are a brake on abuse, not an accounting of it. The
-// checkout's card-testing brake is counted in the database instead (checkout/brake.ts): it must
-// hold under concurrency, and it guards the processor.
+// Rate limits: error 3002 (429 with Retry-After) on the API. The API limit per key is shared by
+// every instance on PostgreSQL (one atomic upsert per request, D-132); on the embedded database
+// (one process) it lives in memory (@fastify/rate-limit's LRU store, fixed windows). The
+// checkout's card-testing brake is counted in the database (checkout/brake.ts): it must hold
+// under concurrency, and it guards the processor.
 import { createHash } from "node:crypto";
 import rateLimit, { normalizeIP } from "@fastify/rate-limit";
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from "fastify";
+import type { Database } from "../db/connect.ts";
+import { countRequest } from "../db/rate-counters-repository.ts";
 import { AppError } from "../domain/errors.ts";
 
 export interface RateLimits {
@@ -36,28 +37,50 @@ function digest(value: string): string {
   return createHash("sha256").update(value).digest("base64url").slice(0, 22);
 }
 
-/** onRequest hook for /api/v1: counts every request against its API key (or address, without one). */
-export function apiRateLimit(app: FastifyInstance, perMinute: number): onRequestAsyncHookHandler | undefined {
+/**
+ * onRequest hook for /api/v1: counts every request against its API key (or address, without one).
+ * In this instance's memory, unless a database is given to share the count with every instance on
+ * it (PostgreSQL: sharedApiRateLimit below).
+ */
+export function apiRateLimit(app: FastifyInstance, perMinute: number, shared?: Database): onRequestAsyncHookHandler | undefined {
   if (perMinute <= 0) return undefined;
+  if (shared) return sharedApiRateLimit(shared, perMinute);
   return app.rateLimit({
     max: perMinute,
     timeWindow: 60_000,
-    // A hash, so the LRU never holds a usable key; without a key the caller's address counts.
-    keyGenerator: (request) => {
-      const key = request.headers["x-api-key"];
-      return typeof key === "string" && key !== "" ? `api:${digest(key)}` : `api-ip:${clientKey(request)}`;
-    },
-    errorResponseBuilder: (_request, context) => {
-      const seconds = Math.max(1, Math.ceil(context.ttl / 1000));
-      return new AppError(
-        "RateLimited",
-        `Too many requests: at most ${context.max} per minute for one API key. Retry after ${seconds} seconds.`,
-        {
-          "retry-after": String(seconds),
-        },
-      );
-    },
+    keyGenerator: apiLimitKey,
+    errorResponseBuilder: (_request, context) => apiRateLimited(context.max, context.ttl),
   }) as onRequestAsyncHookHandler;
+}
+
+/**
+ * The API limit per key counted in the database every instance shares (D-132): N instances behind
+ * a load balancer allow the limit once, not N times. One atomic upsert per request on an UNLOGGED
+ * table; the answer and headers are those of the in-memory limiter.
+ */
+function sharedApiRateLimit(db: Database, perMinute: number): onRequestAsyncHookHandler {
+  return async function sharedLimit(request, reply) {
+    // A database that is away fails this like any other query: 503 5003 (http/errors.ts).
+    const { count, resetMs } = await countRequest(db, apiLimitKey(request), 60);
+    reply.header("x-ratelimit-limit", String(perMinute));
+    reply.header("x-ratelimit-remaining", String(Math.max(0, perMinute - count)));
+    reply.header("x-ratelimit-reset", String(Math.ceil(resetMs / 1000)));
+    if (count > perMinute) throw apiRateLimited(perMinute, resetMs);
+  };
+}
+
+/** The counter of a request: a hash of its API key (never a usable key in memory or a table), or its address without one. */
+export function apiLimitKey(request: FastifyRequest): string {
+  const key = request.headers["x-api-key"];
+  return typeof key === "string" && key !== "" ? `api:${digest(key)}` : `api-ip:${clientKey(request)}`;
+}
+
+/** Error 3002 of the API limit, with the seconds until the window ends. */
+export function apiRateLimited(max: number, ttlMs: number): AppError {
+  const seconds = Math.max(1, Math.ceil(ttlMs / 1000));
+  return new AppError("RateLimited", `Too many requests: at most ${max} per minute for one API key. Retry after ${seconds} seconds.`, {
+    "retry-after": String(seconds),
+  });
 }
 
 /**

@@ -52,6 +52,9 @@ export interface TestServerOptions {
   rateLimits?: RateLimits;
   trustProxy?: boolean;
   duplicateWaitMs?: number;
+  /** Count the API limit in the database, as `paylink serve` does on PostgreSQL. */
+  sharedRateLimit?: boolean;
+  metricsToken?: string;
 }
 
 export const TEST_ADMIN_TOKEN = "test-admin-token-0123456789";
@@ -77,9 +80,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 }
 
 /** Another instance on the first one's PostgreSQL database, with its own connection pool and the same merchant. */
-export async function startSecondInstance(first: TestServer, options: Omit<TestServerOptions, "backend"> = {}): Promise<TestServer> {
+export async function startSecondInstance(
+  first: TestServer,
+  options: Omit<TestServerOptions, "backend"> & { /** Another way to the same database (a proxy). */ databaseUrl?: string } = {},
+): Promise<TestServer> {
   if (!first.database.url) throw new Error("a second instance needs PostgreSQL");
-  const handle = await openDatabase({ kind: "postgres", url: first.database.url });
+  const handle = await openDatabase({ kind: "postgres", url: options.databaseUrl ?? first.database.url }, { migrate: false });
   const instance = await listen(handle.db, options);
   return serverOf(instance, handle.db, first.database, first, async () => {
     await instance.app.close();
@@ -105,6 +111,8 @@ async function listen(db: Database, options: TestServerOptions): Promise<{ app: 
     rateLimits: options.rateLimits,
     trustProxy: options.trustProxy,
     duplicateWaitMs: options.duplicateWaitMs,
+    sharedRateLimit: options.sharedRateLimit,
+    metricsToken: options.metricsToken,
   });
   await app.listen({ port: 0, host: "127.0.0.1" });
   const address = app.server.address();

@@ -1,0 +1,35 @@
+// Fixed-window request counters shared by every instance on one database (api_rate_counters).
+// The window comes from the database clock, so instances whose clocks differ still share it.
+import { sql } from "kysely";
+import type { Database } from "./connect.ts";
+
+export interface WindowCount {
+  /** Requests counted in this window, this one included. */
+  count: number;
+  /** Milliseconds until the window ends. */
+  resetMs: number;
+}
+
+/** Counts one request for `key` in the current window of `windowSeconds`; one statement, atomic. */
+export async function countRequest(db: Database, key: string, windowSeconds: number): Promise<WindowCount> {
+  const { rows } = await sql<{ count: number; reset_ms: number }>`
+    WITH clock AS (
+      SELECT to_timestamp(floor(extract(epoch FROM now()) / ${windowSeconds}) * ${windowSeconds}) AS window_start
+    )
+    INSERT INTO api_rate_counters AS c (key, window_start, count)
+    SELECT ${key}, clock.window_start, 1 FROM clock
+    ON CONFLICT (key, window_start) DO UPDATE SET count = c.count + 1
+    RETURNING c.count,
+      (extract(epoch FROM c.window_start + make_interval(secs => ${windowSeconds}) - now()) * 1000)::float8 AS reset_ms
+  `.execute(db);
+  const row = rows[0]!;
+  return { count: Number(row.count), resetMs: Math.max(0, row.reset_ms) };
+}
+
+/** Drops windows that ended (maintenance, once a minute). */
+export async function deleteOldRateCounters(db: Database, olderThanSeconds = 120): Promise<number> {
+  const result = await sql`
+    DELETE FROM api_rate_counters WHERE window_start < now() - make_interval(secs => ${olderThanSeconds})
+  `.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}

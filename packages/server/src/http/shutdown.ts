@@ -1,0 +1,25 @@
+// Shutting down (SIGTERM): requests already running finish; a request that still arrives on an
+// open keep-alive connection is answered 503 `5004` with Retry-After and `Connection: close`, so a
+// load balancer moves it to another instance. New connections are refused once the listener is
+// closed. Fastify's own 503 for this is turned off (return503OnClosing) because its body is not
+// our error envelope and carries no Retry-After.
+import type { FastifyInstance } from "fastify";
+import { AppError } from "../domain/errors.ts";
+
+/** Seconds a client is asked to wait before retrying a request this stopping instance refused. */
+const SHUTDOWN_RETRY_AFTER_SECONDS = 2;
+
+export function registerShutdownGate(app: FastifyInstance): void {
+  let closing = false;
+  app.addHook("preClose", async () => {
+    closing = true;
+  });
+  app.addHook("onRequest", async () => {
+    if (closing) {
+      throw new AppError("ShuttingDown", `This server is restarting. Retry after ${SHUTDOWN_RETRY_AFTER_SECONDS} seconds.`, {
+        "retry-after": String(SHUTDOWN_RETRY_AFTER_SECONDS),
+        connection: "close",
+      });
+    }
+  });
+}
