@@ -3,6 +3,7 @@
 // with the shopper's details and what went wrong) and the page that says why it takes no payment.
 import type { FastifyReply } from "fastify";
 import type { CheckoutLink } from "../db/checkout-repository.ts";
+import { cartDigest } from "../domain/links/cart.ts";
 import type { LinkStatus } from "../domain/links/types.ts";
 import { linkPath } from "../domain/links/url.ts";
 import type { FieldError, RedisplayValues } from "./form.ts";
@@ -73,10 +74,12 @@ function switchHref(link: CheckoutLink, lang: Lang): string {
   return `${linkPath(link.reference)}?lang=${otherLang(lang)}`;
 }
 
+/** What the page shows the shopper will pay for: the total and the cart (signed into the form token). */
 export function priceOf(link: CheckoutLink): ShownPrice {
-  return { amount: link.terms.amount, currency: link.terms.currency };
+  return { amount: link.terms.amount, currency: link.terms.currency, cart: cartDigest(link.terms.items) };
 }
 
+/** Whether the link still asks what the page showed: the same total and the same items. */
 export function samePrice(shown: ShownPrice, link: CheckoutLink): boolean {
-  return shown.amount === link.terms.amount && shown.currency === link.terms.currency;
+  return shown.amount === link.terms.amount && shown.currency === link.terms.currency && shown.cart === cartDigest(link.terms.items);
 }

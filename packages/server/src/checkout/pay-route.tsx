@@ -76,7 +76,7 @@ export function payRoute(fastify: FastifyInstance, { deps, formKey, brake }: Che
         });
       }
       if (!samePrice(token, link)) {
-        // The merchant changed the price while the page was open: show the new one, charge nothing.
+        // The merchant changed the price or the items while the page was open: show the new ones, charge nothing.
         return sendPriceChanged(reply, formKey, link, { lang, theme, values: form.redisplay }, now);
       }
       if (!form.ok) {
@@ -93,7 +93,7 @@ export function payRoute(fastify: FastifyInstance, { deps, formKey, brake }: Che
 
       const outcome = await payWithLink(payDeps(request), link, form.value, {
         attemptKey: token.attemptKey,
-        shownPrice: { amount: token.amount, currency: token.currency },
+        shownPrice: { amount: token.amount, currency: token.currency, cart: token.cart },
       });
       // Before the answer is sent: the shopper's next post must find the attempt given back or counted.
       await attempt.finish(outcome.kind === "declined");

@@ -19,6 +19,7 @@ import type { AuthorizeResult, PaymentProcessor } from "../payments/processor.ts
 import { enqueuePaymentWebhook, notifyWebhookWorker } from "../webhooks/outbox.ts";
 import { paymentResultEvents } from "../webhooks/payment-events.ts";
 import type { ValidCheckout } from "./form.ts";
+import type { ShownPrice } from "./form-token.ts";
 import { cancelVoidedApproval, reconcileStalePayments, reverseUnknownAttempt } from "./reconcile.ts";
 
 /** How long a shopper's payment waits for the processor: far below the reservation TTL. */
@@ -54,7 +55,7 @@ export async function payWithLink(
   deps: PayDeps,
   link: CheckoutLink,
   checkout: ValidCheckout,
-  attempt: { attemptKey: string | null; shownPrice: { amount: number; currency: string } },
+  attempt: { attemptKey: string | null; shownPrice: ShownPrice },
 ): Promise<PayOutcome> {
   const request = {
     linkReference: link.reference,

@@ -7,6 +7,7 @@
 // processor and then released after RESERVATION_TTL_SECONDS (stale-reservations.ts, run by
 // checkout/reconcile.ts), so neither a slot nor a charge is held forever.
 import { sql, type Transaction } from "kysely";
+import { type CartItem, cartDigest } from "../domain/links/cart.ts";
 import { newCheckoutReference } from "../ids.ts";
 import type { Database } from "./connect.ts";
 import type { DB } from "./schema.ts";
@@ -23,8 +24,8 @@ export interface NewSubmission {
   answers: Answer[];
   card: { brand: string; masked: string; last4: string; expiry: string };
   now: Date;
-  /** The price the shopper's page showed (from the signed form token); the link must still ask it. */
-  shownPrice: { amount: number; currency: string };
+  /** The price and cart digest the shopper's page showed (from the signed form token); the link must still ask them. */
+  shownPrice: { amount: number; currency: string; cart: string };
 }
 
 export type Reservation =
@@ -33,6 +34,14 @@ export type Reservation =
   | { kind: "duplicate"; submission: SubmissionRecord }
   /** Disabled, expired, or every slot is sold or held by a payment in flight. */
   | { kind: "unavailable" };
+
+/** The link's items changed since the page was shown: the reservation is rolled back. */
+class CartChanged extends Error {}
+
+function storedItems(items: unknown): CartItem[] {
+  const parsed: unknown = typeof items === "string" ? JSON.parse(items) : items;
+  return Array.isArray(parsed) ? parsed : [];
+}
 
 /**
  * Reserves a sale slot and records the pending submission, in one short transaction. Nothing is
@@ -45,14 +54,14 @@ export async function reserveSale(db: Database, input: NewSubmission): Promise<R
         const existing = await liveSubmissionForAttempt(trx, input.linkReference, input.attemptKey);
         if (existing) return { kind: "duplicate", submission: existing };
       }
-      const slot = await sql<{ amount: number; currency: string }>`
+      const slot = await sql<{ amount: number; currency: string; items: unknown }>`
         UPDATE payment_links SET reserved_count = reserved_count + 1
         WHERE reference = ${input.linkReference}
           AND NOT disabled
           AND (valid_until IS NULL OR valid_until > ${input.now})
           AND sales_count + reserved_count < ${CAP}
           AND amount = ${input.shownPrice.amount} AND currency = ${input.shownPrice.currency}
-        RETURNING amount, currency`.execute(trx);
+        RETURNING amount, currency, items`.execute(trx);
       const link = slot.rows[0];
       if (!link) {
         // On PostgreSQL a double-click can wait on the first post's row lock and then find the
@@ -63,6 +72,9 @@ export async function reserveSale(db: Database, input: NewSubmission): Promise<R
         }
         return { kind: "unavailable" };
       }
+      // Checked under the row lock the UPDATE took, so the items cannot change before the commit
+      // (and after it the held slot keeps them, D-035): other items at the same total roll back.
+      if (cartDigest(storedItems(link.items)) !== input.shownPrice.cart) throw new CartChanged();
       const checkoutReference = newCheckoutReference();
       await trx
         .insertInto("submissions")
@@ -88,6 +100,7 @@ export async function reserveSale(db: Database, input: NewSubmission): Promise<R
       return { kind: "reserved", checkoutReference, amount: Number(link.amount), currency: link.currency };
     });
   } catch (error) {
+    if (error instanceof CartChanged) return { kind: "unavailable" };
     // Two posts of one form raced past the check above; the unique index let one through.
     if (input.attemptKey !== null && isUniqueViolation(error)) {
       const existing = await liveSubmissionForAttempt(db, input.linkReference, input.attemptKey);

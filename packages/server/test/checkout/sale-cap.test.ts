@@ -6,6 +6,7 @@ import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import { reconcileStalePayments } from "../../src/checkout/reconcile.ts";
 import { reserveSale } from "../../src/db/reservations-repository.ts";
+import { cartDigest } from "../../src/domain/links/cart.ts";
 import type { AuthorizeRequest, AuthorizeResult, PaymentProcessor } from "../../src/payments/processor.ts";
 import { SandboxProcessor } from "../../src/payments/sandbox.ts";
 import { testBackends } from "../support/databases.ts";
@@ -272,6 +273,38 @@ for (const backend of testBackends()) {
       assert.equal(link.submissions[0].amount, 99900);
     });
 
+    it("a cart changed to other items at the same total is shown again (409) and nothing is charged; the new cart is paid after a look", async () => {
+      const reference = await createLink(server, { culture: "en" });
+      const page = await getPage(server.baseUrl, `/pay/${reference}`);
+      const { submissions: _ignored, ...editable } = (await server.api("GET", `/api/v1/paymentlinks/${reference}`)).body.paymentLink;
+      const otherItems = [
+        { name: "Vettlingar", quantity: 2, unitPrice: 14450, amountWithoutDiscount: 28900, amount: 28900 },
+        { name: "Húfa", quantity: 1, unitPrice: 20000, amountWithoutDiscount: 20000, amount: 20000 },
+      ];
+      assert.equal((await server.api("POST", "/api/v1/paymentlinks/update", { ...editable, items: otherItems })).status, 200);
+      const callsBefore = processor.calls;
+      const stale = await postForm(server.baseUrl, reference, { ...hiddenInputs(page.html), ...cardFields(CARDS.visa) });
+      assert.equal(stale.status, 409);
+      assert.match(textOf(stale.html), /The price has changed/);
+      assert.match(textOf(stale.html), /Vettlingar/, "the page shows the new cart");
+      assert.equal(processor.calls, callsBefore, "the processor was not called");
+      assert.equal((await linkState(server, reference)).link.submissions.length, 0);
+      const paid = await postForm(server.baseUrl, reference, { ...hiddenInputs(stale.html), ...cardFields(CARDS.visa) });
+      assert.equal(paid.status, 200);
+      assert.equal((await linkState(server, reference)).link.salesCount, 1);
+    });
+
+    it("the reservation itself requires the cart the page showed (a change between the page's check and the reservation)", async () => {
+      const reference = await createLink(server);
+      const card = { brand: "VI", masked: "411111******1111", last4: "1111", expiry: "08/2030" };
+      const shown = { amount: 48900, currency: "ISK", cart: "A".repeat(22) };
+      const input = { linkReference: reference, attemptKey: null, answers: [], card, now: new Date(), shownPrice: shown };
+      assert.equal((await reserveSale(server.database.db, input)).kind, "unavailable");
+      const { link, reservedCount } = await linkState(server, reference);
+      assert.equal(reservedCount, 0);
+      assert.equal(link.submissions.length, 0);
+    });
+
     if (backend.name === "postgres") {
       it("a double-click on the last slot that waited for the first post's lock answers with the first post's payment, not 'sold out'", async () => {
         const reference = await createLink(server, { exactSalesCount: 1 });
@@ -284,7 +317,11 @@ for (const backend of testBackends()) {
           answers: [],
           card,
           now: new Date(),
-          shownPrice: { amount: 48900, currency: "ISK" },
+          shownPrice: {
+            amount: 48900,
+            currency: "ISK",
+            cart: cartDigest([{ name: "Lopapeysa", quantity: 1, unitPrice: 48900, amountWithoutDiscount: 48900, amount: 48900 }]),
+          },
         };
         // The first post's reservation, held open in its own transaction until the second post waits on it.
         let reserved!: () => void;

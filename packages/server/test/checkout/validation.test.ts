@@ -6,6 +6,7 @@ import type { FormField } from "../../src/checkout/form.ts";
 import { issueFormToken } from "../../src/checkout/form-token.ts";
 import { type FieldProblem, type Lang, MESSAGES } from "../../src/checkout/i18n.ts";
 import { errorText } from "../../src/checkout/views/field.tsx";
+import { cartDigest } from "../../src/domain/links/cart.ts";
 import type { AuthorizeRequest, PaymentProcessor } from "../../src/payments/processor.ts";
 import { SandboxProcessor } from "../../src/payments/sandbox.ts";
 import { testBackends } from "../support/databases.ts";
@@ -13,7 +14,11 @@ import { startTestServer, type TestServer } from "../support/harness.ts";
 import { CARDS, cardFields, createLink, decodeHtml, getPage, hiddenInputs, postForm, textOf } from "../support/shopper.ts";
 
 /** The price of the links createLink(server) makes (48900 = 489 kr.). */
-const PRICE = { amount: 48900, currency: "ISK" };
+const PRICE = {
+  amount: 48900,
+  currency: "ISK",
+  cart: cartDigest([{ name: "Lopapeysa", quantity: 1, unitPrice: 48900, amountWithoutDiscount: 48900, amount: 48900 }]),
+};
 
 class CountingProcessor implements PaymentProcessor {
   readonly name = "counting";
@@ -204,7 +209,7 @@ for (const backend of testBackends()) {
         // A genuine token for another price: the page comes back with the link's real price (409).
         const otherPrice = await postForm(server.baseUrl, target, {
           ...cardFields(CARDS.visa),
-          csrfToken: issueFormToken(key, target, new Date(), { amount: 100, currency: "ISK" }),
+          csrfToken: issueFormToken(key, target, new Date(), { ...PRICE, amount: 100 }),
         });
         assert.equal(otherPrice.status, 409);
         assert.match(textOf(otherPrice.html), /The price has changed/);
