@@ -18,7 +18,7 @@ export { hmacKeyFromHex, SIGNED_PAYMENT_FIELDS, type SignedPaymentField };
  * signature: treat it as information about a payment whose signed fields you have verified.
  */
 export interface PaymentWebhookAdditionalData {
-  /** `Authorization` or `Tokenization`. */
+  /** `Authorization`, `Tokenization`, `Refund` or `TokenDisabled`. */
   eventType?: string;
   /** Masked card number, e.g. `411111******1111`. */
   cardNumber?: string;
@@ -44,7 +44,7 @@ export interface PaymentWebhookAdditionalData {
 export interface PaymentWebhookMessage {
   checkoutReference: string | null;
   payfacReference: string;
-  /** The `paymentLinkReference` of the link that was paid. */
+  /** The `paymentLinkReference` of the link that was paid; a token payment's `reference`; for a Refund, the original payment's. */
   merchantReference: string | null;
   /** Minor units as text, e.g. `"48900"`. */
   amount: string;

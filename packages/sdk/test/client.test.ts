@@ -180,6 +180,47 @@ describe("requests", () => {
     assert.match(String(request.headers["idempotency-key"]), UUID);
   });
 
+  it("sends the after-sale calls to their paths, with an Idempotency-Key on every POST", async () => {
+    const paylink = client();
+    const charge = {
+      terminalIdentifier: "a1b2c3d4e5f6",
+      amount: 129900,
+      currency: "ISK",
+      reference: "invoice-7",
+      tokenDetails: { tokenValue: "K7N2QX9RT4BW8M3C" },
+    };
+    await paylink.chargeToken(charge, { idempotencyKey: "invoice-7" });
+    await paylink.refund({ payfacReference: "9TX4KD2MQ8RZ6WNB", amount: 100, currency: "ISK", refundReason: "CUSTOMER REQUEST" });
+    await paylink.reverse("9TX4KD2MQ8RZ6WNB");
+    await paylink.disableToken("K7N2QX9RT4BW8M3C");
+    respond = (_request, response) => sendJson(response, 200, envelope({ payment: { payfacReference: "A/B" } }));
+    assert.deepEqual(await paylink.getPayment("A/B"), { payfacReference: "A/B" });
+    assert.deepEqual(
+      requests.map((r) => [r.method, r.rawUrl, r.body === "" ? null : JSON.parse(r.body)]),
+      [
+        ["POST", "/api/v1/payment", charge],
+        [
+          "POST",
+          "/api/v1/modification/refund",
+          { payfacReference: "9TX4KD2MQ8RZ6WNB", amount: 100, currency: "ISK", refundReason: "CUSTOMER REQUEST" },
+        ],
+        ["POST", "/api/v1/modification/reverse", { payfacReference: "9TX4KD2MQ8RZ6WNB" }],
+        ["POST", "/api/v1/tokens/disable", { tokenValue: "K7N2QX9RT4BW8M3C" }],
+        ["GET", "/api/v1/payments/A%2FB", null],
+      ],
+    );
+    assert.equal(requests[0]!.headers["idempotency-key"], "invoice-7");
+    for (const request of requests.slice(1, 4)) assert.match(String(request.headers["idempotency-key"]), UUID);
+  });
+
+  it("refuses an empty payfacReference or token rather than calling another endpoint", async () => {
+    await assert.rejects(client().getPayment(""), TypeError);
+    await assert.rejects(client().reverse(""), TypeError);
+    await assert.rejects(client().refund({ payfacReference: "", amount: 1, currency: "ISK" }), TypeError);
+    await assert.rejects(client().disableToken(""), TypeError);
+    assert.equal(requests.length, 0);
+  });
+
   it("lists with the query in the URL, dates as ISO 8601", async () => {
     respond = (_request, response) => sendJson(response, 200, envelope({ data: [], totalCount: 0 }));
     await client().listPaymentLinks({

@@ -1,7 +1,8 @@
 // Generated malformed requests — at least 500 per POST endpoint of the JSON API (create, update,
-// disable), on every backend — never get a 5xx. Every answer must be a proper error body with a
-// catalogue code whose HTTP status it carries, and afterwards the database must hold only the
-// links it held before.
+// disable; charge a saved card, refund, reverse, disable a token), on every backend — never get a
+// 5xx. Every answer must be a proper error body with a catalogue code whose HTTP status it carries,
+// and afterwards the database must hold only the links, charges, refunds and disabled tokens it
+// held before.
 //
 // The cases come from test/support/fuzz-api.ts (seeded: FUZZ_SEED explores others, FUZZ_CASES
 // changes the number per endpoint); no case may succeed.
@@ -9,9 +10,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
+import { saveCard, sellLink } from "../support/after-sale.ts";
 import { testBackends } from "../support/databases.ts";
 import { as, assertErrorShape, getLink, rawRequest } from "../support/fixtures.ts";
 import { IN_FLIGHT, inPool, Random } from "../support/fuzz.ts";
+import { chargeModel, disableTokenModel, refundModel, reverseModel } from "../support/fuzz-after-sale.ts";
 import { type Case, createModel, disableModel, generateCases, updateModel } from "../support/fuzz-api.ts";
 import { type ApiResponse, type MerchantFixture, startTestServer, type TestServer } from "../support/harness.ts";
 import { createLink } from "../support/shopper.ts";
@@ -129,10 +132,41 @@ for (const backend of testBackends()) {
       assert.equal(await linkCount(server), linksBefore);
     });
 
+    it(`the after-sale endpoints (charge, refund, reverse, disable token): ${CASES_PER_ENDPOINT} malformed requests each, all 4xx; no refund, charge or disable recorded`, async (t) => {
+      const shop = {
+        ...server,
+        ...merchant,
+        api: (m: string, p: string, b?: unknown, h?: Record<string, string>) => server.api(m, p, b, { ...as(merchant), ...h }),
+      };
+      const token = await saveCard(shop, undefined, as(merchant));
+      const sale = await sellLink(shop, 48900);
+      const count = async (table: "token_payments" | "refunds" | "disabled_tokens") =>
+        Number((await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(table)}`.execute(server.db)).rows[0]!.n);
+      const before = { charges: await count("token_payments"), refunds: await count("refunds"), disabled: await count("disabled_tokens") };
+      const endpoints = [
+        ["/api/v1/payment", chargeModel(merchant.terminalIdentifier, token)],
+        ["/api/v1/modification/refund", refundModel(sale.payfacReference, 48900)],
+        ["/api/v1/modification/reverse", reverseModel(sale.payfacReference)],
+        ["/api/v1/tokens/disable", disableTokenModel(token)],
+      ] as const;
+      for (const [index, [path, model]] of endpoints.entries()) {
+        report(await runCases(server, merchant, path, generateCases(new Random(SEED + 10 + index), model, CASES_PER_ENDPOINT)), t);
+      }
+      assert.deepEqual(
+        { charges: await count("token_payments"), refunds: await count("refunds"), disabled: await count("disabled_tokens") },
+        before,
+        "no refused request recorded a charge, a refund or a disable",
+      );
+      const payment = await server.api("GET", `/api/v1/payments/${sale.payfacReference}`, undefined, as(merchant));
+      assert.equal(payment.body.payment.refundedAmount, 0);
+      assert.equal(payment.body.payment.refunds.length, 0);
+    });
+
     it("the server still works normally afterwards", async () => {
       const response = await server.api("GET", "/api/v1/paymentlinks?pageSize=100", undefined, as(merchant));
       assert.equal(response.status, 200);
-      assert.deepEqual(response.body.data.map((e: any) => e.paymentLinkReference).sort(), [updateTarget, disableTarget].sort());
+      const references = response.body.data.map((e: any) => e.paymentLinkReference);
+      for (const reference of [updateTarget, disableTarget]) assert.ok(references.includes(reference));
       const ready = await fetch(`${server.baseUrl}/readyz`);
       assert.equal(ready.status, 200);
     });

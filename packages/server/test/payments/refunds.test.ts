@@ -16,10 +16,12 @@ import { addWebhookEndpoint, outboxMessages } from "../support/outbox.ts";
 /** The sandbox, except that refunds can be made to lose their answer (the processor's outcome unknown). */
 class FlakyRefunds extends SandboxProcessor {
   loseAnswers = false;
+  refuse = false;
   calls: string[] = [];
   override async refund(request: ModificationRequest): Promise<ModificationResult> {
     this.calls.push(request.modificationReference);
     if (this.loseAnswers) throw new Error("socket hang up");
+    if (this.refuse) return { accepted: false, reason: "Refund not allowed" };
     return super.refund(request);
   }
 }
@@ -160,6 +162,22 @@ for (const backend of testBackends()) {
         .where("original_payfac_reference", "=", payfacReference)
         .execute();
       assert.equal(rows.length, 0, "no refused request recorded a refund");
+    });
+
+    it("a refund the processor refuses is Failed, its amount released, and its Refund webhook says so", async () => {
+      const { payfacReference } = await sellLink(server, 20000);
+      processor.refuse = true;
+      const refused = await refund(server, payfacReference, 20000);
+      processor.refuse = false;
+      assertOk(refused);
+      assert.equal(refused.body.status, "Received");
+      const payment = await read(payfacReference);
+      assert.equal(payment.refundedAmount, 0);
+      assert.deepEqual([payment.refunds[0].status, payment.refunds[0].reason], ["Failed", "Refund not allowed"]);
+      const [event] = await refundEvents(payfacReference);
+      assert.deepEqual([event!.payload.success, event!.payload.reason], ["false", "Refund not allowed"]);
+      assertOk(await refund(server, payfacReference, 20000));
+      assert.equal((await read(payfacReference)).refundedAmount, 20000, "the released amount can be refunded again");
     });
 
     it("a refund whose answer is lost stays reserved (Pending, no webhook), is not refunded twice, and the reconciler settles it", async () => {
