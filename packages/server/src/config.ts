@@ -2,6 +2,7 @@
 // every bad variable is reported at once, so an operator fixes them in one go.
 import { resolve } from "node:path";
 import { DEFAULT_RATE_LIMITS, type RateLimits } from "./http/rate-limit.ts";
+import { DEFAULT_PER_ENDPOINT_CONCURRENCY } from "./webhooks/claim.ts";
 
 export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
 
@@ -34,6 +35,11 @@ export interface Config {
   trustProxy: boolean | number | string;
   /** PAYLINK_WEBHOOK_LOG_DAYS: how long delivered and failed webhook deliveries are kept (default 90). */
   webhookLogDays: number;
+  /**
+   * PAYLINK_WEBHOOK_ENDPOINT_CONCURRENCY: webhook sends in flight per endpoint, over every instance
+   * (default 4), so one merchant's slow or silent receiver cannot take every sending slot.
+   */
+  webhookEndpointConcurrency: number;
 }
 
 export class ConfigError extends Error {
@@ -102,6 +108,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const trustProxy = parseTrustProxy(env.PAYLINK_TRUST_PROXY, problems);
   const webhookLogDays = parseCount("PAYLINK_WEBHOOK_LOG_DAYS", env.PAYLINK_WEBHOOK_LOG_DAYS, 90, problems);
   if (webhookLogDays < 1) problems.push(`PAYLINK_WEBHOOK_LOG_DAYS must be at least 1 (days of delivery log to keep)`);
+  const webhookEndpointConcurrency = parseCount(
+    "PAYLINK_WEBHOOK_ENDPOINT_CONCURRENCY",
+    env.PAYLINK_WEBHOOK_ENDPOINT_CONCURRENCY,
+    DEFAULT_PER_ENDPOINT_CONCURRENCY,
+    problems,
+  );
+  if (webhookEndpointConcurrency < 1 || webhookEndpointConcurrency > 16)
+    problems.push(`PAYLINK_WEBHOOK_ENDPOINT_CONCURRENCY must be from 1 to 16 (a worker sends 16 at a time)`);
 
   const logLevel = (env.LOG_LEVEL ?? "info") as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) {
@@ -125,6 +139,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimits: { ...DEFAULT_RATE_LIMITS, apiPerMinute, checkoutFailures },
     trustProxy,
     webhookLogDays,
+    webhookEndpointConcurrency,
   };
 }
 

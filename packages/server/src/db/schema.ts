@@ -156,6 +156,14 @@ export interface WebhookAttemptsTable {
   error: string | null;
 }
 
+/** The circuit breaker of one endpoint (migration 0011). */
+export interface WebhookEndpointHealthTable {
+  endpoint_id: string;
+  consecutive_failures: Generated<number>;
+  open_until: NullableTimestamp;
+  opened_at: NullableTimestamp;
+}
+
 export interface SchemaMigrationsTable {
   name: string;
   applied_at: Timestamp;
@@ -173,6 +181,7 @@ export interface DB {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  webhook_endpoint_health: WebhookEndpointHealthTable;
   schema_migrations: SchemaMigrationsTable;
   server_secrets: ServerSecretsTable;
 }
