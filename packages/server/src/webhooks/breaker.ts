@@ -8,8 +8,8 @@
 //            closes the breaker; no answer opens it again for twice as long, up to `maxCooldownMs`.
 // Only "no answer" counts: a receiver that answers, even with a 500, frees its slot at once and is
 // handled by each delivery's own retry schedule.
-import { sql, type Transaction } from "kysely";
-import type { DB } from "../db/schema.ts";
+import { sql } from "kysely";
+import type { Database } from "../db/connect.ts";
 
 export interface BreakerPolicy {
   /** Attempts in a row without an answer that open the breaker (default 5). */
@@ -32,13 +32,14 @@ export type BreakerChange =
   | { kind: "closed"; openForMs: number };
 
 /**
- * Updates the endpoint's breaker after an attempt, inside the transaction that records it. A
+ * Updates the endpoint's breaker after an attempt has been recorded; each branch is one statement,
+ * which locks the row while it reads and writes it. A
  * failure of a delivery sent while the breaker was already open (it was in flight when it opened)
  * changes nothing: only the probe's outcome may reopen it, so the cool-down is not stretched by
  * stragglers. Returns the change, if any, so the worker can log it.
  */
 export async function recordEndpointVerdict(
-  trx: Transaction<DB>,
+  db: Database,
   endpointId: string,
   verdict: EndpointVerdict,
   probe: boolean,
@@ -55,7 +56,7 @@ export async function recordEndpointVerdict(
       FROM before
       WHERE h.endpoint_id = before.endpoint_id AND (h.consecutive_failures > 0 OR h.open_until IS NOT NULL)
       RETURNING (extract(epoch FROM now() - before.opened_at) * 1000)::float8 AS open_for_ms
-    `.execute(trx);
+    `.execute(db);
     const openForMs = rows[0]?.open_for_ms;
     return openForMs === null || openForMs === undefined ? undefined : { kind: "closed", openForMs: Math.round(openForMs) };
   }
@@ -82,7 +83,7 @@ export async function recordEndpointVerdict(
     WHERE h.endpoint_id = next.endpoint_id
     RETURNING next.failures AS failures, next.open_until IS NOT NULL AS was_open, h.open_until IS NOT NULL AS is_open,
               next.cooldown_ms AS cooldown_ms
-  `.execute(trx);
+  `.execute(db);
   const row = rows[0];
   if (!row?.is_open) return undefined;
   const change = { failures: row.failures, cooldownMs: Math.round(row.cooldown_ms) };

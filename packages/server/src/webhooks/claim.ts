@@ -1,6 +1,6 @@
 // Claiming due deliveries, fairly between endpoints (docs/webhooks.md#fairness-between-endpoints).
-// One short transaction of three statements:
-//   1. list the endpoints with pending work (and give each its breaker row, once);
+// A statement, then one short transaction of two:
+//   1. list the endpoints with due work that may send now (and give each its breaker row, once);
 //   2. lock the breaker rows of those that may send now (enabled, breaker closed or ready for a
 //      probe), SKIP LOCKED: two workers never claim for one endpoint at the same moment;
 //   3. with a fresh snapshot (READ COMMITTED: taken after the locks, so every earlier claim is
@@ -29,11 +29,11 @@ export async function claimDueDeliveries(
 ): Promise<ClaimedDelivery[]> {
   if (limit <= 0) return [];
   const leaseToken = randomUUID();
-  const rows = await db.transaction().execute(async (trx) => {
-    // Endpoints with pending rows, one index probe each (a "loose index scan" of
-    // webhook_deliveries_pending_by_endpoint): the cost follows the number of endpoints with
-    // work, not the backlog of an endpoint that is being held back.
-    const pending = await sql<{ endpoint_id: string }>`
+  // Endpoints with pending rows, one index probe each (a "loose index scan" of
+  // webhook_deliveries_pending_by_endpoint): the cost follows the number of endpoints with work,
+  // not the backlog of an endpoint that is being held back. Outside the transaction, so that an
+  // idle poll is one statement.
+  const pending = await sql<{ endpoint_id: string }>`
       WITH RECURSIVE walk(endpoint_id) AS (
         (SELECT endpoint_id FROM webhook_deliveries WHERE state = 'pending' ORDER BY endpoint_id LIMIT 1)
         UNION ALL
@@ -46,10 +46,20 @@ export async function claimDueDeliveries(
         SELECT endpoint_id FROM walk WHERE endpoint_id IS NOT NULL
         ON CONFLICT (endpoint_id) DO NOTHING
       )
-      SELECT endpoint_id FROM walk WHERE endpoint_id IS NOT NULL
-    `.execute(trx);
-    if (pending.rows.length === 0) return [];
+      -- Only those that may send now, so an idle poll or a held backlog ends here. A row just
+      -- added is not visible yet (same statement): no row means a new endpoint, which may send.
+      SELECT walk.endpoint_id
+      FROM walk
+      JOIN webhook_endpoints e ON e.id = walk.endpoint_id AND e.enabled
+      LEFT JOIN webhook_endpoint_health h ON h.endpoint_id = walk.endpoint_id
+      WHERE (h.open_until IS NULL OR h.open_until <= now())
+        AND EXISTS (SELECT 1 FROM webhook_deliveries d
+                    WHERE d.endpoint_id = walk.endpoint_id AND d.state = 'pending' AND d.next_attempt_at <= now()
+                      AND (d.lease_until IS NULL OR d.lease_until < now()))
+    `.execute(db);
+  if (pending.rows.length === 0) return [];
 
+  const rows = await db.transaction().execute(async (trx) => {
     const ready = await sql<{ endpoint_id: string }>`
       SELECT h.endpoint_id
       FROM webhook_endpoint_health h
@@ -68,12 +78,13 @@ export async function claimDueDeliveries(
                  - (SELECT count(*) FROM webhook_deliveries l
                     WHERE l.endpoint_id = h.endpoint_id AND l.lease_until IS NOT NULL
                       AND l.lease_until >= now() AND l.state = 'pending')::int AS free,
-               h.open_until IS NOT NULL AS probe
+               h.open_until IS NOT NULL AS probe,
+               h.open_until IS NULL AND h.consecutive_failures = 0 AS clean
         FROM webhook_endpoint_health h
         WHERE h.endpoint_id IN (${sql.join(ready.rows.map((row) => row.endpoint_id))})
       ),
       turns AS (
-        SELECT c.id, c.next_attempt_at, room.probe,
+        SELECT c.id, c.next_attempt_at, room.probe, room.clean,
                row_number() OVER (PARTITION BY room.endpoint_id ORDER BY c.next_attempt_at, c.id) AS turn, room.free
         FROM room
         CROSS JOIN LATERAL (
@@ -86,10 +97,10 @@ export async function claimDueDeliveries(
         WHERE room.free > 0
       ),
       chosen AS (
-        SELECT id, probe FROM turns WHERE turn <= free ORDER BY turn, next_attempt_at, id LIMIT ${limit}::int
+        SELECT id, probe, clean FROM turns WHERE turn <= free ORDER BY turn, next_attempt_at, id LIMIT ${limit}::int
       ),
       due AS (
-        SELECT d.id, chosen.probe FROM webhook_deliveries d JOIN chosen ON chosen.id = d.id
+        SELECT d.id, chosen.probe, chosen.clean FROM webhook_deliveries d JOIN chosen ON chosen.id = d.id
         WHERE d.state = 'pending' AND (d.lease_until IS NULL OR d.lease_until < now())
         FOR UPDATE OF d SKIP LOCKED
       )
@@ -99,7 +110,7 @@ export async function claimDueDeliveries(
       FROM due, webhook_endpoints AS e
       WHERE w.id = due.id AND e.id = w.endpoint_id
       RETURNING w.id, w.merchant_id, w.endpoint_id, w.event_type, w.payload, w.attempt_count, e.url, e.api_key, e.hmac_key,
-                due.probe
+                due.probe, due.clean
     `.execute(trx);
     return result.rows;
   });
@@ -115,6 +126,7 @@ export async function claimDueDeliveries(
     encryptedApiKey: row.api_key,
     encryptedHmacKey: row.hmac_key,
     probe: row.probe,
+    breakerClean: row.clean,
   }));
 }
 
@@ -129,4 +141,5 @@ interface ClaimedRow {
   api_key: string;
   hmac_key: string;
   probe: boolean;
+  clean: boolean;
 }

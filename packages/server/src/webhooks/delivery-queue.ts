@@ -20,6 +20,8 @@ export interface ClaimedDelivery {
   encryptedHmacKey: string;
   /** Sent as the probe of an endpoint whose breaker is open (breaker.ts). */
   probe: boolean;
+  /** The endpoint's breaker was closed with no failure counted when this was claimed. */
+  breakerClean: boolean;
 }
 
 export interface AttemptRecord {
@@ -39,54 +41,59 @@ export interface RecordedAttempt {
   owned: boolean;
   /** The endpoint's breaker opened, stayed open after a probe, or closed. */
   breaker?: BreakerChange;
+  /** Updating the breaker failed (the attempt itself is recorded): it misses this one verdict. */
+  breakerError?: unknown;
 }
 
 /**
- * Logs the attempt, moves the delivery on and updates the endpoint's breaker, in one short
- * transaction. The state changes only while the lease token is still ours: a worker that stalled
- * past its lease (and whose delivery another worker took over) still logs what happened, and its
- * verdict on the endpoint still counts, but it no longer decides the delivery's state.
+ * Logs the attempt and moves the delivery on, in one statement (atomic without a transaction: one
+ * round trip per delivery, which matters when one endpoint's sends are claimed one by one under
+ * its cap), then updates the endpoint's breaker when the attempt says something new about it.
+ * The state changes only while the lease token is still ours: a worker that stalled past its lease
+ * (and whose delivery another worker took over) still logs what happened, and its verdict on the
+ * endpoint still counts, but it no longer decides the delivery's state.
  */
 export async function recordAttempt(
   db: Database,
-  claim: Pick<ClaimedDelivery, "id" | "leaseToken"> & Partial<Pick<ClaimedDelivery, "endpointId" | "probe">>,
+  claim: Pick<ClaimedDelivery, "id" | "leaseToken"> & Partial<Pick<ClaimedDelivery, "endpointId" | "probe" | "breakerClean">>,
   attempt: AttemptRecord,
   breaker: BreakerPolicy = DEFAULT_BREAKER_POLICY,
 ): Promise<RecordedAttempt> {
-  return db.transaction().execute(async (trx) => {
-    const next = attempt.next;
-    const update = await trx
-      .updateTable("webhook_deliveries")
-      .set({
-        attempt_count: sql`attempt_count + 1`,
-        last_status_code: attempt.statusCode,
-        lease_until: null,
-        lease_token: null,
-        ...(next.state === "delivered"
-          ? { state: "delivered", delivered_at: sql`now()` }
-          : next.state === "failed"
-            ? { state: "failed" }
-            : { state: "pending", next_attempt_at: sql`now() + ${next.retryDelayMs}::double precision * interval '1 millisecond'` }),
-      })
-      .where("id", "=", claim.id)
-      .where("lease_token", "=", claim.leaseToken)
-      .executeTakeFirst();
-    await trx
-      .insertInto("webhook_attempts")
-      .values({
-        delivery_id: claim.id,
-        attempted_at: attempt.attemptedAt,
-        status_code: attempt.statusCode,
-        latency_ms: attempt.latencyMs,
-        response_excerpt: attempt.responseExcerpt,
-        error: attempt.error,
-      })
-      .execute();
-    const change = claim.endpointId
-      ? await recordEndpointVerdict(trx, claim.endpointId, attempt.verdict, claim.probe ?? false, breaker)
-      : undefined;
-    return { owned: update.numUpdatedRows > 0n, ...(change ? { breaker: change } : {}) };
-  });
+  const next = attempt.next;
+  const nextState =
+    next.state === "delivered"
+      ? sql`state = 'delivered', delivered_at = now()`
+      : next.state === "failed"
+        ? sql`state = 'failed'`
+        : sql`state = 'pending', next_attempt_at = now() + ${next.retryDelayMs}::double precision * interval '1 millisecond'`;
+  const { rows } = await sql<{ owned: number }>`
+    WITH updated AS (
+      UPDATE webhook_deliveries
+      SET attempt_count = attempt_count + 1, last_status_code = ${attempt.statusCode},
+          lease_until = NULL, lease_token = NULL, ${nextState}
+      WHERE id = ${claim.id} AND lease_token = ${claim.leaseToken}
+      RETURNING id
+    ),
+    logged AS (
+      INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, response_excerpt, error)
+      VALUES (${claim.id}, ${attempt.attemptedAt}, ${attempt.statusCode}, ${attempt.latencyMs}, ${attempt.responseExcerpt}, ${attempt.error})
+    )
+    SELECT count(*)::int AS owned FROM updated
+  `.execute(db);
+  // An answer from an endpoint that had nothing counted when claimed leaves its breaker as it
+  // is, saving a statement per delivery. The cost: a failure recorded by another send meanwhile
+  // is not reset by this answer, only by the next one; the count can run at most the sends in
+  // flight (4) ahead of "in a row", and a probe closes a breaker opened that way.
+  const owned = Number(rows[0]?.owned ?? 0) > 0;
+  const unchanged = attempt.verdict === "answered" && claim.breakerClean;
+  if (!claim.endpointId || unchanged) return { owned };
+  // Not thrown: the attempt is recorded, and recording it again would log it twice.
+  try {
+    const change = await recordEndpointVerdict(db, claim.endpointId, attempt.verdict, claim.probe ?? false, breaker);
+    return { owned, ...(change ? { breaker: change } : {}) };
+  } catch (error) {
+    return { owned, breakerError: error };
+  }
 }
 
 /** Gives a claimed delivery back untouched (worker shutdown), so another worker may send it at once. */

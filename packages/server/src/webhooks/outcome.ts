@@ -39,6 +39,8 @@ export async function recordOutcome(
     logger.info({ ...fields, error: record.error, retryInMs: next.retryDelayMs }, "webhook attempt failed; will retry");
   else logger.warn({ ...fields, error: record.error }, "webhook failed: every retry was used");
   if (recorded.breaker) logBreakerChange(logger, delivery, recorded.breaker, record.error);
+  if (recorded.breakerError)
+    logger.warn({ err: recorded.breakerError, webhookId: delivery.endpointId }, "updating a webhook endpoint's circuit breaker failed");
 }
 
 function logBreakerChange(logger: WorkerLogger, delivery: ClaimedDelivery, change: BreakerChange, error: string | null): void {

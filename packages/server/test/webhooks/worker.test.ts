@@ -310,7 +310,9 @@ for (const backend of testBackends()) {
       const b = worker({ concurrency: 4 });
       a.wake();
       b.wake();
-      await hook.waitFor(120, 20_000);
+      // Against hangs only: one endpoint's deliveries go 4 at a time under the per-endpoint cap
+      // (D-121), claimed as slots free up, which takes 8–28 s on a loaded machine on PGlite.
+      await hook.waitFor(120, 60_000);
       await waitUntil(
         async () => {
           const rows = await database.db.selectFrom("webhook_deliveries").select("state").where("id", "in", ids).execute();

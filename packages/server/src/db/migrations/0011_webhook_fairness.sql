@@ -15,6 +15,6 @@ CREATE TABLE webhook_endpoint_health (
 
 -- The claim visits endpoints with pending work and takes each one's oldest due deliveries: an index
 -- walk per endpoint, so the backlog of one endpoint held by its breaker is never scanned.
-CREATE INDEX webhook_deliveries_pending_by_endpoint ON webhook_deliveries (endpoint_id, next_attempt_at) WHERE state = 'pending';
+CREATE INDEX webhook_deliveries_pending_by_endpoint ON webhook_deliveries (endpoint_id, next_attempt_at, id) WHERE state = 'pending';
 -- Sends in flight per endpoint are counted from live leases; this keeps that count to the few leased rows.
 CREATE INDEX webhook_deliveries_leased ON webhook_deliveries (endpoint_id) WHERE lease_until IS NOT NULL;
