@@ -2,6 +2,7 @@
 // every bad variable is reported at once, so an operator fixes them in one go.
 import { resolve } from "node:path";
 import { DEFAULT_RATE_LIMITS, type RateLimits } from "./http/rate-limit.ts";
+import { DEFAULT_PER_ENDPOINT_CONCURRENCY } from "./webhooks/claim.ts";
 
 export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
 
@@ -41,6 +42,11 @@ export interface Config {
   shutdownGraceSeconds: number;
   /** PAYLINK_METRICS_TOKEN: bearer token for GET /metrics; unset, only local unproxied clients may read it. */
   metricsToken: string | undefined;
+  /**
+   * PAYLINK_WEBHOOK_ENDPOINT_CONCURRENCY: webhook sends in flight per endpoint, over every instance
+   * (default 4), so one merchant's slow or silent receiver cannot take every sending slot.
+   */
+  webhookEndpointConcurrency: number;
 }
 
 export class ConfigError extends Error {
@@ -109,6 +115,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const trustProxy = parseTrustProxy(env.PAYLINK_TRUST_PROXY, problems);
   const webhookLogDays = parseCount("PAYLINK_WEBHOOK_LOG_DAYS", env.PAYLINK_WEBHOOK_LOG_DAYS, 90, problems);
   if (webhookLogDays < 1) problems.push(`PAYLINK_WEBHOOK_LOG_DAYS must be at least 1 (days of delivery log to keep)`);
+  const webhookEndpointConcurrency = parseCount(
+    "PAYLINK_WEBHOOK_ENDPOINT_CONCURRENCY",
+    env.PAYLINK_WEBHOOK_ENDPOINT_CONCURRENCY,
+    DEFAULT_PER_ENDPOINT_CONCURRENCY,
+    problems,
+  );
+  if (webhookEndpointConcurrency < 1 || webhookEndpointConcurrency > 16)
+    problems.push(`PAYLINK_WEBHOOK_ENDPOINT_CONCURRENCY must be from 1 to 16 (a worker sends 16 at a time)`);
 
   const shutdownGraceSeconds = parseCount("PAYLINK_SHUTDOWN_GRACE_SECONDS", env.PAYLINK_SHUTDOWN_GRACE_SECONDS, 10, problems);
   if (shutdownGraceSeconds < 1 || shutdownGraceSeconds > 3600)
@@ -141,6 +155,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookLogDays,
     shutdownGraceSeconds,
     metricsToken,
+    webhookEndpointConcurrency,
   };
 }
 

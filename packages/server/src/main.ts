@@ -97,6 +97,7 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
       db: database.db,
       keyring: secrets.keyring,
       allowPrivate: config.webhookAllowPrivate,
+      perEndpointConcurrency: config.webhookEndpointConcurrency,
       logger: logger.child({ component: "webhooks" }),
     });
   }

@@ -17,6 +17,13 @@ test("defaults follow README.md#configuration", () => {
   assert.equal(config.adminToken, undefined);
   assert.equal(config.webhookAllowPrivate, false);
   assert.equal(config.logLevel, "info");
+  assert.equal(config.webhookEndpointConcurrency, 4);
+});
+
+test("PAYLINK_WEBHOOK_ENDPOINT_CONCURRENCY is a whole number from 1 to 16", () => {
+  assert.equal(loadConfig({ PAYLINK_WEBHOOK_ENDPOINT_CONCURRENCY: "8" }).webhookEndpointConcurrency, 8);
+  for (const value of ["0", "17", "two", "-1"])
+    assert.throws(() => loadConfig({ PAYLINK_WEBHOOK_ENDPOINT_CONCURRENCY: value }), /PAYLINK_WEBHOOK_ENDPOINT_CONCURRENCY/, value);
 });
 
 test("every bad variable is reported at once, each with its name and value", () => {

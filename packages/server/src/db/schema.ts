@@ -162,6 +162,14 @@ export interface CheckoutAttemptsTable {
   window_ends_at: Timestamp;
 }
 
+/** The circuit breaker of one endpoint (migration 0011). */
+export interface WebhookEndpointHealthTable {
+  endpoint_id: string;
+  consecutive_failures: Generated<number>;
+  open_until: NullableTimestamp;
+  opened_at: NullableTimestamp;
+}
+
 export interface SchemaMigrationsTable {
   name: string;
   applied_at: Timestamp;
@@ -179,6 +187,7 @@ export interface DB {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  webhook_endpoint_health: WebhookEndpointHealthTable;
   schema_migrations: SchemaMigrationsTable;
   server_secrets: ServerSecretsTable;
   disabled_tokens: DisabledTokensTable;

@@ -52,14 +52,23 @@ function databaseUpLines(up: 0 | 1): string[] {
   ];
 }
 
-/** Pending and failed deliveries, and how late the most overdue pending one is (a stalled worker). */
+/**
+ * Pending and failed deliveries, how late the most overdue pending one is (a stalled worker), and
+ * the circuit breakers: endpoints held back and the deliveries waiting for them. Deliveries held by
+ * an open breaker are left out of the overdue age: they wait on purpose, and counting them would
+ * make "nothing is sending" fire whenever one merchant's receiver is down.
+ */
 async function webhookQueueLines(db: Database): Promise<string[]> {
-  const { rows } = await sql<{ pending: string; failed: string; overdue_seconds: number | null }>`
+  const { rows } = await sql<{ pending: string; failed: string; overdue_seconds: number | null; breakers_open: string; held: string }>`
     SELECT
       (SELECT count(*) FROM webhook_deliveries WHERE state = 'pending') AS pending,
       (SELECT count(*) FROM webhook_deliveries WHERE state = 'failed') AS failed,
-      (SELECT extract(epoch FROM now() - min(next_attempt_at))::float8
-         FROM webhook_deliveries WHERE state = 'pending' AND next_attempt_at <= now()) AS overdue_seconds
+      (SELECT extract(epoch FROM now() - min(d.next_attempt_at))::float8
+         FROM webhook_deliveries d LEFT JOIN webhook_endpoint_health h ON h.endpoint_id = d.endpoint_id
+         WHERE d.state = 'pending' AND d.next_attempt_at <= now() AND h.open_until IS NULL) AS overdue_seconds,
+      (SELECT count(*) FROM webhook_endpoint_health WHERE open_until IS NOT NULL) AS breakers_open,
+      (SELECT count(*) FROM webhook_deliveries d JOIN webhook_endpoint_health h ON h.endpoint_id = d.endpoint_id
+         WHERE d.state = 'pending' AND h.open_until IS NOT NULL) AS held
   `.execute(db);
   const row = rows[0]!;
   return [
@@ -69,8 +78,14 @@ async function webhookQueueLines(db: Database): Promise<string[]> {
     "# HELP paylink_webhook_deliveries_failed Webhook deliveries that used up their retries and wait for a resend.",
     "# TYPE paylink_webhook_deliveries_failed gauge",
     `paylink_webhook_deliveries_failed ${Number(row.failed)}`,
-    "# HELP paylink_webhook_oldest_due_seconds How long the most overdue pending delivery has been due (0 when none is); growth means no worker is sending.",
+    "# HELP paylink_webhook_oldest_due_seconds How long the most overdue pending delivery has been due (0 when none is), leaving out those held by an open circuit breaker; growth means no worker is sending.",
     "# TYPE paylink_webhook_oldest_due_seconds gauge",
     `paylink_webhook_oldest_due_seconds ${Math.max(0, row.overdue_seconds ?? 0).toFixed(1)}`,
+    "# HELP paylink_webhook_breakers_open Webhook endpoints whose circuit breaker is open: they stopped answering and only a probe is sent now and then.",
+    "# TYPE paylink_webhook_breakers_open gauge",
+    `paylink_webhook_breakers_open ${Number(row.breakers_open)}`,
+    "# HELP paylink_webhook_deliveries_held Pending webhook deliveries waiting for an endpoint whose circuit breaker is open (included in pending).",
+    "# TYPE paylink_webhook_deliveries_held gauge",
+    `paylink_webhook_deliveries_held ${Number(row.held)}`,
   ];
 }

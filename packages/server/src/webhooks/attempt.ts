@@ -12,6 +12,7 @@ export interface AttemptContext {
   keyring: SecretKeyring;
   allowPrivate: boolean;
   timeoutMs: number;
+  connectTimeoutMs: number;
   retry: RetryPolicy;
   resolver: Resolver | undefined;
   /** Aborted at shutdown: the send stops and the delivery goes back to the queue unrecorded. */
@@ -41,6 +42,7 @@ export async function attemptDelivery(delivery: ClaimedDelivery, context: Attemp
     result = await sendWebhook(delivery.url, request, {
       allowPrivate: context.allowPrivate,
       timeoutMs: context.timeoutMs,
+      connectTimeoutMs: context.connectTimeoutMs,
       signal: context.shutdown,
       ...(context.resolver ? { resolver: context.resolver } : {}),
     });
@@ -59,5 +61,7 @@ export async function attemptDelivery(delivery: ClaimedDelivery, context: Attemp
     next = retryDelayMs === undefined ? { state: "failed" } : { state: "retry", retryDelayMs };
   }
   const { statusCode, latencyMs, responseExcerpt, error } = result;
-  return { attemptNumber, record: { attemptedAt, statusCode, latencyMs, responseExcerpt, error, next } };
+  // Any status is an answer: the receiver is there. Only silence counts against its breaker.
+  const verdict = statusCode !== null ? "answered" : result.unreachable ? "no-answer" : undefined;
+  return { attemptNumber, record: { attemptedAt, statusCode, latencyMs, responseExcerpt, error, next, verdict } };
 }

@@ -1,8 +1,8 @@
 // The delivery queue (webhook_deliveries), as the workers see it: claim due messages under a
-// lease, record an attempt's outcome with the next state, or hand a lease back.
-import { randomUUID } from "node:crypto";
+// lease (claim.ts), record an attempt's outcome with the next state, or hand a lease back.
 import { sql } from "kysely";
 import type { Database } from "../db/connect.ts";
+import { type BreakerChange, type BreakerPolicy, DEFAULT_BREAKER_POLICY, type EndpointVerdict, recordEndpointVerdict } from "./breaker.ts";
 import type { UnsignedPaymentMessage, WebhookEventType } from "./outbox.ts";
 
 /** A delivery a worker has leased: everything needed to send it, secrets still encrypted. */
@@ -18,58 +18,10 @@ export interface ClaimedDelivery {
   url: string;
   encryptedApiKey: string;
   encryptedHmacKey: string;
-}
-
-/**
- * Leases up to `limit` due deliveries of enabled endpoints for `leaseMs`. Rows another worker is
- * claiming right now are skipped (SKIP LOCKED), and rows under a live lease are not due, so two
- * workers never hold one delivery at once; a lease that ran out (its worker died) makes the row
- * due again. The next due time and the lease use the database clock, shared by all instances.
- */
-export async function claimDueDeliveries(db: Database, limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-  const leaseToken = randomUUID();
-  const { rows } = await sql<{
-    id: string;
-    merchant_id: string;
-    endpoint_id: string;
-    event_type: string;
-    payload: UnsignedPaymentMessage;
-    attempt_count: number;
-    url: string;
-    api_key: string;
-    hmac_key: string;
-  }>`
-    WITH due AS (
-      SELECT d.id
-      FROM webhook_deliveries d
-      JOIN webhook_endpoints e ON e.id = d.endpoint_id
-      WHERE d.state = 'pending'
-        AND d.next_attempt_at <= now()
-        AND (d.lease_until IS NULL OR d.lease_until < now())
-        AND e.enabled
-      ORDER BY d.next_attempt_at
-      LIMIT ${limit}
-      FOR UPDATE OF d SKIP LOCKED
-    )
-    UPDATE webhook_deliveries AS w
-    SET lease_until = now() + ${leaseMs}::double precision * interval '1 millisecond',
-        lease_token = ${leaseToken}
-    FROM due, webhook_endpoints AS e
-    WHERE w.id = due.id AND e.id = w.endpoint_id
-    RETURNING w.id, w.merchant_id, w.endpoint_id, w.event_type, w.payload, w.attempt_count, e.url, e.api_key, e.hmac_key
-  `.execute(db);
-  return rows.map((row) => ({
-    id: row.id,
-    merchantId: row.merchant_id,
-    endpointId: row.endpoint_id,
-    eventType: row.event_type as WebhookEventType,
-    payload: row.payload,
-    attemptCount: row.attempt_count,
-    leaseToken,
-    url: row.url,
-    encryptedApiKey: row.api_key,
-    encryptedHmacKey: row.hmac_key,
-  }));
+  /** Sent as the probe of an endpoint whose breaker is open (breaker.ts). */
+  probe: boolean;
+  /** The endpoint's breaker was closed with no failure counted when this was claimed. */
+  breakerClean: boolean;
 }
 
 export interface AttemptRecord {
@@ -80,50 +32,68 @@ export interface AttemptRecord {
   error: string | null;
   /** delivered: a 2xx; retry: pending again after `retryDelayMs`; failed: the schedule is exhausted. */
   next: { state: "delivered" } | { state: "retry"; retryDelayMs: number } | { state: "failed" };
+  /** What the attempt says about the endpoint, for its circuit breaker (undefined: nothing). */
+  verdict?: EndpointVerdict;
+}
+
+export interface RecordedAttempt {
+  /** The state was changed: the lease was still ours. */
+  owned: boolean;
+  /** The endpoint's breaker opened, stayed open after a probe, or closed. */
+  breaker?: BreakerChange;
+  /** Updating the breaker failed (the attempt itself is recorded): it misses this one verdict. */
+  breakerError?: unknown;
 }
 
 /**
- * Logs the attempt and moves the delivery on, in one short transaction. The state changes only
- * while the lease token is still ours: a worker that stalled past its lease (and whose delivery
- * another worker took over) still logs what happened, but no longer decides the state.
- * Returns whether the state was changed.
+ * Logs the attempt and moves the delivery on, in one statement (atomic without a transaction: one
+ * round trip per delivery, which matters when one endpoint's sends are claimed one by one under
+ * its cap), then updates the endpoint's breaker when the attempt says something new about it.
+ * The state changes only while the lease token is still ours: a worker that stalled past its lease
+ * (and whose delivery another worker took over) still logs what happened, and its verdict on the
+ * endpoint still counts, but it no longer decides the delivery's state.
  */
 export async function recordAttempt(
   db: Database,
-  claim: Pick<ClaimedDelivery, "id" | "leaseToken">,
+  claim: Pick<ClaimedDelivery, "id" | "leaseToken"> & Partial<Pick<ClaimedDelivery, "endpointId" | "probe" | "breakerClean">>,
   attempt: AttemptRecord,
-): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
-    const next = attempt.next;
-    const update = await trx
-      .updateTable("webhook_deliveries")
-      .set({
-        attempt_count: sql`attempt_count + 1`,
-        last_status_code: attempt.statusCode,
-        lease_until: null,
-        lease_token: null,
-        ...(next.state === "delivered"
-          ? { state: "delivered", delivered_at: sql`now()` }
-          : next.state === "failed"
-            ? { state: "failed" }
-            : { state: "pending", next_attempt_at: sql`now() + ${next.retryDelayMs}::double precision * interval '1 millisecond'` }),
-      })
-      .where("id", "=", claim.id)
-      .where("lease_token", "=", claim.leaseToken)
-      .executeTakeFirst();
-    await trx
-      .insertInto("webhook_attempts")
-      .values({
-        delivery_id: claim.id,
-        attempted_at: attempt.attemptedAt,
-        status_code: attempt.statusCode,
-        latency_ms: attempt.latencyMs,
-        response_excerpt: attempt.responseExcerpt,
-        error: attempt.error,
-      })
-      .execute();
-    return update.numUpdatedRows > 0n;
-  });
+  breaker: BreakerPolicy = DEFAULT_BREAKER_POLICY,
+): Promise<RecordedAttempt> {
+  const next = attempt.next;
+  const nextState =
+    next.state === "delivered"
+      ? sql`state = 'delivered', delivered_at = now()`
+      : next.state === "failed"
+        ? sql`state = 'failed'`
+        : sql`state = 'pending', next_attempt_at = now() + ${next.retryDelayMs}::double precision * interval '1 millisecond'`;
+  const { rows } = await sql<{ owned: number }>`
+    WITH updated AS (
+      UPDATE webhook_deliveries
+      SET attempt_count = attempt_count + 1, last_status_code = ${attempt.statusCode},
+          lease_until = NULL, lease_token = NULL, ${nextState}
+      WHERE id = ${claim.id} AND lease_token = ${claim.leaseToken}
+      RETURNING id
+    ),
+    logged AS (
+      INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, response_excerpt, error)
+      VALUES (${claim.id}, ${attempt.attemptedAt}, ${attempt.statusCode}, ${attempt.latencyMs}, ${attempt.responseExcerpt}, ${attempt.error})
+    )
+    SELECT count(*)::int AS owned FROM updated
+  `.execute(db);
+  // An answer from an endpoint that had nothing counted when claimed leaves its breaker as it
+  // is, saving a statement per delivery. The cost: a failure recorded by another send meanwhile
+  // is not reset by this answer, only by the next one; the count can run at most the sends in
+  // flight (4) ahead of "in a row", and a probe closes a breaker opened that way.
+  const owned = Number(rows[0]?.owned ?? 0) > 0;
+  const unchanged = attempt.verdict === "answered" && claim.breakerClean;
+  if (!claim.endpointId || unchanged) return { owned };
+  // Not thrown: the attempt is recorded, and recording it again would log it twice.
+  try {
+    const change = await recordEndpointVerdict(db, claim.endpointId, attempt.verdict, claim.probe ?? false, breaker);
+    return { owned, ...(change ? { breaker: change } : {}) };
+  } catch (error) {
+    return { owned, breakerError: error };
+  }
 }
 
 /** Gives a claimed delivery back untouched (worker shutdown), so another worker may send it at once. */

@@ -24,7 +24,13 @@ export async function runWorker(): Promise<number> {
     await database.close();
     throw error;
   }
-  const worker = startWebhookWorker({ db: database.db, keyring, allowPrivate: config.webhookAllowPrivate, logger });
+  const worker = startWebhookWorker({
+    db: database.db,
+    keyring,
+    allowPrivate: config.webhookAllowPrivate,
+    perEndpointConcurrency: config.webhookEndpointConcurrency,
+    logger,
+  });
   logger.info("Paylink webhook worker running");
   await new Promise<void>((resolve) => {
     process.once("SIGTERM", () => resolve());

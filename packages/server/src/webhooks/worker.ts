@@ -1,8 +1,10 @@
 // The webhook delivery worker (docs/webhooks.md). It runs inside `paylink serve` by default, or alone as
 // `paylink worker` on PostgreSQL; any number of them share one database:
-//   claim  — lease due deliveries (FOR UPDATE SKIP LOCKED + lease_until), one short statement;
-//   send   — outside any transaction, at most `concurrency` at a time, 10 s each;
-//   record — log the attempt and set the next state in one short transaction.
+//   claim  — lease due deliveries (FOR UPDATE SKIP LOCKED + lease_until), fairly between endpoints,
+//            at most `perEndpointConcurrency` in flight per endpoint over all workers, none for an
+//            endpoint whose circuit breaker is open (claim.ts, breaker.ts);
+//   send   — outside any transaction, at most `concurrency` at a time, 3 s to connect, 10 s in all;
+//   record — log the attempt and set the next state in one statement, then update the breaker.
 // A payment in this process wakes the loop at once (webhookSignal); otherwise it polls every
 // `idleIntervalMs`, which also picks up retries that fall due and other instances' work.
 import type { EventEmitter } from "node:events";
@@ -10,19 +12,15 @@ import type { Database } from "../db/connect.ts";
 import type { Resolver } from "../net/outbound-guard.ts";
 import type { SecretKeyring } from "../security/keyring.ts";
 import { attemptDelivery } from "./attempt.ts";
-import { type AttemptRecord, type ClaimedDelivery, claimDueDeliveries, recordAttempt, releaseLease } from "./delivery-queue.ts";
+import { type BreakerPolicy, DEFAULT_BREAKER_POLICY } from "./breaker.ts";
+import { claimDueDeliveries, DEFAULT_PER_ENDPOINT_CONCURRENCY } from "./claim.ts";
+import { type ClaimedDelivery, releaseLease } from "./delivery-queue.ts";
 import { webhookSignal } from "./outbox.ts";
+import { recordOutcome, silentLogger, type WorkerLogger } from "./outcome.ts";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./schedule.ts";
-import { DEFAULT_SEND_TIMEOUT_MS } from "./send.ts";
+import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_SEND_TIMEOUT_MS } from "./send.ts";
 
-export interface WorkerLogger {
-  debug(object: object, message: string): void;
-  info(object: object, message: string): void;
-  warn(object: object, message: string): void;
-  error(object: object, message: string): void;
-}
-
-const silentLogger: WorkerLogger = { debug() {}, info() {}, warn() {}, error() {} };
+export type { WorkerLogger } from "./outcome.ts";
 
 export interface WebhookWorkerOptions {
   db: Database;
@@ -32,12 +30,18 @@ export interface WebhookWorkerOptions {
   logger?: WorkerLogger;
   /** Sends in flight at most (default 16). */
   concurrency?: number;
+  /** Sends in flight per endpoint, counted over every worker on the database (default 4). */
+  perEndpointConcurrency?: number;
   /** Poll interval when nothing wakes the worker (default 1 s). */
   idleIntervalMs?: number;
   /** How long a claim holds a delivery; must exceed the send timeout (default 30 s). */
   leaseMs?: number;
   /** Per-attempt timeout (default 10 s). */
   timeoutMs?: number;
+  /** Time to connect, within `timeoutMs` (default 3 s). */
+  connectTimeoutMs?: number;
+  /** When an endpoint's circuit breaker opens and probes (tests shorten it). */
+  breaker?: Partial<BreakerPolicy>;
   /** The retry schedule; tests shorten it. */
   retry?: Partial<RetryPolicy>;
   resolver?: Resolver;
@@ -53,9 +57,12 @@ export class WebhookWorker {
   readonly #allowPrivate: boolean;
   readonly #logger: WorkerLogger;
   readonly #concurrency: number;
+  readonly #perEndpoint: number;
   readonly #idleIntervalMs: number;
   readonly #leaseMs: number;
   readonly #timeoutMs: number;
+  readonly #connectTimeoutMs: number;
+  readonly #breaker: BreakerPolicy;
   readonly #retry: RetryPolicy;
   readonly #resolver: Resolver | undefined;
   readonly #signal: EventEmitter;
@@ -77,8 +84,12 @@ export class WebhookWorker {
     this.#allowPrivate = options.allowPrivate;
     this.#logger = options.logger ?? silentLogger;
     this.#concurrency = options.concurrency ?? 16;
+    this.#perEndpoint = options.perEndpointConcurrency ?? DEFAULT_PER_ENDPOINT_CONCURRENCY;
+    if (!(this.#perEndpoint >= 1)) throw new RangeError("perEndpointConcurrency must be at least 1");
     this.#idleIntervalMs = options.idleIntervalMs ?? 1000;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
+    this.#connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    this.#breaker = { ...DEFAULT_BREAKER_POLICY, ...options.breaker };
     this.#leaseMs = options.leaseMs ?? 30_000;
     if (this.#leaseMs <= this.#timeoutMs) throw new RangeError("leaseMs must be longer than timeoutMs");
     this.#retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
@@ -159,7 +170,7 @@ export class WebhookWorker {
         this.#wakePending = false;
         let claimed: ClaimedDelivery[] = [];
         try {
-          claimed = await claimDueDeliveries(this.#db, free, this.#leaseMs);
+          claimed = await claimDueDeliveries(this.#db, free, this.#leaseMs, this.#perEndpoint);
           this.#claimFailures = 0;
         } catch (error) {
           // The database may be restarting: back off (up to 30 s) and keep going.
@@ -186,7 +197,9 @@ export class WebhookWorker {
       )
       .finally(() => {
         this.#inFlight.delete(task);
-        if (this.#backlog) this.#wake();
+        // Claim again at once: a free slot may be taken by more work, and an endpoint at its cap
+        // (which the claim left waiting) has one send fewer in flight now. Wakes coalesce.
+        this.#wake();
       });
     this.#inFlight.add(task);
   }
@@ -196,6 +209,7 @@ export class WebhookWorker {
       keyring: this.#keyring,
       allowPrivate: this.#allowPrivate,
       timeoutMs: this.#timeoutMs,
+      connectTimeoutMs: this.#connectTimeoutMs,
       retry: this.#retry,
       resolver: this.#resolver,
       shutdown: this.#shutdown.signal,
@@ -206,39 +220,7 @@ export class WebhookWorker {
       await releaseLease(this.#db, delivery).catch(() => {});
       return;
     }
-    const { record, attemptNumber } = outcome;
-    await this.#record(delivery, record);
-
-    const fields = {
-      deliveryId: delivery.id,
-      webhookId: delivery.endpointId,
-      attempt: attemptNumber,
-      statusCode: record.statusCode,
-      latencyMs: record.latencyMs,
-    };
-    const next = record.next;
-    if (next.state === "delivered") this.#logger.debug(fields, "webhook delivered");
-    else if (next.state === "retry")
-      this.#logger.info({ ...fields, error: record.error, retryInMs: next.retryDelayMs }, "webhook attempt failed; will retry");
-    else this.#logger.warn({ ...fields, error: record.error }, "webhook failed: every retry was used");
-  }
-
-  /** A few tries: losing the record would mean sending the message once more after the lease. */
-  async #record(delivery: ClaimedDelivery, record: AttemptRecord): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const owned = await recordAttempt(this.#db, delivery, record);
-        if (!owned)
-          this.#logger.warn(
-            { deliveryId: delivery.id },
-            "webhook lease had expired before the outcome was recorded; another worker owns it now",
-          );
-        return;
-      } catch (error) {
-        if (attempt >= 3) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
-      }
-    }
+    await recordOutcome(this.#db, delivery, outcome, this.#breaker, this.#logger);
   }
 }
 

@@ -4,6 +4,7 @@ import { after, describe, test } from "node:test";
 import { checkWebhookUrl, isPublicAddress, OutboundTargetRefused, vetOutboundHost } from "../../src/net/outbound-guard.ts";
 import { buildWebhookRequest } from "../../src/webhooks/message.ts";
 import { sendWebhook } from "../../src/webhooks/send.ts";
+import { startUnacceptingPort } from "./receivers.ts";
 import { type Receiver, sampleMessage, startReceiver } from "./support.ts";
 
 const secrets = { apiKey: "Bearer test", hmacKey: "ab".repeat(32) };
@@ -224,6 +225,27 @@ describe("sending one attempt", () => {
     shutdown.abort();
     const aborted = await sending;
     assert.equal(aborted.aborted, true);
+  });
+
+  test("a connection that never completes fails at the connect time-out, well before the answer's", async () => {
+    const blackhole = await startUnacceptingPort();
+    try {
+      const result = await sendWebhook(`http://127.0.0.1:${blackhole.port}/x`, request(), {
+        allowPrivate: true,
+        timeoutMs: 5000,
+        connectTimeoutMs: 200,
+      });
+      assert.equal(result.delivered, false);
+      assert.equal(result.error, "could not connect within 0.2 s");
+      assert.equal(result.unreachable, true, "counts against the endpoint's breaker");
+      assert.ok(result.latencyMs >= 190 && result.latencyMs < 2000, `latency ${result.latencyMs}`);
+    } finally {
+      await blackhole.close();
+    }
+    // A receiver that connects at once but answers slowly is not cut short by the connect time-out.
+    const slow = await receiver(() => ({ status: 200, delayMs: 400 }));
+    const answered = await sendWebhook(slow.url, request(), { allowPrivate: true, timeoutMs: 3000, connectTimeoutMs: 100 });
+    assert.equal(answered.delivered, true, answered.error ?? "");
   });
 
   test("only 2xx is delivered; redirects are not followed; the first 1 KB of the answer is kept", async () => {

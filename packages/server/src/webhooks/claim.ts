@@ -1,0 +1,145 @@
+// Claiming due deliveries, fairly between endpoints (docs/webhooks.md#fairness-between-endpoints).
+// A statement, then one short transaction of two:
+//   1. list the endpoints with due work that may send now (and give each its breaker row, once);
+//   2. lock the breaker rows of those that may send now (enabled, breaker closed or ready for a
+//      probe), SKIP LOCKED: two workers never claim for one endpoint at the same moment;
+//   3. with a fresh snapshot (READ COMMITTED: taken after the locks, so every earlier claim is
+//      seen), count each endpoint's live leases and lease at most `perEndpoint` minus that many
+//      of its oldest due deliveries — one probe for an endpoint whose breaker is past its
+//      cool-down — taking every endpoint's first delivery before any endpoint's second.
+import { randomUUID } from "node:crypto";
+import { sql } from "kysely";
+import type { Database } from "../db/connect.ts";
+import type { ClaimedDelivery } from "./delivery-queue.ts";
+import type { UnsignedPaymentMessage, WebhookEventType } from "./outbox.ts";
+
+/** Sends in flight per endpoint, across all workers and instances (default 4). */
+export const DEFAULT_PER_ENDPOINT_CONCURRENCY = 4;
+
+/**
+ * Leases up to `limit` due deliveries for `leaseMs`. Rows under a live lease are not due, so two
+ * workers never hold one delivery at once; a lease that ran out (its worker died) makes the row due
+ * again. Deadlines and leases use the database clock, shared by all instances.
+ */
+export async function claimDueDeliveries(
+  db: Database,
+  limit: number,
+  leaseMs: number,
+  perEndpoint: number = DEFAULT_PER_ENDPOINT_CONCURRENCY,
+): Promise<ClaimedDelivery[]> {
+  if (limit <= 0) return [];
+  const leaseToken = randomUUID();
+  // Endpoints with pending rows, one index probe each (a "loose index scan" of
+  // webhook_deliveries_pending_by_endpoint): the cost follows the number of endpoints with work,
+  // not the backlog of an endpoint that is being held back. Outside the transaction, so that an
+  // idle poll is one statement.
+  const pending = await sql<{ endpoint_id: string }>`
+      WITH RECURSIVE walk(endpoint_id) AS (
+        (SELECT endpoint_id FROM webhook_deliveries WHERE state = 'pending' ORDER BY endpoint_id LIMIT 1)
+        UNION ALL
+        SELECT (SELECT d.endpoint_id FROM webhook_deliveries d
+                WHERE d.state = 'pending' AND d.endpoint_id > walk.endpoint_id ORDER BY d.endpoint_id LIMIT 1)
+        FROM walk WHERE walk.endpoint_id IS NOT NULL
+      ),
+      added AS (
+        INSERT INTO webhook_endpoint_health (endpoint_id)
+        SELECT endpoint_id FROM walk WHERE endpoint_id IS NOT NULL
+        ON CONFLICT (endpoint_id) DO NOTHING
+      )
+      -- Only those that may send now, so an idle poll or a held backlog ends here. A row just
+      -- added is not visible yet (same statement): no row means a new endpoint, which may send.
+      SELECT walk.endpoint_id
+      FROM walk
+      JOIN webhook_endpoints e ON e.id = walk.endpoint_id AND e.enabled
+      LEFT JOIN webhook_endpoint_health h ON h.endpoint_id = walk.endpoint_id
+      WHERE (h.open_until IS NULL OR h.open_until <= now())
+        AND EXISTS (SELECT 1 FROM webhook_deliveries d
+                    WHERE d.endpoint_id = walk.endpoint_id AND d.state = 'pending' AND d.next_attempt_at <= now()
+                      AND (d.lease_until IS NULL OR d.lease_until < now()))
+    `.execute(db);
+  if (pending.rows.length === 0) return [];
+
+  const rows = await db.transaction().execute(async (trx) => {
+    const ready = await sql<{ endpoint_id: string }>`
+      SELECT h.endpoint_id
+      FROM webhook_endpoint_health h
+      JOIN webhook_endpoints e ON e.id = h.endpoint_id
+      WHERE h.endpoint_id IN (${sql.join(pending.rows.map((row) => row.endpoint_id))})
+        AND e.enabled
+        AND (h.open_until IS NULL OR h.open_until <= now())
+      FOR UPDATE OF h SKIP LOCKED
+    `.execute(trx);
+    if (ready.rows.length === 0) return [];
+
+    const result = await sql<ClaimedRow>`
+      WITH room AS (
+        SELECT h.endpoint_id,
+               (CASE WHEN h.open_until IS NULL THEN ${perEndpoint}::int ELSE 1 END)
+                 - (SELECT count(*) FROM webhook_deliveries l
+                    WHERE l.endpoint_id = h.endpoint_id AND l.lease_until IS NOT NULL
+                      AND l.lease_until >= now() AND l.state = 'pending')::int AS free,
+               h.open_until IS NOT NULL AS probe,
+               h.open_until IS NULL AND h.consecutive_failures = 0 AS clean
+        FROM webhook_endpoint_health h
+        WHERE h.endpoint_id IN (${sql.join(ready.rows.map((row) => row.endpoint_id))})
+      ),
+      turns AS (
+        SELECT c.id, c.next_attempt_at, room.probe, room.clean,
+               row_number() OVER (PARTITION BY room.endpoint_id ORDER BY c.next_attempt_at, c.id) AS turn, room.free
+        FROM room
+        CROSS JOIN LATERAL (
+          SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
+          WHERE d.endpoint_id = room.endpoint_id AND d.state = 'pending' AND d.next_attempt_at <= now()
+            AND (d.lease_until IS NULL OR d.lease_until < now())
+          ORDER BY d.next_attempt_at, d.id
+          LIMIT ${perEndpoint}::int
+        ) c
+        WHERE room.free > 0
+      ),
+      chosen AS (
+        SELECT id, probe, clean FROM turns WHERE turn <= free ORDER BY turn, next_attempt_at, id LIMIT ${limit}::int
+      ),
+      due AS (
+        SELECT d.id, chosen.probe, chosen.clean FROM webhook_deliveries d JOIN chosen ON chosen.id = d.id
+        WHERE d.state = 'pending' AND (d.lease_until IS NULL OR d.lease_until < now())
+        FOR UPDATE OF d SKIP LOCKED
+      )
+      UPDATE webhook_deliveries AS w
+      SET lease_until = now() + ${leaseMs}::double precision * interval '1 millisecond',
+          lease_token = ${leaseToken}
+      FROM due, webhook_endpoints AS e
+      WHERE w.id = due.id AND e.id = w.endpoint_id
+      RETURNING w.id, w.merchant_id, w.endpoint_id, w.event_type, w.payload, w.attempt_count, e.url, e.api_key, e.hmac_key,
+                due.probe, due.clean
+    `.execute(trx);
+    return result.rows;
+  });
+  return rows.map((row) => ({
+    id: row.id,
+    merchantId: row.merchant_id,
+    endpointId: row.endpoint_id,
+    eventType: row.event_type as WebhookEventType,
+    payload: row.payload,
+    attemptCount: row.attempt_count,
+    leaseToken,
+    url: row.url,
+    encryptedApiKey: row.api_key,
+    encryptedHmacKey: row.hmac_key,
+    probe: row.probe,
+    breakerClean: row.clean,
+  }));
+}
+
+interface ClaimedRow {
+  id: string;
+  merchant_id: string;
+  endpoint_id: string;
+  event_type: string;
+  payload: UnsignedPaymentMessage;
+  attempt_count: number;
+  url: string;
+  api_key: string;
+  hmac_key: string;
+  probe: boolean;
+  clean: boolean;
+}

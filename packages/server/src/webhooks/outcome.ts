@@ -1,0 +1,80 @@
+// Recording one attempt's outcome for the worker, and the log lines an operator reads: the attempt
+// (debug when delivered, info when retried, warn when failed for good) and the endpoint's circuit
+// breaker opening, staying open after a probe, and closing (docs/operations.md).
+import type { Database } from "../db/connect.ts";
+import type { BreakerChange, BreakerPolicy } from "./breaker.ts";
+import { type AttemptRecord, type ClaimedDelivery, type RecordedAttempt, recordAttempt } from "./delivery-queue.ts";
+
+export interface WorkerLogger {
+  debug(object: object, message: string): void;
+  info(object: object, message: string): void;
+  warn(object: object, message: string): void;
+  error(object: object, message: string): void;
+}
+
+export const silentLogger: WorkerLogger = { debug() {}, info() {}, warn() {}, error() {} };
+
+export async function recordOutcome(
+  db: Database,
+  delivery: ClaimedDelivery,
+  outcome: { record: AttemptRecord; attemptNumber: number },
+  breaker: BreakerPolicy,
+  logger: WorkerLogger,
+): Promise<void> {
+  const { record, attemptNumber } = outcome;
+  const recorded = await recordWithRetries(db, delivery, record, breaker);
+  if (!recorded.owned)
+    logger.warn({ deliveryId: delivery.id }, "webhook lease had expired before the outcome was recorded; another worker owns it now");
+
+  const fields = {
+    deliveryId: delivery.id,
+    webhookId: delivery.endpointId,
+    attempt: attemptNumber,
+    statusCode: record.statusCode,
+    latencyMs: record.latencyMs,
+  };
+  const next = record.next;
+  if (next.state === "delivered") logger.debug(fields, "webhook delivered");
+  else if (next.state === "retry")
+    logger.info({ ...fields, error: record.error, retryInMs: next.retryDelayMs }, "webhook attempt failed; will retry");
+  else logger.warn({ ...fields, error: record.error }, "webhook failed: every retry was used");
+  if (recorded.breaker) logBreakerChange(logger, delivery, recorded.breaker, record.error);
+  if (recorded.breakerError)
+    logger.warn({ err: recorded.breakerError, webhookId: delivery.endpointId }, "updating a webhook endpoint's circuit breaker failed");
+}
+
+function logBreakerChange(logger: WorkerLogger, delivery: ClaimedDelivery, change: BreakerChange, error: string | null): void {
+  const endpoint = { webhookId: delivery.endpointId, merchantId: delivery.merchantId };
+  if (change.kind === "opened")
+    logger.warn(
+      { ...endpoint, failures: change.failures, error, probeInMs: change.cooldownMs },
+      "webhook endpoint not answering: circuit breaker opened; its deliveries wait (pending) until a probe gets an answer",
+    );
+  else if (change.kind === "probe-failed")
+    logger.info(
+      { ...endpoint, failures: change.failures, error, probeInMs: change.cooldownMs },
+      "webhook endpoint still not answering: circuit breaker stays open",
+    );
+  else
+    logger.info(
+      { ...endpoint, openForMs: change.openForMs },
+      "webhook endpoint answers again: circuit breaker closed; its waiting deliveries are being sent",
+    );
+}
+
+/** A few tries: losing the record would mean sending the message once more after the lease. */
+async function recordWithRetries(
+  db: Database,
+  delivery: ClaimedDelivery,
+  record: AttemptRecord,
+  breaker: BreakerPolicy,
+): Promise<RecordedAttempt> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await recordAttempt(db, delivery, record, breaker);
+    } catch (error) {
+      if (attempt >= 3) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+    }
+  }
+}
