@@ -1,0 +1,89 @@
+// The processes a bench run starts: Paylink (a real `paylink serve`, the way tests start it) with a
+// merchant, terminal and API key made through the admin API, and the baseline servers. Each
+// process's peak RSS is read from /proc before it stops.
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { freePort, type ServerProcess, startServerProcess } from "../test/support/process.ts";
+
+export const ADMIN_TOKEN = "bench-admin-token-0123456789";
+
+export interface Paylink {
+  server: ServerProcess;
+  baseUrl: string;
+  merchantId: string;
+  apiKey: string;
+  terminalIdentifier: string;
+  admin(path: string, body: unknown): Promise<any>;
+}
+
+/** Peak resident set size (VmHWM) of a running process, in MB; undefined off Linux. */
+export function peakRssMb(pid: number | undefined): number | undefined {
+  try {
+    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return match ? Number(match[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Starts Paylink on PostgreSQL (`databaseUrl`) or on the embedded database in `dataDir`. */
+export async function startPaylink(target: { databaseUrl: string } | { dataDir: string }): Promise<Paylink> {
+  const env: Record<string, string> = {
+    PAYLINK_ADMIN_TOKEN: ADMIN_TOKEN,
+    PAYLINK_WEBHOOK_ALLOW_PRIVATE: "true",
+    LOG_LEVEL: "warn",
+    // High, not off: every request still pays for the limiter's bookkeeping, as in production.
+    PAYLINK_RATE_LIMIT_API: "999999999",
+    PAYLINK_RATE_LIMIT_CHECKOUT_FAILURES: "999999999",
+    ...("databaseUrl" in target ? { DATABASE_URL: target.databaseUrl } : { PAYLINK_DATA_DIR: target.dataDir }),
+  };
+  const server = await startServerProcess(env);
+  const admin = async (path: string, body: unknown) => {
+    const response = await fetch(`${server.baseUrl}/admin/v1${path}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    if (response.status !== 200) throw new Error(`admin ${path}: ${response.status} ${await response.text()}`);
+    return (await response.json()) as any;
+  };
+  try {
+    const { merchantId } = await admin("/merchants", { name: "Bench shop" });
+    const { terminalIdentifier } = await admin(`/merchants/${merchantId}/terminals`, {});
+    const { apiKey } = await admin(`/merchants/${merchantId}/apikeys`, {});
+    return { server, baseUrl: server.baseUrl, merchantId, apiKey, terminalIdentifier, admin };
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+}
+
+export interface Baseline {
+  baseUrl: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+const BASELINE = fileURLToPath(new URL("./baseline-server.ts", import.meta.url));
+const TSX = fileURLToPath(new URL("../../../node_modules/tsx/dist/cli.mjs", import.meta.url));
+
+export async function startBaseline(mode: "pg" | "pglite", target = ""): Promise<Baseline> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [TSX, BASELINE, mode, target, String(port)], { stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stderr!.on("data", (chunk) => (output += chunk));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on("data", (chunk: Buffer) => chunk.toString().includes("ready") && resolve());
+    child.once("exit", (code) => reject(new Error(`baseline ${mode} exited with ${code}:\n${output}`)));
+  });
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    child,
+    stop: async () => {
+      if (child.exitCode === null) child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
