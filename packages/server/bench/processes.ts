@@ -4,12 +4,17 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { freePort, type ServerProcess, startServerProcess } from "../test/support/process.ts";
+import { freePort, PAYLINK_BIN, TEST_PROCESS_SECRET_KEY } from "../test/support/process.ts";
 
 export const ADMIN_TOKEN = "bench-admin-token-0123456789";
 
+export interface PaylinkProcess {
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
 export interface Paylink {
-  server: ServerProcess;
+  server: PaylinkProcess;
   baseUrl: string;
   merchantId: string;
   apiKey: string;
@@ -27,8 +32,43 @@ export function peakRssMb(pid: number | undefined): number | undefined {
   }
 }
 
+/** Starts `paylink serve` with `nodeArgs` (e.g. --cpu-prof); resolves once /readyz answers 200. */
+async function spawnPaylink(env: Record<string, string>, nodeArgs: string[]): Promise<PaylinkProcess & { baseUrl: string }> {
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, [...nodeArgs, PAYLINK_BIN, "serve"], {
+    env: {
+      ...process.env,
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      PUBLIC_BASE_URL: baseUrl,
+      PAYLINK_SECRET_KEY: TEST_PROCESS_SECRET_KEY,
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout!.on("data", (chunk) => (output += chunk));
+  child.stderr!.on("data", (chunk) => (output += chunk));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    await exited;
+  };
+  for (let waited = 0; child.exitCode === null && waited < 90_000; waited += 100) {
+    const ready = await fetch(`${baseUrl}/readyz`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    if (ready) return { child, stop, baseUrl };
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await stop();
+  throw new Error(`paylink serve did not become ready; its output:\n${output}`);
+}
+
 /** Starts Paylink on PostgreSQL (`databaseUrl`) or on the embedded database in `dataDir`. */
-export async function startPaylink(target: { databaseUrl: string } | { dataDir: string }): Promise<Paylink> {
+export async function startPaylink(target: { databaseUrl: string } | { dataDir: string }, nodeArgs: string[] = []): Promise<Paylink> {
   const env: Record<string, string> = {
     PAYLINK_ADMIN_TOKEN: ADMIN_TOKEN,
     PAYLINK_WEBHOOK_ALLOW_PRIVATE: "true",
@@ -38,7 +78,7 @@ export async function startPaylink(target: { databaseUrl: string } | { dataDir: 
     PAYLINK_RATE_LIMIT_CHECKOUT_FAILURES: "999999999",
     ...("databaseUrl" in target ? { DATABASE_URL: target.databaseUrl } : { PAYLINK_DATA_DIR: target.dataDir }),
   };
-  const server = await startServerProcess(env);
+  const server = await spawnPaylink(env, nodeArgs);
   const admin = async (path: string, body: unknown) => {
     const response = await fetch(`${server.baseUrl}/admin/v1${path}`, {
       method: "POST",

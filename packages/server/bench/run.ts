@@ -14,6 +14,11 @@ import { baselineRequests, paylinkScenarios } from "./scenarios.ts";
 import { fetchLoopThroughput, paymentToReceipt, percentile, startReceiver, webhookThroughput } from "./webhooks.ts";
 
 const quick = process.argv.includes("--quick");
+// --only=create,get: just those scenarios and their baselines on PostgreSQL (to measure one change).
+const only = process.argv
+  .find((arg) => arg.startsWith("--only="))
+  ?.slice("--only=".length)
+  .split(",");
 const started = performance.now();
 const postgresPlan: LoadPlan = quick
   ? { connections: 50, warmupSeconds: 1, seconds: 2 }
@@ -66,7 +71,7 @@ const BASELINE_NAMES = { insert: "baseline insert", select: "baseline select", b
  */
 async function measurePairs(database: string, plan: LoadPlan, baselineUrl: string, paylink: Paylink): Promise<void> {
   const baselines = await baselineRequests(baselineUrl);
-  for (const scenario of await paylinkScenarios(paylink)) {
+  for (const scenario of (await paylinkScenarios(paylink)).filter((s) => !only || only.includes(s.name))) {
     const base = await load(plan, baselines[scenario.against]);
     add({ database, scenario: BASELINE_NAMES[scenario.against], ...base, note: `(next to ${scenario.name})` });
     const measured = await load(plan, scenario.options, scenario.perUnit);
@@ -116,6 +121,7 @@ async function postgres(): Promise<void> {
     const paylink = await startPaylink({ databaseUrl: database.url });
     try {
       await measurePairs("postgres", postgresPlan, baseline.baseUrl, paylink);
+      if (only) return;
       await measureWebhooks("postgres", paylink, database.url);
       report.growth = await growth(paylink, database.url, growthSizes, quick ? 5 : 20);
       for (const g of report.growth)
@@ -151,7 +157,7 @@ async function embedded(): Promise<void> {
 
 try {
   await postgres();
-  await embedded();
+  if (!only) await embedded();
 } catch (error) {
   broken.push(`crashed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
 } finally {
@@ -159,7 +165,7 @@ try {
 }
 report.seconds = (performance.now() - started) / 1000;
 const resultsFile = fileURLToPath(new URL(quick ? "./RESULTS-quick.md" : "./RESULTS.md", import.meta.url));
-if (report.rows.length > 0) console.log(`\n${writeResults(resultsFile, report)}`);
+if (report.rows.length > 0 && !only) console.log(`\n${writeResults(resultsFile, report)}`);
 if (broken.length > 0) {
   console.error(`\nBroken scenarios:\n${broken.map((b) => `  - ${b}`).join("\n")}`);
   process.exit(1);
