@@ -19,7 +19,7 @@ export interface PaymentLinkRecord {
 
 type Queryable = Database | Transaction<DB>;
 
-function toRecord(row: Selectable<PaymentLinksTable>): PaymentLinkRecord {
+export function toRecord(row: Selectable<PaymentLinksTable>): PaymentLinkRecord {
   return {
     reference: row.reference,
     merchantId: row.merchant_id,
