@@ -83,6 +83,32 @@ export async function insertLink(db: Queryable, reference: string, merchantId: s
     .execute();
 }
 
+/**
+ * Inserts the link only if its terminal is the merchant's and accepts the currency, and its theme
+ * (if any) is the merchant's: the checks and the insert in one round trip. False when a check
+ * failed and nothing was inserted; the caller then finds out which (api/check-references.ts).
+ */
+export async function insertLinkIfReferencesValid(
+  db: Queryable,
+  reference: string,
+  merchantId: string,
+  terms: LinkTerms,
+): Promise<boolean> {
+  const c = termColumns(terms);
+  const result = await sql`
+    INSERT INTO payment_links (reference, merchant_id, terminal_identifier, type, amount, currency, items, shopper_info,
+                               recurring_processing_model, culture, theme_key, description, return_url, valid_until, max_sales_count)
+    SELECT ${reference}, ${merchantId}, t.terminal_identifier, ${terms.type}, ${c.amount}::bigint, ${c.currency}, ${c.items}::jsonb,
+           ${c.shopper_info}::jsonb, ${c.recurring_processing_model}::text, ${c.culture}, ${c.theme_key}::text, ${c.description},
+           ${c.return_url}::text, ${c.valid_until}::timestamptz, ${c.max_sales_count}::integer
+    FROM terminals t
+    WHERE t.terminal_identifier = ${terms.terminalIdentifier} AND t.merchant_id = ${merchantId}
+      AND (t.currencies IS NULL OR ${c.currency}::text = ANY (t.currencies))
+      AND (${c.theme_key}::text IS NULL OR EXISTS (SELECT 1 FROM themes WHERE theme_key = ${c.theme_key} AND merchant_id = ${merchantId}))
+  `.execute(db);
+  return (result.numAffectedRows ?? 0n) > 0n;
+}
+
 /** A merchant's link; another merchant's link is reported as missing. */
 export async function findLink(db: Queryable, merchantId: string, reference: string): Promise<PaymentLinkRecord | undefined> {
   const row = await db
