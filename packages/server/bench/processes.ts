@@ -32,6 +32,17 @@ export function peakRssMb(pid: number | undefined): number | undefined {
   }
 }
 
+/** CPU time (user + system) a process has used so far, in ms; undefined off Linux. */
+export function cpuMs(pid: number | undefined): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    // utime and stime are fields 14 and 15 of stat(5), in clock ticks (100 per second on Linux).
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Starts `paylink serve` with `nodeArgs` (e.g. --cpu-prof); resolves once /readyz answers 200. */
 async function spawnPaylink(env: Record<string, string>, nodeArgs: string[]): Promise<PaylinkProcess & { baseUrl: string }> {
   const port = await freePort();
@@ -106,11 +117,10 @@ export interface Baseline {
 }
 
 const BASELINE = fileURLToPath(new URL("./baseline-server.ts", import.meta.url));
-const TSX = fileURLToPath(new URL("../../../node_modules/tsx/dist/cli.mjs", import.meta.url));
 
 export async function startBaseline(mode: "pg" | "pglite", target = ""): Promise<Baseline> {
   const port = await freePort();
-  const child = spawn(process.execPath, [TSX, BASELINE, mode, target, String(port)], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", BASELINE, mode, target, String(port)], { stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   child.stderr!.on("data", (chunk) => (output += chunk));
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));

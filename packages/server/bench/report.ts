@@ -10,6 +10,7 @@ export interface Row {
   rps: number;
   p50?: number;
   p99?: number;
+  cpuMsPerRequest?: number;
   baseline?: string;
   baselineRps?: number;
   /** e.g. "≥ 0.8×" — the ratio this scenario must reach. */
@@ -43,11 +44,11 @@ export function render(report: Report): string {
     `- Node ${process.version}; ${report.settings}`,
     `- Whole run: ${report.seconds.toFixed(0)} s`,
     "",
-    "| database | scenario | req/s | p50 ms | p99 ms | baseline | baseline req/s | ratio | target |",
-    "|---|---|---:|---:|---:|---|---:|---:|---|",
+    "| database | scenario | req/s | p50 ms | p99 ms | server CPU ms/req | baseline | baseline req/s | ratio | target |",
+    "|---|---|---:|---:|---:|---:|---|---:|---:|---|",
     ...report.rows.map(
       (row) =>
-        `| ${row.database} | ${row.scenario} | ${fixed(row.rps)} | ${fixed(row.p50, 1)} | ${fixed(row.p99, 1)} | ${row.baseline ?? ""} | ${fixed(row.baselineRps)} | ${ratio(row)} | ${row.target ?? ""}${row.note ? ` ${row.note}` : ""} |`,
+        `| ${row.database} | ${row.scenario} | ${fixed(row.rps)} | ${fixed(row.p50, 1)} | ${fixed(row.p99, 1)} | ${fixed(row.cpuMsPerRequest, 2)} | ${row.baseline ?? ""} | ${fixed(row.baselineRps)} | ${ratio(row)} | ${row.target ?? ""}${row.note ? ` ${row.note}` : ""} |`,
     ),
     "",
     "## Payment → receipt (webhook) latency",

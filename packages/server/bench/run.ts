@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { createScratchDatabase } from "./databases.ts";
 import { growth } from "./growth.ts";
 import { type LoadPlan, load } from "./load.ts";
-import { type Paylink, peakRssMb, startBaseline, startPaylink } from "./processes.ts";
+import { type Baseline, type Paylink, peakRssMb, startBaseline, startPaylink } from "./processes.ts";
 import { type Report, type Row, ratio, writeResults } from "./report.ts";
 import { baselineRequests, paylinkScenarios } from "./scenarios.ts";
 import { fetchLoopThroughput, paymentToReceipt, percentile, startReceiver, webhookThroughput } from "./webhooks.ts";
@@ -48,6 +48,7 @@ function add(row: Row & { failures?: number }): void {
   report.rows.push(row);
   const shown = [row.database.padEnd(10), row.scenario.padEnd(18), `${row.rps.toFixed(0).padStart(7)} req/s`];
   if (row.p50 !== undefined) shown.push(`p50 ${row.p50.toFixed(1)} ms`, `p99 ${row.p99!.toFixed(1)} ms`);
+  if (row.cpuMsPerRequest !== undefined) shown.push(`${row.cpuMsPerRequest.toFixed(2)} CPU ms/req`);
   if (row.baselineRps) shown.push(`${ratio(row)} of ${row.baseline} (target ${row.target})`);
   console.log(shown.join("  "));
 }
@@ -69,12 +70,12 @@ const BASELINE_NAMES = { insert: "baseline insert", select: "baseline select", b
  * Each scenario right after its baseline, so the two see the same load on a shared machine (the
  * baseline figure shown is the one measured next to the scenario).
  */
-async function measurePairs(database: string, plan: LoadPlan, baselineUrl: string, paylink: Paylink): Promise<void> {
-  const baselines = await baselineRequests(baselineUrl);
+async function measurePairs(database: string, plan: LoadPlan, baseline: Baseline, paylink: Paylink): Promise<void> {
+  const baselines = await baselineRequests(baseline.baseUrl);
   for (const scenario of (await paylinkScenarios(paylink)).filter((s) => !only || only.includes(s.name))) {
-    const base = await load(plan, baselines[scenario.against]);
+    const base = await load(plan, baselines[scenario.against], 1, baseline.child.pid);
     add({ database, scenario: BASELINE_NAMES[scenario.against], ...base, note: `(next to ${scenario.name})` });
-    const measured = await load(plan, scenario.options, scenario.perUnit);
+    const measured = await load(plan, scenario.options, scenario.perUnit, paylink.server.child.pid);
     const note = scenario.perUnit === 2 ? "(req/s = payments/s: page + form post)" : undefined;
     add({
       database,
@@ -120,7 +121,7 @@ async function postgres(): Promise<void> {
   try {
     const paylink = await startPaylink({ databaseUrl: database.url });
     try {
-      await measurePairs("postgres", postgresPlan, baseline.baseUrl, paylink);
+      await measurePairs("postgres", postgresPlan, baseline, paylink);
       if (only) return;
       await measureWebhooks("postgres", paylink, database.url);
       report.growth = await growth(paylink, database.url, growthSizes, quick ? 5 : 20);
@@ -144,7 +145,7 @@ async function embedded(): Promise<void> {
   try {
     const paylink = await startPaylink({ dataDir: join(dir, "paylink") });
     try {
-      await measurePairs("embedded", embeddedPlan, baseline.baseUrl, paylink);
+      await measurePairs("embedded", embeddedPlan, baseline, paylink);
       await measureWebhooks("embedded", paylink, undefined);
       report.rss.push({ process: "Paylink embedded", mb: peakRssMb(paylink.server.child.pid) });
     } finally {
