@@ -49,7 +49,7 @@ function add(row: Row & { failures?: number }): void {
   const shown = [row.database.padEnd(10), row.scenario.padEnd(18), `${row.rps.toFixed(0).padStart(7)} req/s`];
   if (row.p50 !== undefined) shown.push(`p50 ${row.p50.toFixed(1)} ms`, `p99 ${row.p99!.toFixed(1)} ms`);
   if (row.cpuMsPerRequest !== undefined) shown.push(`${row.cpuMsPerRequest.toFixed(2)} CPU ms/req`);
-  if (row.baselineRps) shown.push(`${ratio(row)} of ${row.baseline} (target ${row.target})`);
+  if (row.baselineRps) shown.push(`${ratio(row)} of ${row.baseline}${row.target ? ` (target ${row.target})` : ""}`);
   console.log(shown.join("  "));
 }
 

@@ -4,6 +4,7 @@
 
 import type { Options } from "autocannon";
 import { cardFields, hiddenInputs, pay } from "../test/support/shopper.ts";
+import { afterSaleScenarios } from "./after-sale.ts";
 import type { Paylink } from "./processes.ts";
 
 export const CREATE_BODY = (terminalIdentifier: string) => ({
@@ -62,6 +63,7 @@ export async function paylinkScenarios(paylink: Paylink): Promise<Scenario[]> {
   }
   const api = `${paylink.baseUrl}/api/v1/paymentlinks`;
   const form = Object.fromEntries(new URLSearchParams(cardFields()));
+  const afterSale = await afterSaleScenarios(paylink);
   return [
     { name: "/healthz", against: "bare", options: { url: `${paylink.baseUrl}/healthz` } },
     {
@@ -95,5 +97,6 @@ export async function paylinkScenarios(paylink: Paylink): Promise<Scenario[]> {
         ],
       },
     },
+    ...afterSale,
   ];
 }
