@@ -21,7 +21,7 @@ const only = process.argv
   .split(",");
 const started = performance.now();
 const postgresPlan: LoadPlan = quick
-  ? { connections: 50, warmupSeconds: 1, seconds: 2 }
+  ? { connections: 50, warmupSeconds: 1, seconds: 1 }
   : { connections: 50, warmupSeconds: 3, seconds: 10 };
 // One embedded database serves one query at a time: 10 connections already queue.
 const embeddedPlan: LoadPlan = { ...postgresPlan, connections: 10 };
