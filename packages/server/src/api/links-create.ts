@@ -1,5 +1,5 @@
 // POST /api/v1/paymentlinks/create (docs/api.md#create)
-import { insertLink } from "../db/links-repository.ts";
+import { insertLink, insertLinkIfReferencesValid } from "../db/links-repository.ts";
 import { termsFromCreateRequest } from "../domain/links/create.ts";
 import { linkUrl } from "../domain/links/url.ts";
 import { envelope } from "../http/envelope.ts";
@@ -23,10 +23,13 @@ export function registerCreateLink(app: TypedApp, deps: ApiDeps) {
     },
     async (request) => {
       const terms = termsFromCreateRequest(request.body, deps.now());
-      await checkTerminalAndCurrency(deps.db, request.merchantId, terms);
-      await checkTheme(deps.db, request.merchantId, terms.themeKey);
       const reference = newLinkReference();
-      await insertLink(deps.db, reference, request.merchantId, terms);
+      // One round trip when the terminal and theme are right; otherwise the checks report which is wrong.
+      if (!(await insertLinkIfReferencesValid(deps.db, reference, request.merchantId, terms))) {
+        await checkTerminalAndCurrency(deps.db, request.merchantId, terms);
+        await checkTheme(deps.db, request.merchantId, terms.themeKey);
+        await insertLink(deps.db, reference, request.merchantId, terms);
+      }
       request.log.info({ paymentLinkReference: reference }, "payment link created");
       return { paymentLinkReference: reference, url: linkUrl(deps.publicBaseUrl, reference), ...envelope(request) };
     },

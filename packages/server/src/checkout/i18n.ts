@@ -34,21 +34,44 @@ export function formatMoney(amount: number, currency: string, lang: Lang): strin
   const whole = Math.trunc(amount / divisor);
   const fraction = amount - whole * divisor;
   const value = Number(`${whole}.${String(fraction).padStart(wireExponent(currency), "0")}`);
-  return new Intl.NumberFormat(LOCALES[lang], {
-    style: "currency",
-    currency,
-    currencyDisplay: lang === "is" && currency === "ISK" ? "symbol" : "code",
-    minimumFractionDigits: shown,
-    maximumFractionDigits: shown,
-  })
+  return moneyFormat(lang, currency, shown)
     .format(value)
     .replace(/\u00a0/g, " ");
 }
 
 export function formatNumber(value: number, lang: Lang): string {
-  return new Intl.NumberFormat(LOCALES[lang]).format(value);
+  return cached(`number ${lang}`, () => new Intl.NumberFormat(LOCALES[lang])).format(value);
+}
+
+// Building an Intl formatter costs far more than using one (it was most of a checkout page's CPU
+// time): one per language, currency and kind, made on first use; a few hundred at most (currencies are ISO 4217 codes).
+const formatters = new Map<string, Intl.NumberFormat | Intl.DateTimeFormat>();
+function cached<T extends Intl.NumberFormat | Intl.DateTimeFormat>(key: string, make: () => T): T {
+  let formatter = formatters.get(key) as T | undefined;
+  if (formatter === undefined) {
+    formatter = make();
+    formatters.set(key, formatter);
+  }
+  return formatter;
+}
+
+function moneyFormat(lang: Lang, currency: string, shown: number): Intl.NumberFormat {
+  return cached(
+    `money ${lang} ${currency} ${shown}`,
+    () =>
+      new Intl.NumberFormat(LOCALES[lang], {
+        style: "currency",
+        currency,
+        currencyDisplay: lang === "is" && currency === "ISK" ? "symbol" : "code",
+        minimumFractionDigits: shown,
+        maximumFractionDigits: shown,
+      }),
+  );
 }
 
 export function formatDateTime(date: Date, lang: Lang): string {
-  return new Intl.DateTimeFormat(LOCALES[lang], { dateStyle: "long", timeStyle: "short", timeZone: "Atlantic/Reykjavik" }).format(date);
+  return cached(
+    `date ${lang}`,
+    () => new Intl.DateTimeFormat(LOCALES[lang], { dateStyle: "long", timeStyle: "short", timeZone: "Atlantic/Reykjavik" }),
+  ).format(date);
 }

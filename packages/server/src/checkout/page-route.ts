@@ -1,7 +1,7 @@
 // GET /pay/{reference}: the checkout page. Every GET counts one visit, whatever the link's status.
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { countVisit, loadCheckoutLink } from "../db/checkout-repository.ts";
+import { loadCheckoutLink } from "../db/checkout-repository.ts";
 import { linkStatus } from "../domain/links/status.ts";
 import type { CheckoutContext } from "./deps.ts";
 import { issueFormToken } from "./form-token.ts";
@@ -18,8 +18,7 @@ export function pageRoute(fastify: FastifyInstance, { deps, formKey }: CheckoutC
   app.get("/:reference", { schema, attachValidation: true }, async (request, reply) => {
     const { reference } = request.params;
     // A HEAD (link previews, uptime checks) is not a shopper's visit.
-    const known = !pathRejected(request) && (request.method === "HEAD" || (await countVisit(deps.db, reference)));
-    const link = known ? await loadCheckoutLink(deps.db, reference) : undefined;
+    const link = pathRejected(request) ? undefined : await loadCheckoutLink(deps.db, reference, { countVisit: request.method !== "HEAD" });
     if (!link) return sendCheckoutNotFound(request, reply);
     const lang = requestedLang(request) ?? link.terms.culture;
     if (isLang(request.query.lang)) rememberLang(reply, request.query.lang, deps.publicBaseUrl);

@@ -1,0 +1,174 @@
+// `npm run bench` (docs/performance.md): Paylink on PostgreSQL and on the embedded database against
+// bare baselines, in one run; writes bench/RESULTS.md. `--quick` (CI): short runs, growth to 50 k
+// links, a smaller webhook backlog; it fails only when a scenario crashes or answers errors.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createScratchDatabase } from "./databases.ts";
+import { growth } from "./growth.ts";
+import { type LoadPlan, load } from "./load.ts";
+import { type Baseline, type Paylink, peakRssMb, startBaseline, startPaylink } from "./processes.ts";
+import { type Report, type Row, ratio, writeResults } from "./report.ts";
+import { baselineRequests, paylinkScenarios } from "./scenarios.ts";
+import { fetchLoopThroughput, paymentToReceipt, percentile, startReceiver, webhookThroughput } from "./webhooks.ts";
+
+const quick = process.argv.includes("--quick");
+// --only=create,get: just those scenarios and their baselines on PostgreSQL (to measure one change).
+const only = process.argv
+  .find((arg) => arg.startsWith("--only="))
+  ?.slice("--only=".length)
+  .split(",");
+const started = performance.now();
+const postgresPlan: LoadPlan = quick
+  ? { connections: 50, warmupSeconds: 1, seconds: 1 }
+  : { connections: 50, warmupSeconds: 3, seconds: 10 };
+// One embedded database serves one query at a time: 10 connections already queue.
+const embeddedPlan: LoadPlan = { ...postgresPlan, connections: 10 };
+const backlog = quick ? 2_000 : 10_000;
+const growthSizes = quick ? [10_000, 50_000] : [10_000, 100_000, 1_000_000];
+const latencyPayments = quick ? 10 : 200;
+
+const report: Report = {
+  quick,
+  rows: [],
+  growth: [],
+  latency: [],
+  rss: [],
+  seconds: 0,
+  settings:
+    `autocannon ${postgresPlan.warmupSeconds} s warm-up + ${postgresPlan.seconds} s per scenario, ` +
+    `${postgresPlan.connections} connections on PostgreSQL, ${embeddedPlan.connections} on the embedded database`,
+};
+const broken: string[] = [];
+const scratchDirs: string[] = [];
+
+function add(row: Row & { failures?: number }): void {
+  if (row.failures) broken.push(`${row.database} ${row.scenario}: ${row.failures} failed requests`);
+  report.rows.push(row);
+  const shown = [row.database.padEnd(10), row.scenario.padEnd(18), `${row.rps.toFixed(0).padStart(7)} req/s`];
+  if (row.p50 !== undefined) shown.push(`p50 ${row.p50.toFixed(1)} ms`, `p99 ${row.p99!.toFixed(1)} ms`);
+  if (row.cpuMsPerRequest !== undefined) shown.push(`${row.cpuMsPerRequest.toFixed(2)} CPU ms/req`);
+  if (row.baselineRps) shown.push(`${ratio(row)} of ${row.baseline}${row.target ? ` (target ${row.target})` : ""}`);
+  console.log(shown.join("  "));
+}
+
+const TARGETS: Record<string, Record<string, string>> = {
+  postgres: {
+    "/healthz": "≥ 0.8×",
+    create: "≥ 0.8×, p99 < 25 ms",
+    get: "≥ 0.8×, p99 < 25 ms",
+    list: "≥ 0.5×",
+    "checkout page": "≥ 0.6×",
+    "checkout payment": "≥ 0.3×",
+  },
+  embedded: { create: "≥ 0.6×, p99 < 50 ms", get: "≥ 0.6×, p99 < 50 ms" },
+};
+const BASELINE_NAMES = { insert: "baseline insert", select: "baseline select", bare: "bare /healthz" } as const;
+
+/**
+ * Each scenario right after its baseline, so the two see the same load on a shared machine (the
+ * baseline figure shown is the one measured next to the scenario).
+ */
+async function measurePairs(database: string, plan: LoadPlan, baseline: Baseline, paylink: Paylink): Promise<void> {
+  const baselines = await baselineRequests(baseline.baseUrl);
+  for (const scenario of (await paylinkScenarios(paylink)).filter((s) => !only || only.includes(s.name))) {
+    const base = await load(plan, baselines[scenario.against], 1, baseline.child.pid);
+    add({ database, scenario: BASELINE_NAMES[scenario.against], ...base, note: `(next to ${scenario.name})` });
+    const measured = await load(plan, scenario.options, scenario.perUnit, paylink.server.child.pid);
+    const note = scenario.perUnit === 2 ? "(req/s = payments/s: page + form post)" : undefined;
+    add({
+      database,
+      scenario: scenario.name,
+      ...measured,
+      baseline: BASELINE_NAMES[scenario.against],
+      baselineRps: base.rps,
+      target: TARGETS[database]![scenario.name] ?? "",
+      ...(note ? { note } : {}),
+    });
+  }
+}
+
+async function measureWebhooks(database: string, paylink: Paylink, databaseUrl: string | undefined) {
+  const receiver = await startReceiver();
+  try {
+    await paylink.admin(`/merchants/${paylink.merchantId}/webhooks`, { url: receiver.url });
+    const latencies = await paymentToReceipt(paylink, receiver, latencyPayments);
+    report.latency.push({ database, payments: latencies.length, p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99) });
+    console.log(
+      `${database} payment → receipt  p50 ${percentile(latencies, 0.5).toFixed(1)} ms  p99 ${percentile(latencies, 0.99).toFixed(1)} ms`,
+    );
+    if (!databaseUrl) return;
+    const worker = await webhookThroughput(paylink, databaseUrl, receiver, backlog);
+    const bare = await fetchLoopThroughput(receiver, backlog);
+    add({
+      database,
+      scenario: `webhooks (${backlog} backlog)`,
+      rps: worker,
+      baseline: "fetch loop ×16",
+      baselineRps: bare,
+      target: "≥ 0.5×",
+    });
+  } finally {
+    receiver.server.close();
+  }
+}
+
+async function postgres(): Promise<void> {
+  const baselineDb = await createScratchDatabase("baseline");
+  const database = await createScratchDatabase("paylink");
+  const baseline = await startBaseline("pg", baselineDb.url);
+  try {
+    const paylink = await startPaylink({ databaseUrl: database.url });
+    try {
+      await measurePairs("postgres", postgresPlan, baseline, paylink);
+      if (only) return;
+      await measureWebhooks("postgres", paylink, database.url);
+      report.growth = await growth(paylink, database.url, growthSizes, quick ? 5 : 20);
+      for (const g of report.growth)
+        console.log(`growth ${g.links} links: list ${g.list.toFixed(1)} ms, search ${g.search.toFixed(1)} ms, get ${g.get.toFixed(1)} ms`);
+      report.rss.push({ process: "Paylink on PostgreSQL", mb: peakRssMb(paylink.server.child.pid) });
+    } finally {
+      await paylink.server.stop();
+    }
+  } finally {
+    await baseline.stop();
+    await baselineDb.drop();
+    await database.drop();
+  }
+}
+
+async function embedded(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "paylink-bench-"));
+  scratchDirs.push(dir);
+  const baseline = await startBaseline("pglite", join(dir, "baseline"));
+  try {
+    const paylink = await startPaylink({ dataDir: join(dir, "paylink") });
+    try {
+      await measurePairs("embedded", embeddedPlan, baseline, paylink);
+      await measureWebhooks("embedded", paylink, undefined);
+      report.rss.push({ process: "Paylink embedded", mb: peakRssMb(paylink.server.child.pid) });
+    } finally {
+      await paylink.server.stop();
+    }
+  } finally {
+    await baseline.stop();
+  }
+}
+
+try {
+  await postgres();
+  if (!only) await embedded();
+} catch (error) {
+  broken.push(`crashed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+} finally {
+  for (const dir of scratchDirs) rmSync(dir, { recursive: true, force: true });
+}
+report.seconds = (performance.now() - started) / 1000;
+const resultsFile = fileURLToPath(new URL(quick ? "./RESULTS-quick.md" : "./RESULTS.md", import.meta.url));
+if (report.rows.length > 0 && !only) console.log(`\n${writeResults(resultsFile, report)}`);
+if (broken.length > 0) {
+  console.error(`\nBroken scenarios:\n${broken.map((b) => `  - ${b}`).join("\n")}`);
+  process.exit(1);
+}
+process.exit(0);
