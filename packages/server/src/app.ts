@@ -18,6 +18,7 @@ import { NO_RATE_LIMITS, type RateLimits, registerRateLimitStore } from "./http/
 import { validatorCompiler } from "./http/validation.ts";
 import type { PaymentProcessor } from "./payments/processor.ts";
 import { SandboxProcessor } from "./payments/sandbox.ts";
+import { portalRoutes, sendPortalNotFound } from "./portal/index.ts";
 import type { SecretKeyring } from "./security/keyring.ts";
 
 export interface AppDeps {
@@ -39,6 +40,8 @@ export interface AppDeps {
   allowPrivateTargets?: boolean;
   /** Fastify's trustProxy: which X-Forwarded-For hops give the client address. */
   trustProxy?: boolean | number | string;
+  /** How long an unused portal session lives (default 30 minutes); tests shorten it. */
+  portalSessionIdleSeconds?: number;
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -57,6 +60,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientErrorHandler,
     frameworkErrors: (_error, request, reply) => {
       if (request.url.startsWith("/pay/")) return sendCheckoutNotFound(request, reply);
+      if (request.url.startsWith("/portal/")) return sendPortalNotFound(request, reply);
       const path = request.url.split("?")[0]!;
       const shown = path.length > 80 ? `${path.slice(0, 80)}…` : path;
       return sendError(request, reply, new AppError("NotFound", `There is nothing at ${shown}.`));
@@ -119,6 +123,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         ...(deps.duplicateWaitMs !== undefined ? { duplicateWaitMs: deps.duplicateWaitMs } : {}),
       }),
     { prefix: "/pay" },
+  );
+  await app.register(
+    async (portal) =>
+      portalRoutes(portal, {
+        db: deps.db,
+        get publicBaseUrl() {
+          return deps.publicBaseUrl;
+        },
+        now,
+        keyring: deps.keyring,
+        allowPrivateTargets: deps.allowPrivateTargets ?? false,
+        ...(deps.portalSessionIdleSeconds !== undefined ? { sessionIdleSeconds: deps.portalSessionIdleSeconds } : {}),
+      }),
+    { prefix: "/portal" },
   );
   await registerDocs(app);
   return app;
