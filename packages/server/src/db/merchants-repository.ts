@@ -150,3 +150,37 @@ export async function countMerchants(db: Database): Promise<number> {
     .executeTakeFirstOrThrow();
   return Number(row.count);
 }
+
+export async function listTerminals(db: Database, merchantId: string): Promise<Terminal[]> {
+  const rows = await db
+    .selectFrom("terminals")
+    .selectAll()
+    .where("merchant_id", "=", merchantId)
+    .orderBy("created_at")
+    .orderBy("terminal_identifier")
+    .execute();
+  return rows.map((row) => ({
+    terminalIdentifier: row.terminal_identifier,
+    merchantId: row.merchant_id,
+    name: row.name,
+    currencies: row.currencies,
+  }));
+}
+
+export async function listThemes(db: Database, merchantId: string): Promise<Theme[]> {
+  const rows = await db
+    .selectFrom("themes")
+    .select(["theme_key", "merchant_id", "name", "primary_color", "logo_url", "logo_sha256"])
+    .where("merchant_id", "=", merchantId)
+    .orderBy("created_at")
+    .orderBy("theme_key")
+    .execute();
+  return rows.map((row) => ({
+    themeKey: row.theme_key,
+    merchantId: row.merchant_id,
+    name: row.name,
+    primaryColor: row.primary_color,
+    logoUrl: row.logo_url,
+    logoVersion: row.logo_sha256,
+  }));
+}

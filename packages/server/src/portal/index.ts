@@ -10,6 +10,9 @@ import { errorName } from "../payments/error-name.ts";
 import { PORTAL_JS } from "./assets.ts";
 import type { PortalContext, PortalDeps } from "./deps.ts";
 import { PORTAL_MESSAGES } from "./i18n.ts";
+import { linkDetailRoutes } from "./link-detail.tsx";
+import { linkSaveRoutes } from "./link-save.tsx";
+import { linksListRoute } from "./links-list.tsx";
 import { overviewRoutes } from "./overview.tsx";
 import { sendMessagePage, sendPortalNotFound as sendNotFound } from "./render.tsx";
 import { guardRequest, loadRequestState } from "./request-state.ts";
@@ -53,4 +56,7 @@ export async function portalRoutes(app: FastifyInstance, deps: PortalDeps): Prom
   );
   signInRoutes(app, context);
   overviewRoutes(app, context);
+  linksListRoute(app, context);
+  linkSaveRoutes(app, context);
+  linkDetailRoutes(app, context);
 }
