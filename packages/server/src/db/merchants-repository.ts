@@ -65,11 +65,44 @@ export async function createApiKey(db: Database, merchantId: string, name: strin
 export async function findMerchantIdByApiKey(db: Database, apiKey: string): Promise<string | undefined> {
   const row = await db
     .selectFrom("api_keys")
-    .select("merchant_id")
+    .select(["id", "merchant_id", "last_used_at"])
     .where("key_hash", "=", hashApiKey(apiKey))
     .where("revoked_at", "is", null)
     .executeTakeFirst();
+  // "Last used" for the portal's key list, written at most once a minute per key, not per request.
+  if (row && (!row.last_used_at || Date.now() - row.last_used_at.getTime() > 60_000)) {
+    await db.updateTable("api_keys").set({ last_used_at: new Date() }).where("id", "=", row.id).execute();
+  }
   return row?.merchant_id;
+}
+
+export interface ApiKeySummary {
+  keyId: string;
+  name: string;
+  /** The first characters of the key, enough to tell keys apart, never enough to use one. */
+  prefix: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+/** A merchant's keys without any secret: the key itself exists only in its creator's hands. */
+export async function listApiKeys(db: Database, merchantId: string): Promise<ApiKeySummary[]> {
+  const rows = await db
+    .selectFrom("api_keys")
+    .select(["id", "name", "key_prefix", "created_at", "last_used_at", "revoked_at"])
+    .where("merchant_id", "=", merchantId)
+    .orderBy("created_at", "desc")
+    .orderBy("id")
+    .execute();
+  return rows.map((row) => ({
+    keyId: row.id,
+    name: row.name,
+    prefix: row.key_prefix,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+    revokedAt: row.revoked_at,
+  }));
 }
 
 export async function revokeApiKey(db: Database, merchantId: string, keyId: string): Promise<boolean> {

@@ -36,6 +36,7 @@ h3{font-size:1rem;margin:16px 0 8px}
 .stat dt{color:#4f5966;font-size:.85rem}
 .stat dd{margin:2px 0 0;font-size:1.3rem;font-weight:700;font-variant-numeric:tabular-nums;overflow-wrap:anywhere}
 .muted{color:#4f5966}
+.sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
 .mono,.ref{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9rem;overflow-wrap:anywhere}
 .table-wrap{overflow-x:auto;margin:0 0 8px}
 table{width:100%;border-collapse:collapse}

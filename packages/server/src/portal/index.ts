@@ -9,6 +9,7 @@ import { sharedSecret } from "../db/checkout-repository.ts";
 import { errorName } from "../payments/error-name.ts";
 import { PORTAL_JS } from "./assets.ts";
 import type { PortalContext, PortalDeps } from "./deps.ts";
+import { developersRoutes } from "./developers.tsx";
 import { PORTAL_MESSAGES } from "./i18n.ts";
 import { linkDetailRoutes } from "./link-detail.tsx";
 import { linkSaveRoutes } from "./link-save.tsx";
@@ -17,6 +18,7 @@ import { overviewRoutes } from "./overview.tsx";
 import { sendMessagePage, sendPortalNotFound as sendNotFound } from "./render.tsx";
 import { guardRequest, loadRequestState } from "./request-state.ts";
 import { signInRoutes } from "./sign-in.tsx";
+import { webhookEndpointRoutes } from "./webhook-endpoint.tsx";
 
 /** For URLs the router refuses before any portal hook runs (broken percent-encoding…). */
 export function sendPortalNotFound(request: FastifyRequest, reply: FastifyReply) {
@@ -59,4 +61,6 @@ export async function portalRoutes(app: FastifyInstance, deps: PortalDeps): Prom
   linksListRoute(app, context);
   linkSaveRoutes(app, context);
   linkDetailRoutes(app, context);
+  developersRoutes(app, context);
+  webhookEndpointRoutes(app, context);
 }
