@@ -76,35 +76,6 @@ export async function findMerchantIdByApiKey(db: Database, apiKey: string): Prom
   return row?.merchant_id;
 }
 
-export interface ApiKeySummary {
-  keyId: string;
-  name: string;
-  /** The first characters of the key, enough to tell keys apart, never enough to use one. */
-  prefix: string;
-  createdAt: Date;
-  lastUsedAt: Date | null;
-  revokedAt: Date | null;
-}
-
-/** A merchant's keys without any secret: the key itself exists only in its creator's hands. */
-export async function listApiKeys(db: Database, merchantId: string): Promise<ApiKeySummary[]> {
-  const rows = await db
-    .selectFrom("api_keys")
-    .select(["id", "name", "key_prefix", "created_at", "last_used_at", "revoked_at"])
-    .where("merchant_id", "=", merchantId)
-    .orderBy("created_at", "desc")
-    .orderBy("id")
-    .execute();
-  return rows.map((row) => ({
-    keyId: row.id,
-    name: row.name,
-    prefix: row.key_prefix,
-    createdAt: row.created_at,
-    lastUsedAt: row.last_used_at,
-    revokedAt: row.revoked_at,
-  }));
-}
-
 export async function revokeApiKey(db: Database, merchantId: string, keyId: string): Promise<boolean> {
   const result = await db
     .updateTable("api_keys")
@@ -184,36 +155,35 @@ export async function countMerchants(db: Database): Promise<number> {
   return Number(row.count);
 }
 
-export async function listTerminals(db: Database, merchantId: string): Promise<Terminal[]> {
-  const rows = await db
-    .selectFrom("terminals")
-    .selectAll()
+/**
+ * Changes a theme of this merchant; `logo` undefined keeps the stored logo, null removes it.
+ * Returns the theme as saved, or undefined when the merchant has no such theme.
+ */
+export async function updateTheme(
+  db: Database,
+  merchantId: string,
+  themeKey: string,
+  changes: { name?: string; primaryColor?: string | null; logo?: { image: LogoImage; sourceUrl: string | null } | null },
+): Promise<Theme | undefined> {
+  const logo = changes.logo;
+  const logoColumns =
+    logo === undefined
+      ? {}
+      : {
+          logo_url: logo?.sourceUrl ?? null,
+          logo_content_type: logo?.image.contentType ?? null,
+          logo_bytes: logo?.image.bytes ?? null,
+          logo_sha256: logo ? createHash("sha256").update(logo.image.bytes).digest("hex").slice(0, 16) : null,
+        };
+  const result = await db
+    .updateTable("themes")
+    .set({
+      ...(changes.name !== undefined ? { name: changes.name } : {}),
+      ...(changes.primaryColor !== undefined ? { primary_color: changes.primaryColor } : {}),
+      ...logoColumns,
+    })
+    .where("theme_key", "=", themeKey)
     .where("merchant_id", "=", merchantId)
-    .orderBy("created_at")
-    .orderBy("terminal_identifier")
-    .execute();
-  return rows.map((row) => ({
-    terminalIdentifier: row.terminal_identifier,
-    merchantId: row.merchant_id,
-    name: row.name,
-    currencies: row.currencies,
-  }));
-}
-
-export async function listThemes(db: Database, merchantId: string): Promise<Theme[]> {
-  const rows = await db
-    .selectFrom("themes")
-    .select(["theme_key", "merchant_id", "name", "primary_color", "logo_url", "logo_sha256"])
-    .where("merchant_id", "=", merchantId)
-    .orderBy("created_at")
-    .orderBy("theme_key")
-    .execute();
-  return rows.map((row) => ({
-    themeKey: row.theme_key,
-    merchantId: row.merchant_id,
-    name: row.name,
-    primaryColor: row.primary_color,
-    logoUrl: row.logo_url,
-    logoVersion: row.logo_sha256,
-  }));
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n ? findTheme(db, merchantId, themeKey) : undefined;
 }

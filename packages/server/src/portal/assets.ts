@@ -128,8 +128,9 @@ var name=form.querySelector("[name=name]");
 var update=function(){
 if(colour&&/^#[0-9a-fA-F]{6}$/.test(colour.value)){
 preview.style.setProperty("--brand",colour.value);
-var c=colour.value.slice(1),r=parseInt(c.slice(0,2),16),g=parseInt(c.slice(2,4),16),b=parseInt(c.slice(4,6),16);
-preview.style.setProperty("--on-brand",(0.299*r+0.587*g+0.114*b)>150?"#111111":"#ffffff");
+var lum=function(h){return [1,3,5].map(function(i){var v=parseInt(h.slice(i,i+2),16)/255;return v<=0.03928?v/12.92:Math.pow((v+0.055)/1.055,2.4);}).reduce(function(a,v,i){return a+v*[0.2126,0.7152,0.0722][i];},0);};
+var l=lum(colour.value),white=1.05/(l+0.05),black=(l+0.05)/0.05;
+preview.style.setProperty("--on-brand",white>=4.5||white>=black?"#ffffff":"#111111");
 }
 var label=preview.querySelector("[data-preview-name]");
 if(label&&name)label.textContent=name.value||name.getAttribute("placeholder")||"";

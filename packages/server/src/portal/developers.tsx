@@ -5,7 +5,8 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ComponentChildren } from "preact";
-import { createApiKey, listApiKeys, listTerminals, revokeApiKey } from "../db/merchants-repository.ts";
+import { listApiKeys, listTerminals } from "../db/merchant-reads-repository.ts";
+import { createApiKey, revokeApiKey } from "../db/merchants-repository.ts";
 import { AppError } from "../domain/errors.ts";
 import { checkWebhookUrl } from "../net/outbound-guard.ts";
 import { createWebhookEndpoint, listWebhookEndpoints } from "../webhooks/endpoints-repository.ts";

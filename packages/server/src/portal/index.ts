@@ -15,9 +15,12 @@ import { linkDetailRoutes } from "./link-detail.tsx";
 import { linkSaveRoutes } from "./link-save.tsx";
 import { linksListRoute } from "./links-list.tsx";
 import { overviewRoutes } from "./overview.tsx";
+import { paymentDetailRoute } from "./payment-detail.tsx";
+import { paymentsRoutes } from "./payments.tsx";
 import { sendMessagePage, sendPortalNotFound as sendNotFound } from "./render.tsx";
 import { guardRequest, loadRequestState } from "./request-state.ts";
 import { signInRoutes } from "./sign-in.tsx";
+import { themesRoutes } from "./themes.tsx";
 import { webhookEndpointRoutes } from "./webhook-endpoint.tsx";
 
 /** For URLs the router refuses before any portal hook runs (broken percent-encoding…). */
@@ -61,6 +64,9 @@ export async function portalRoutes(app: FastifyInstance, deps: PortalDeps): Prom
   linksListRoute(app, context);
   linkSaveRoutes(app, context);
   linkDetailRoutes(app, context);
+  paymentsRoutes(app, context);
+  paymentDetailRoute(app, context);
   developersRoutes(app, context);
   webhookEndpointRoutes(app, context);
+  themesRoutes(app, context);
 }

@@ -6,7 +6,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { checkedCreateRequest, checkedUpdateRequest, createPaymentLink, updatePaymentLink } from "../api/link-service.ts";
 import { findLink } from "../db/links-repository.ts";
-import { listTerminals, listThemes } from "../db/merchants-repository.ts";
+import { listTerminals, listThemes } from "../db/merchant-reads-repository.ts";
 import { AppError } from "../domain/errors.ts";
 import type { PortalContext } from "./deps.ts";
 import { PORTAL_MESSAGES } from "./i18n.ts";

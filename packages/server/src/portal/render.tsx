@@ -30,9 +30,9 @@ export function sendPortalPage(reply: FastifyReply, status: number, build: (nonc
 }
 
 /** The frame of this request's page, for a given nonce. */
-export function frameOf(request: FastifyRequest, nonce: string): PageFrame {
+export function frameOf(request: FastifyRequest, nonce: string, path?: string): PageFrame {
   const { lang, session } = request.portal;
-  const url = new URL(request.url, "http://portal.invalid");
+  const url = new URL(path ?? request.url, "http://portal.invalid");
   url.searchParams.set("lang", otherLang(lang));
   return {
     lang,
@@ -44,8 +44,10 @@ export function frameOf(request: FastifyRequest, nonce: string): PageFrame {
 
 export function sendMessagePage(request: FastifyRequest, reply: FastifyReply, status: number, title: string, text: string) {
   const m = PORTAL_MESSAGES[request.portal.lang];
+  // The language switch of a message page leads to the portal's start, not back to the address
+  // asked for: a 404 page repeats nothing of the URL, and a POST address is no page to switch to.
   return sendPortalPage(reply, status, (nonce) => (
-    <Layout {...frameOf(request, nonce)} title={title}>
+    <Layout {...frameOf(request, nonce, "/portal")} title={title}>
       <div class="card">
         <h1>{title}</h1>
         <p>{text}</p>
