@@ -1,6 +1,16 @@
 // Typed client for the payment-link API (docs/api.md). Uses the global fetch (or one you pass), so
 // it has no dependencies; every failure surfaces as one of the PaylinkError classes (errors.ts).
 import { randomUUID } from "node:crypto";
+import type {
+  ChargeTokenRequest,
+  ChargeTokenResponse,
+  GetPaymentResponse,
+  ModificationResponse,
+  Payment,
+  RefundRequest,
+  ReverseRequest,
+} from "./after-sale-types.js";
+import { apiBaseUrlOf, checkReference, encodeReference, queryString } from "./client-urls.js";
 import {
   describeNetworkError,
   errorBodyOf,
@@ -43,7 +53,6 @@ export interface PostRequestOptions {
   idempotencyKey?: string;
 }
 
-const API_PATH = "/api/v1";
 const DEFAULT_TIMEOUT_MS = 30_000;
 /** The iterator asks for the largest page the server allows, to make as few requests as possible. */
 const ITERATOR_PAGE_SIZE = 100;
@@ -133,6 +142,41 @@ export class PaylinkClient {
     }
   }
 
+  /**
+   * `POST /payment`: charge a saved card. Resolves with `resultCode` `Authorised` or `Refused`
+   * (both HTTP 200); an unknown outcome rejects with a PaylinkApiError (503, `5002`) and nothing
+   * stays charged. Pass your own idempotencyKey (e.g. your invoice id) to retry safely.
+   */
+  async chargeToken(request: ChargeTokenRequest, options: PostRequestOptions = {}): Promise<ChargeTokenResponse> {
+    return this.#post("/payment", request, options);
+  }
+
+  /** `POST /modification/refund`: refund part or all of a payment; the result arrives as a `Refund` webhook. */
+  async refund(request: RefundRequest, options: PostRequestOptions = {}): Promise<ModificationResponse> {
+    checkValue("payfacReference", request?.payfacReference);
+    return this.#post("/modification/refund", request, options);
+  }
+
+  /** `POST /modification/reverse`: cancel a payment, or refund whatever of it is not yet refunded. */
+  async reverse(request: ReverseRequest | string, options: PostRequestOptions = {}): Promise<ModificationResponse> {
+    const body = typeof request === "string" ? { payfacReference: request } : request;
+    checkValue("payfacReference", body?.payfacReference);
+    return this.#post("/modification/reverse", body, options);
+  }
+
+  /** `POST /tokens/disable`: later charges of the card are refused (409). Idempotent. */
+  async disableToken(tokenValue: string, options: PostRequestOptions = {}): Promise<ResponseEnvelope> {
+    checkValue("tokenValue", tokenValue);
+    return this.#post("/tokens/disable", { tokenValue }, options);
+  }
+
+  /** `GET /payments/{payfacReference}`: a link sale or token payment with its refunds. */
+  async getPayment(payfacReference: string): Promise<Payment> {
+    checkValue("payfacReference", payfacReference);
+    const response = await this.#send<GetPaymentResponse>("GET", `/payments/${encodeURIComponent(payfacReference)}`);
+    return response.payment;
+  }
+
   #post<T>(path: string, body: unknown, options: PostRequestOptions): Promise<T> {
     const { idempotencyKey = randomUUID() } = options;
     if (typeof idempotencyKey !== "string" || idempotencyKey.length < 1 || idempotencyKey.length > 255) {
@@ -184,39 +228,7 @@ export class PaylinkClient {
   }
 }
 
-function apiBaseUrlOf(baseUrl: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(baseUrl);
-  } catch {
-    throw new TypeError(`PaylinkClient: baseUrl must be an absolute URL such as https://pay.example.com, got ${JSON.stringify(baseUrl)}`);
-  }
-  if (parsed.protocol !== "https:" && parsed.protocol !== "http:") {
-    throw new TypeError(`PaylinkClient: baseUrl must use http or https, got ${parsed.protocol}`);
-  }
-  const root = `${parsed.origin}${parsed.pathname}`.replace(/\/+$/, "");
-  // Integrations written for Straumur's payment-links API are configured with `…/api/v1`.
-  return root.endsWith(API_PATH) ? root : `${root}${API_PATH}`;
-}
-
-// An empty reference would turn a read of one link into a call of the list endpoint.
-function checkReference(reference: unknown): void {
-  if (typeof reference !== "string" || reference === "") {
-    throw new TypeError("paymentLinkReference must be a non-empty string");
-  }
-}
-
-function encodeReference(reference: string): string {
-  checkReference(reference);
-  return encodeURIComponent(reference);
-}
-
-function queryString(query: ListPaymentLinksQuery): string {
-  const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(query) as Array<[string, unknown]>) {
-    if (value === undefined || value === null) continue;
-    params.set(name, value instanceof Date ? value.toISOString() : String(value));
-  }
-  const text = params.toString();
-  return text === "" ? "" : `?${text}`;
+// An empty reference would turn a read of one payment into a call of another endpoint.
+function checkValue(name: string, value: unknown): void {
+  if (typeof value !== "string" || value === "") throw new TypeError(`${name} must be a non-empty string`);
 }

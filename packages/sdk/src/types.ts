@@ -53,6 +53,10 @@ export interface Submission {
   token: string | null;
   /** Paylink extension: the id also sent as the webhook's `checkoutReference`. */
   checkoutReference?: string;
+  /** The processor's reference of the payment: refund it and read it by this. Null before an answer. */
+  payfacReference?: string | null;
+  /** The sum of this payment's refunds that succeeded. */
+  refundedAmount?: number;
   /** Paylink extension: ISO 8601 time of the attempt. */
   createdAt?: string;
 }
@@ -221,6 +225,7 @@ export type KnownErrorCode =
   | "3005" // body too large (413)
   | "3006" // unsupported media type (415)
   | "3007" // idempotent request still in progress (409)
+  | "5002" // the card processor did not answer a saved-card charge; nothing stays charged (503)
   | "5000"; // internal error (500)
 
 /** Body of every error response. */

@@ -16,7 +16,7 @@ import { jsonErrorHandler, jsonNotFound, sendError } from "./http/errors.ts";
 import { registerMetrics } from "./http/metrics.ts";
 import { NO_RATE_LIMITS, type RateLimits, registerRateLimitStore } from "./http/rate-limit.ts";
 import { validatorCompiler } from "./http/validation.ts";
-import type { PaymentProcessor } from "./payments/processor.ts";
+import { type AfterSaleProcessor, isAfterSaleProcessor, type PaymentProcessor } from "./payments/processor.ts";
 import { SandboxProcessor } from "./payments/sandbox.ts";
 import { portalRoutes, sendPortalNotFound } from "./portal/index.ts";
 import type { SecretKeyring } from "./security/keyring.ts";
@@ -30,6 +30,11 @@ export interface AppDeps {
   now?: () => Date;
   /** The card processor of the checkout page; default: the deterministic sandbox (docs/checkout.md#sandbox-cards). */
   processor?: PaymentProcessor;
+  /**
+   * Charges saved cards, refunds and reverses. Default: the checkout's processor when it can, else
+   * a sandbox (which needs no memory of the checkout's calls, docs/decisions.md D-100).
+   */
+  afterSaleProcessor?: AfterSaleProcessor;
   /** How long a second post of one form waits for the first's result before the 202 page (default 20 s). */
   duplicateWaitMs?: number;
   /** The server passes the configured limits; an app built without them (tests) has none. */
@@ -90,6 +95,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }
   });
 
+  const processor = deps.processor ?? new SandboxProcessor();
+  const afterSaleProcessor = deps.afterSaleProcessor ?? (isAfterSaleProcessor(processor) ? processor : new SandboxProcessor());
   // A getter, so a server that learns its port after listening (tests) still builds right URLs.
   const apiDeps: ApiDeps = {
     db: deps.db,
@@ -97,6 +104,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       return deps.publicBaseUrl;
     },
     now,
+    processor: afterSaleProcessor,
     apiRateLimitPerMinute: rateLimits.apiPerMinute,
   };
   await app.register(async (api) => apiRoutes(api, apiDeps), { prefix: "/api/v1" });
@@ -118,7 +126,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           return deps.publicBaseUrl;
         },
         now,
-        processor: deps.processor ?? new SandboxProcessor(),
+        processor,
         rateLimits,
         ...(deps.duplicateWaitMs !== undefined ? { duplicateWaitMs: deps.duplicateWaitMs } : {}),
       }),

@@ -1,11 +1,13 @@
 // The server process: config → database → demo bootstrap → app → listen; clean shutdown on signals.
 import { buildApp } from "./app.ts";
+import { cleanCheckoutBrake } from "./checkout/brake.ts";
 import { reconcileStalePayments } from "./checkout/reconcile.ts";
 import { type Config, loadConfig } from "./config.ts";
 import { type DatabaseHandle, openDatabase } from "./db/connect.ts";
 import { deleteExpiredIdempotencyKeys } from "./db/idempotency-repository.ts";
 import { bootstrapDemo, demoInstructions } from "./demo.ts";
 import { createLogger } from "./logging.ts";
+import { reconcileAfterSale } from "./payments/reconcile-after-sale.ts";
 import { SandboxProcessor } from "./payments/sandbox.ts";
 import { checkStoredSecrets, resolveSecretKeyring } from "./security/keyring.ts";
 import { deleteOldDeliveries } from "./webhooks/delivery-log.ts";
@@ -96,10 +98,16 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
   );
   maintenance.unref();
   // Payments whose outcome never arrived (lost reply, crashed instance): reversed and released.
+  // And the checkout brake's counters of ended windows, which nothing reads any more.
   reconciler = setInterval(() => {
     reconcileStalePayments({ db: database.db, processor, log: logger }).catch((error) =>
       logger.warn({ err: error }, "payment reconciliation failed"),
     );
+    // Refunds whose processor answer was lost are asked again; saved-card charges with a lost answer are reversed.
+    reconcileAfterSale({ db: database.db, processor, log: logger }).catch((error) =>
+      logger.warn({ err: error }, "after-sale reconciliation failed"),
+    );
+    void cleanCheckoutBrake(database.db, new Date(), logger);
   }, 60 * 1000);
   reconciler.unref();
 

@@ -1,4 +1,4 @@
-// /api/v1: the merchant-facing payment-link API. Every route here is authenticated by API key
+// /api/v1: the merchant-facing payment-link and after-sale API. Every route here is authenticated by API key
 // and protected by Idempotency-Key handling on POST.
 import type { FastifyInstance } from "fastify";
 import { apiKeyAuth } from "../http/auth.ts";
@@ -13,6 +13,11 @@ import { registerDisableLink } from "./links-disable.ts";
 import { registerGetLink } from "./links-get.ts";
 import { registerListLinks } from "./links-list.ts";
 import { registerUpdateLink } from "./links-update.ts";
+import { registerChargeToken } from "./payment-charge.ts";
+import { registerGetPayment } from "./payments-get.ts";
+import { registerRefund } from "./refund.ts";
+import { registerReverse } from "./reverse.ts";
+import { registerDisableToken } from "./tokens-disable.ts";
 
 export async function apiRoutes(instance: FastifyInstance, deps: ApiDeps) {
   // Clients written for Straumur's payment-links API spell property names in any letter case.
@@ -34,4 +39,10 @@ export async function apiRoutes(instance: FastifyInstance, deps: ApiDeps) {
   registerUpdateLink(app, deps);
   registerListLinks(app, deps);
   registerDisableLink(app, deps);
+  // After the link: saved cards, refunds, reversals.
+  registerChargeToken(app, deps);
+  registerRefund(app, deps);
+  registerReverse(app, deps);
+  registerDisableToken(app, deps);
+  registerGetPayment(app, deps);
 }

@@ -1,5 +1,6 @@
 // GET /api/v1/paymentlinks/{reference} (docs/api.md#read)
 import { findLink, listSubmissions } from "../db/links-repository.ts";
+import { refundedAmounts } from "../db/refunds-repository.ts";
 import { AppError } from "../domain/errors.ts";
 import { envelope } from "../http/envelope.ts";
 import type { TypedApp } from "../http/typed-app.ts";
@@ -25,7 +26,11 @@ export function registerGetLink(app: TypedApp, deps: ApiDeps) {
       const link = reference.length <= 64 ? await findLink(deps.db, request.merchantId, reference) : undefined;
       if (!link) throw notFound(reference);
       const submissions = await listSubmissions(deps.db, reference);
-      return { paymentLink: presentLink(link, submissions, deps.publicBaseUrl, deps.now()), ...envelope(request) };
+      const refunded = await refundedAmounts(
+        deps.db,
+        submissions.flatMap((s) => (s.payfacReference ? [s.payfacReference] : [])),
+      );
+      return { paymentLink: presentLink(link, submissions, deps.publicBaseUrl, deps.now(), refunded), ...envelope(request) };
     },
   );
 }

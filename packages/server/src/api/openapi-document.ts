@@ -3,6 +3,7 @@
 // Idempotency-Key header, the admin API's own authentication, and worked examples.
 import type { SwaggerOptions } from "@fastify/swagger";
 import { type Example, type OperationExamples, operationExamples } from "./openapi-examples.ts";
+import { afterSaleExamples } from "./openapi-examples-after-sale.ts";
 import { apiGuide, codesOfStatus, errorResponseDescription, errorStatuses } from "./openapi-guide.ts";
 import { ErrorResponse } from "./schemas.ts";
 
@@ -97,7 +98,7 @@ function decorateApiOperation(method: string, operation: Operation, examples: Op
 function decorate(document: Document, publicBaseUrl: string): Document {
   document.info = { ...document.info, description: apiGuide() };
   document.servers = [{ url: publicBaseUrl }];
-  const examples = operationExamples(publicBaseUrl);
+  const examples = { ...operationExamples(publicBaseUrl), ...afterSaleExamples() };
   for (const [path, operations] of Object.entries(document.paths ?? {})) {
     for (const [method, operation] of Object.entries(operations)) {
       if (path.startsWith("/admin/")) operation.security = [{ adminToken: [] }];
@@ -115,6 +116,10 @@ export function openApiOptions(publicBaseUrl: () => string): SwaggerOptions {
       info: { title: "Paylink API", version: "1.0.0" },
       tags: [
         { name: "Payment links", description: "Create, read, change, list and disable payment links. Authenticated by `X-API-key`." },
+        {
+          name: "Saved cards and refunds",
+          description: "Charge saved cards, refund and reverse payments, disable saved cards, read payments. Authenticated by `X-API-key`.",
+        },
         { name: "Admin", description: "Operator only: merchants, terminals, API keys, portal users, themes. `Authorization: Bearer`." },
         { name: "Admin: webhooks", description: "Operator only: webhook endpoints and their deliveries. `Authorization: Bearer`." },
       ],

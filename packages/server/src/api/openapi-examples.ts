@@ -87,6 +87,8 @@ function readLink(baseUrl: string) {
         amount: 1290000,
         currency: "ISK",
         token: null,
+        payfacReference: "7QK2M9XW4RTB8N3D",
+        refundedAmount: 0,
         createdAt: "2026-03-14T10:02:11.734Z",
       },
     ],

@@ -4,7 +4,14 @@ import type { SubmissionRecord } from "../db/submissions-repository.ts";
 import { linkStatus } from "../domain/links/status.ts";
 import { linkUrl } from "../domain/links/url.ts";
 
-export function presentLink(link: PaymentLinkRecord, submissions: SubmissionRecord[], publicBaseUrl: string, now: Date) {
+/** `refunded`: what is refunded of each payment, by payfacReference (absent: nothing). */
+export function presentLink(
+  link: PaymentLinkRecord,
+  submissions: SubmissionRecord[],
+  publicBaseUrl: string,
+  now: Date,
+  refunded: ReadonlyMap<string, number> = new Map(),
+) {
   const { terms } = link;
   return {
     terminalIdentifier: terms.terminalIdentifier,
@@ -33,6 +40,8 @@ export function presentLink(link: PaymentLinkRecord, submissions: SubmissionReco
       amount: s.amount,
       currency: s.currency,
       token: s.token,
+      payfacReference: s.payfacReference,
+      refundedAmount: (s.payfacReference && refunded.get(s.payfacReference)) || 0,
       createdAt: s.createdAt.toISOString(),
     })),
   };

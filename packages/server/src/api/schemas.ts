@@ -164,6 +164,8 @@ export const Submission = Type.Object({
   amount: Type.Integer(),
   currency: Type.String(),
   token: Nullable(Type.String()),
+  payfacReference: Nullable(Type.String(), "The processor's reference of the payment (refund and read it by this)."),
+  refundedAmount: Type.Integer({ description: "The sum of this payment's refunds that succeeded." }),
   createdAt: Type.String(),
 });
 

@@ -1,7 +1,8 @@
 // What the checkout's routes need from outside, and what they share once the plugin has started.
 import type { Database } from "../db/connect.ts";
-import type { FailureBrake, RateLimits } from "../http/rate-limit.ts";
+import type { RateLimits } from "../http/rate-limit.ts";
 import type { PaymentProcessor } from "../payments/processor.ts";
+import type { CheckoutBrake } from "./brake.ts";
 
 export interface CheckoutDeps {
   db: Database;
@@ -19,6 +20,6 @@ export interface CheckoutContext {
   deps: CheckoutDeps;
   /** Signs the form tokens; shared by every instance through the database. */
   formKey: Buffer;
-  /** Slows card testing down: counts declines and rejected forms per address and link. */
-  brake: FailureBrake;
+  /** Slows card testing down: counts attempts at the processor, declines and rejected forms per address and link. */
+  brake: CheckoutBrake;
 }

@@ -8,9 +8,10 @@
 import formbody from "@fastify/formbody";
 import type { FastifyError, FastifyInstance } from "fastify";
 import { sharedSecret } from "../db/checkout-repository.ts";
-import { checkoutBrake, NO_RATE_LIMITS } from "../http/rate-limit.ts";
+import { NO_RATE_LIMITS } from "../http/rate-limit.ts";
 import { errorName } from "../payments/error-name.ts";
 import { assetsRoutes } from "./assets-routes.ts";
+import { checkoutBrake } from "./brake.ts";
 import type { CheckoutContext, CheckoutDeps } from "./deps.ts";
 import { MESSAGES } from "./i18n.ts";
 import { acceptLanguage, requestedLang } from "./language.ts";
@@ -24,11 +25,8 @@ export { sendCheckoutNotFound } from "./page-response.tsx";
 export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): Promise<void> {
   // Form bodies are parsed only here: the JSON API keeps answering 415 to them.
   await app.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
-  const context: CheckoutContext = {
-    deps,
-    formKey: Buffer.from(await sharedSecret(deps.db, "checkout-form-token"), "hex"),
-    brake: checkoutBrake(app, deps.rateLimits ?? NO_RATE_LIMITS),
-  };
+  const formKey = Buffer.from(await sharedSecret(deps.db, "checkout-form-token"), "hex");
+  const context: CheckoutContext = { deps, formKey, brake: checkoutBrake(deps.db, deps.rateLimits ?? NO_RATE_LIMITS, formKey) };
 
   app.addHook("onSend", async (_request, reply, payload) => {
     baseSecurityHeaders(reply, deps.publicBaseUrl);

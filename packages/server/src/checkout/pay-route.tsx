@@ -51,100 +51,120 @@ export function payRoute(fastify: FastifyInstance, { deps, formKey, brake }: Che
     const status = linkStatus(link, now);
     if (status !== "Active") return sendStatusPage(reply, link, lang, theme, status);
 
-    // Card testing: too many declines and rejected forms from one address on this link.
-    const waitSeconds = await brake.blockedFor(request);
-    if (waitSeconds > 0) {
-      reply.header("retry-after", String(waitSeconds));
-      return sendMessagePage(reply, 429, lang, theme, m.tooManyTitle, m.tooManyText(Math.ceil(waitSeconds / 60)));
+    // Card testing: too many declines and rejected forms from one address on this link. The
+    // attempt is counted now, before anything else, so posts sent at once cannot all pass.
+    const attempt = await brake.take(request, reference, now);
+    if (attempt.blocked) {
+      reply.header("retry-after", String(attempt.retryAfterSeconds));
+      const text = attempt.because === "failures" ? m.tooManyText(Math.ceil(attempt.retryAfterSeconds / 60)) : m.tooManyInFlightText;
+      return sendMessagePage(reply, 429, lang, theme, m.tooManyTitle, text);
     }
+    try {
+      if (body === undefined) return sendMessagePage(reply, 415, lang, theme, m.badRequestTitle, m.badRequestText);
 
-    if (body === undefined) return sendMessagePage(reply, 415, lang, theme, m.badRequestTitle, m.badRequestText);
-
-    const form = readCheckoutForm(body, link.terms.shopperInfo, now);
-    const token = verifyFormToken(formKey, reference, formText(body, "csrfToken"), now);
-    if (!token || crossSite(request, deps.publicBaseUrl)) {
-      // Nothing is recorded. The page comes back with a fresh token and the shopper's details.
-      return sendCheckoutPage(reply, 403, link, {
-        lang,
-        theme,
-        formToken: issueFormToken(formKey, reference, now, priceOf(link)),
-        values: form.redisplay,
-        errors: [],
-        alert: { kind: "expired-form" },
-      });
-    }
-    if (!samePrice(token, link)) {
-      // The merchant changed the price while the page was open: show the new one, charge nothing.
-      return sendPriceChanged(reply, formKey, link, { lang, theme, values: form.redisplay }, now);
-    }
-    if (!form.ok) {
-      await brake.recordFailure(request);
-      // Same token: the attempt has not been used yet.
-      return sendCheckoutPage(reply, 422, link, {
-        lang,
-        theme,
-        formToken: formText(body, "csrfToken"),
-        values: form.redisplay,
-        errors: form.errors,
-      });
-    }
-
-    const outcome = await payWithLink(payDeps(request), link, form.value, {
-      attemptKey: token.attemptKey,
-      shownPrice: { amount: token.amount, currency: token.currency },
-    });
-    const freshToken = () => issueFormToken(formKey, reference, deps.now(), priceOf(link), newAttemptKey());
-    switch (outcome.kind) {
-      case "approved": {
-        if (link.terms.returnUrl) {
-          const target = withCheckoutReference(link.terms.returnUrl, outcome.submission.checkoutReference);
-          return reply.code(303).header("location", target).header("cache-control", "no-store").send();
-        }
-        const tokenize = link.terms.type === "TokenizeByLink";
-        return sendPage(reply, 200, (nonce) => (
-          <ReceiptPage lang={lang} nonce={nonce} theme={theme} tokenize={tokenize} submission={outcome.submission} />
-        ));
-      }
-      case "declined":
-        await brake.recordFailure(request);
-        return sendCheckoutPage(reply, 402, link, {
+      const form = readCheckoutForm(body, link.terms.shopperInfo, now);
+      const token = verifyFormToken(formKey, reference, formText(body, "csrfToken"), now);
+      if (!token || crossSite(request, deps.publicBaseUrl)) {
+        // Nothing is recorded. The page comes back with a fresh token and the shopper's details.
+        return sendCheckoutPage(reply, 403, link, {
           lang,
           theme,
-          formToken: freshToken(),
+          formToken: issueFormToken(formKey, reference, now, priceOf(link)),
           values: form.redisplay,
           errors: [],
-          alert: { kind: "declined", reason: outcome.reason },
+          alert: { kind: "expired-form" },
         });
-      case "failed":
-        return sendCheckoutPage(reply, 502, link, {
+      }
+      if (!samePrice(token, link)) {
+        // The merchant changed the price while the page was open: show the new one, charge nothing.
+        return sendPriceChanged(reply, formKey, link, { lang, theme, values: form.redisplay }, now);
+      }
+      if (!form.ok) {
+        await attempt.finish(true);
+        // Same token: the attempt has not been used yet.
+        return sendCheckoutPage(reply, 422, link, {
           lang,
           theme,
-          formToken: freshToken(),
+          formToken: formText(body, "csrfToken"),
           values: form.redisplay,
-          errors: [],
-          alert: { kind: "failed" },
+          errors: form.errors,
         });
-      case "voided":
-        return sendPage(reply, 410, (nonce) => (
-          <StatusPage lang={lang} nonce={nonce} theme={theme} status="Used" extra={m.soldOutWhilePaying} />
-        ));
-      case "pending":
-        return sendMessagePage(reply, 202, lang, theme, m.pendingTitle, m.pendingText);
-      case "unconfirmed":
-        return sendMessagePage(reply, 202, lang, theme, m.unconfirmedTitle, m.unconfirmedText);
-      case "unavailable": {
-        // Why: re-read the link. Still Active means every remaining slot is held by a payment in flight.
-        const current = (await loadCheckoutLink(deps.db, reference)) ?? link;
-        const now2 = deps.now();
-        const currentStatus = linkStatus(current, now2);
-        if (currentStatus !== "Active") return sendStatusPage(reply, current, lang, theme, currentStatus);
-        if (!samePrice(token, current)) {
-          return sendPriceChanged(reply, formKey, current, { lang, theme, values: form.redisplay }, now2);
-        }
-        return sendPage(reply, 410, (nonce) => (
-          <StatusPage lang={lang} nonce={nonce} theme={theme} status="Used" extra={m.soldOutInFlight} />
-        ));
       }
+
+      const outcome = await payWithLink(payDeps(request), link, form.value, {
+        attemptKey: token.attemptKey,
+        shownPrice: { amount: token.amount, currency: token.currency },
+      });
+      // Before the answer is sent: the shopper's next post must find the attempt given back or counted.
+      await attempt.finish(outcome.kind === "declined");
+      const freshToken = () => issueFormToken(formKey, reference, deps.now(), priceOf(link), newAttemptKey());
+      switch (outcome.kind) {
+        case "approved": {
+          if (link.terms.returnUrl) {
+            const target = withCheckoutReference(link.terms.returnUrl, outcome.submission.checkoutReference);
+            return reply.code(303).header("location", target).header("cache-control", "no-store").send();
+          }
+          const tokenize = link.terms.type === "TokenizeByLink";
+          return sendPage(reply, 200, (nonce) => (
+            <ReceiptPage lang={lang} nonce={nonce} theme={theme} tokenize={tokenize} submission={outcome.submission} />
+          ));
+        }
+        case "declined":
+          return sendCheckoutPage(reply, 402, link, {
+            lang,
+            theme,
+            formToken: freshToken(),
+            values: form.redisplay,
+            errors: [],
+            alert: { kind: "declined", reason: outcome.reason },
+          });
+        case "failed":
+          return sendCheckoutPage(reply, 502, link, {
+            lang,
+            theme,
+            formToken: freshToken(),
+            values: form.redisplay,
+            errors: [],
+            alert: { kind: "failed" },
+          });
+        case "voided": {
+          if (outcome.reason === "Reversed") {
+            // The attempt was reversed while this request stalled: like a processor failure, the
+            // shopper may simply pay again.
+            return sendCheckoutPage(reply, 502, link, {
+              lang,
+              theme,
+              formToken: freshToken(),
+              values: form.redisplay,
+              errors: [],
+              alert: { kind: "failed" },
+            });
+          }
+          const status = outcome.reason === "Link disabled" ? "Disabled" : outcome.reason === "Link expired" ? "Expired" : "Used";
+          const extra = status === "Used" ? m.soldOutWhilePaying : m.cancelledWhilePaying;
+          return sendPage(reply, 410, (nonce) => <StatusPage lang={lang} nonce={nonce} theme={theme} status={status} extra={extra} />);
+        }
+        case "pending":
+          return sendMessagePage(reply, 202, lang, theme, m.pendingTitle, m.pendingText);
+        case "unconfirmed":
+          return sendMessagePage(reply, 202, lang, theme, m.unconfirmedTitle, m.unconfirmedText);
+        case "unavailable": {
+          // Why: re-read the link. Still Active means every remaining slot is held by a payment in flight.
+          const current = (await loadCheckoutLink(deps.db, reference)) ?? link;
+          const now2 = deps.now();
+          const currentStatus = linkStatus(current, now2);
+          if (currentStatus !== "Active") return sendStatusPage(reply, current, lang, theme, currentStatus);
+          if (!samePrice(token, current)) {
+            return sendPriceChanged(reply, formKey, current, { lang, theme, values: form.redisplay }, now2);
+          }
+          return sendPage(reply, 410, (nonce) => (
+            <StatusPage lang={lang} nonce={nonce} theme={theme} status="Used" extra={m.soldOutInFlight} />
+          ));
+        }
+      }
+    } finally {
+      // Any other way out (a 403, a 409, an error) was no card test: the attempt is given back.
+      await attempt.finish(false);
     }
   });
 }

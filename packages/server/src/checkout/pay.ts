@@ -5,12 +5,13 @@
 //   (short trx)     (no trx, timed out)     (short trx)
 //
 // A shopper whose card is approved always has a sale: the slot was taken before the charge. The
-// only exception is a merchant lowering the cap while the card is being charged; that approval is
+// exceptions are a merchant lowering the cap or disabling the link, the link expiring, while the
+// card is being charged, and an attempt the reconciler already reversed; that approval is
 // cancelled at the processor and the shopper is told so.
 import type { FastifyBaseLogger } from "fastify";
 import type { CheckoutLink } from "../db/checkout-repository.ts";
 import type { Database } from "../db/connect.ts";
-import { type ProcessorOutcome, recordResult, reserveSale } from "../db/reservations-repository.ts";
+import { type ProcessorOutcome, recordResult, reserveSale, type VoidReason } from "../db/reservations-repository.ts";
 import { findSubmission, type SubmissionRecord } from "../db/submissions-repository.ts";
 import { withDeadline } from "../payments/deadline.ts";
 import { errorName } from "../payments/error-name.ts";
@@ -37,8 +38,8 @@ export type PayOutcome =
   | { kind: "declined"; reason: string; submission: SubmissionRecord }
   /** No answer from the processor: nothing charged as far as Paylink knows. */
   | { kind: "failed" }
-  /** Approved, but the link sold out meanwhile: the approval was cancelled. */
-  | { kind: "voided" }
+  /** Approved, but the link sold out, was disabled or expired meanwhile (or the attempt was reversed): the approval was cancelled. */
+  | { kind: "voided"; reason: VoidReason }
   /** No sale slot (sold out, or all remaining slots held by payments in flight), or no longer open. */
   | { kind: "unavailable" }
   /** The same form is still being processed by an earlier post. */
@@ -130,11 +131,22 @@ export async function payWithLink(
       return { kind: "declined", reason: recorded.submission.reason ?? "Refused", submission: recorded.submission };
     case "failed":
       return { kind: "failed" };
-    case "voided":
+    case "voided": {
+      const reason = recorded.voidReason ?? "Sold out";
+      if (reason === "Reversed" && outcome.kind === "approved") {
+        // The reconciler had the processor confirm this attempt reversed while this instance was
+        // stalled (longer than the reservation): an approval now means the processor broke its
+        // contract or our clocks lie. Not a sale; an operator must check the charge is gone.
+        deps.log.error(
+          { checkoutReference, paymentLinkReference: link.reference, payfacReference: outcome.payfacReference },
+          "ALERT: approval arrived for a payment attempt already reversed and abandoned; recorded as failed, its cancel is owed",
+        );
+      }
       // The cancel is owed (flagged in the same transaction as the result); the reconciler
       // retries it if the processor does not confirm now.
       if (outcome.kind === "approved") await cancelVoidedApproval(deps, checkoutReference, outcome.payfacReference);
-      return { kind: "voided" };
+      return { kind: "voided", reason };
+    }
   }
 }
 
@@ -155,7 +167,7 @@ async function recordWithRetry(
   for (const wait of delays) {
     if (wait) await new Promise((resolve) => setTimeout(resolve, wait));
     try {
-      return await recordResult(deps.db, checkoutReference, outcome, async (trx, recordedAs, submission) => {
+      return await recordResult(deps.db, checkoutReference, outcome, deps.now(), async (trx, recordedAs, submission) => {
         for (const event of paymentResultEvents(link, submission, recordedAs, result)) {
           await enqueuePaymentWebhook(trx, link.merchantId, event.eventType, event.message);
         }

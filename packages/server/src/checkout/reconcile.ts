@@ -6,7 +6,7 @@
 // held, so the cap can never be exceeded by a charge that later turns out to have gone through.
 import type { FastifyBaseLogger } from "fastify";
 import type { Database } from "../db/connect.ts";
-import { abandonSubmission, findStalePendingSubmissions } from "../db/reservations-repository.ts";
+import { abandonSubmission, findStalePendingSubmissions } from "../db/stale-reservations.ts";
 import { findPendingCancels, markCancelConfirmed } from "../db/submissions-repository.ts";
 import { withDeadline } from "../payments/deadline.ts";
 import { errorName } from "../payments/error-name.ts";

@@ -4,20 +4,14 @@
 //   decline  reserved_count - 1
 // The processor is called between the reserve and the result, outside any transaction. A
 // reservation whose outcome never arrived (a lost reply, a crashed process) is reversed at the
-// processor and then released after RESERVATION_TTL_SECONDS (checkout/reconcile.ts), so neither a
-// slot nor a charge is held forever.
+// processor and then released after RESERVATION_TTL_SECONDS (stale-reservations.ts, run by
+// checkout/reconcile.ts), so neither a slot nor a charge is held forever.
 import { sql, type Transaction } from "kysely";
 import { newCheckoutReference } from "../ids.ts";
 import type { Database } from "./connect.ts";
 import type { DB } from "./schema.ts";
 import { type Answer, liveSubmissionForAttempt, type SubmissionRecord, toSubmission } from "./submissions-repository.ts";
 import { isUniqueViolation } from "./unique-violation.ts";
-
-/** Longer than any processor call may take (the checkout gives up on the processor after a minute). */
-export const RESERVATION_TTL_SECONDS = 15 * 60;
-
-/** Rows one sweep takes on; the next sweep takes the rest. */
-const SWEEP_LIMIT = 100;
 
 /** The most sales a link allows; a tokenize link saves one card. */
 const CAP = sql`(CASE WHEN type = 'TokenizeByLink' THEN 1 ELSE COALESCE(max_sales_count, 2147483647) END)`;
@@ -103,41 +97,6 @@ export async function reserveSale(db: Database, input: NewSubmission): Promise<R
   }
 }
 
-/**
- * Reservations older than the TTL, oldest first: their outcome never arrived (their process died
- * between reserve and result, or the processor's reply was lost). The reconciler reverses them.
- */
-export async function findStalePendingSubmissions(db: Database, linkReference?: string): Promise<string[]> {
-  let query = db
-    .selectFrom("submissions")
-    .select("id")
-    .where("state", "=", "pending")
-    .where("created_at", "<", sql<Date>`now() - (${RESERVATION_TTL_SECONDS} * interval '1 second')`);
-  if (linkReference !== undefined) query = query.where("link_reference", "=", linkReference);
-  const rows = await query.orderBy("created_at").limit(SWEEP_LIMIT).execute();
-  return rows.map((row) => row.id);
-}
-
-/**
- * Gives up a pending submission whose outcome never arrived (after the processor confirmed the
- * attempt is reversed): `abandoned`, and its slot released — in one statement, and only if it is
- * still pending, so a result recorded meanwhile wins.
- */
-export async function abandonSubmission(db: Database, checkoutReference: string): Promise<boolean> {
-  const result = await sql<{ released: number }>`
-    WITH stale AS (
-      UPDATE submissions SET state = 'abandoned', reason = 'Abandoned', completed_at = now()
-      WHERE id = ${checkoutReference} AND state = 'pending'
-      RETURNING link_reference
-    ), released AS (
-      UPDATE payment_links SET reserved_count = reserved_count - 1
-      WHERE reference IN (SELECT link_reference FROM stale)
-      RETURNING reference
-    )
-    SELECT count(*)::int AS released FROM stale`.execute(db);
-  return Number(result.rows[0]?.released ?? 0) > 0;
-}
-
 export type ProcessorOutcome =
   | { kind: "approved"; payfacReference: string; authCode: string; token: string | null; cardBrand: string; cardUsage: string }
   | { kind: "declined"; payfacReference: string; reason: string; cardBrand: string; cardUsage: string }
@@ -145,10 +104,17 @@ export type ProcessorOutcome =
   | { kind: "failed"; reason: string };
 
 /**
- * What was recorded: `voided` is an approval that could not become a sale (the merchant lowered
- * the cap while the card was charged); the caller cancels it at the processor.
+ * What was recorded: `voided` is an approval that could not become a sale; the caller cancels it
+ * at the processor.
  */
 export type RecordedResult = "approved" | "declined" | "failed" | "voided";
+
+/**
+ * Why an approval became no sale, stored as the submission's reason: the merchant lowered the cap,
+ * disabled the link, or the link expired while the card was being charged; or the attempt had
+ * already been reversed and abandoned by the reconciler (the processor confirmed nothing stands).
+ */
+export type VoidReason = "Sold out" | "Link disabled" | "Link expired" | "Reversed";
 
 /**
  * Records the processor's answer in one transaction: submission, counters, and whatever
@@ -159,8 +125,9 @@ export async function recordResult(
   db: Database,
   checkoutReference: string,
   outcome: ProcessorOutcome,
+  now: Date,
   alsoInTransaction: (trx: Transaction<DB>, recorded: RecordedResult, submission: SubmissionRecord) => Promise<void>,
-): Promise<{ recorded: RecordedResult; submission: SubmissionRecord } | undefined> {
+): Promise<{ recorded: RecordedResult; submission: SubmissionRecord; voidReason: VoidReason | null } | undefined> {
   return db.transaction().execute(async (trx) => {
     const current = await trx.selectFrom("submissions").selectAll().where("id", "=", checkoutReference).forUpdate().executeTakeFirst();
     if (!current || (current.state !== "pending" && current.state !== "abandoned")) return undefined;
@@ -172,23 +139,29 @@ export async function recordResult(
     };
 
     let recorded: RecordedResult;
+    let voidReason: VoidReason | null = null;
     if (outcome.kind === "approved") {
-      const sold = holdsSlot
-        ? await sql`UPDATE payment_links SET sales_count = sales_count + 1, reserved_count = reserved_count - 1
-            WHERE reference = ${reference} AND sales_count < ${CAP} RETURNING reference`.execute(trx)
-        : await sql`UPDATE payment_links SET sales_count = sales_count + 1
-            WHERE reference = ${reference} AND sales_count + reserved_count < ${CAP} RETURNING reference`.execute(trx);
-      if (sold.rows.length > 0) recorded = "approved";
+      // Abandoned means the processor already confirmed this attempt reversed (D-039): whatever
+      // this approval says, no charge stands behind it, so it can never be a sale.
+      if (!holdsSlot) voidReason = "Reversed";
       else {
-        await releaseSlot();
-        recorded = "voided";
+        // The link must still take payments now, as at the reservation: a disable or an expiry
+        // while the card was at the processor voids the approval like a lowered cap.
+        const sold = await sql`UPDATE payment_links SET sales_count = sales_count + 1, reserved_count = reserved_count - 1
+          WHERE reference = ${reference} AND sales_count < ${CAP}
+            AND NOT disabled AND (valid_until IS NULL OR valid_until > ${now})
+          RETURNING reference`.execute(trx);
+        if (sold.rows.length === 0) {
+          await releaseSlot();
+          voidReason = await whyNoSale(trx, reference, now);
+        }
       }
+      recorded = voidReason === null ? "approved" : "voided";
     } else {
       await releaseSlot();
       recorded = outcome.kind;
     }
 
-    const completedAt = new Date();
     const changes =
       recorded === "approved" && outcome.kind === "approved"
         ? {
@@ -206,7 +179,7 @@ export async function recordResult(
               state: "failed",
               completed: false,
               payfac_reference: outcome.payfacReference,
-              reason: "Sold out",
+              reason: voidReason,
               card_brand: outcome.cardBrand,
               card_usage: outcome.cardUsage,
               // Committed with the result: the cancel is owed even if this process dies next.
@@ -224,12 +197,24 @@ export async function recordResult(
             : { state: "failed", completed: false, reason: outcome.reason };
     const updated = await trx
       .updateTable("submissions")
-      .set({ ...changes, completed_at: completedAt })
+      .set({ ...changes, completed_at: now })
       .where("id", "=", checkoutReference)
       .returningAll()
       .executeTakeFirstOrThrow();
     const submission = toSubmission(updated);
     await alsoInTransaction(trx, recorded, submission);
-    return { recorded, submission };
+    return { recorded, submission, voidReason };
   });
+}
+
+/** Why a held slot could not become a sale, in the order the link's status is derived. */
+async function whyNoSale(trx: Transaction<DB>, reference: string, now: Date): Promise<VoidReason> {
+  const link = await trx
+    .selectFrom("payment_links")
+    .select(["disabled", "valid_until"])
+    .where("reference", "=", reference)
+    .executeTakeFirst();
+  if (link?.disabled) return "Link disabled";
+  if (link?.valid_until && link.valid_until.getTime() <= now.getTime()) return "Link expired";
+  return "Sold out";
 }

@@ -2,11 +2,8 @@
 // values, never these shapes.
 import type { ColumnType, Generated } from "kysely";
 
-/** A timestamptz column with a database default. */
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-/** A nullable timestamptz column. */
-type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
-type Json<T> = ColumnType<T, string, string>;
+import type { DisabledTokensTable, RefundBalancesTable, RefundsTable, TokenPaymentsTable } from "./schema-after-sale.ts";
+import type { Json, NullableTimestamp, Timestamp } from "./schema-columns.ts";
 
 export interface MerchantsTable {
   id: string;
@@ -173,6 +170,15 @@ export interface WebhookAttemptsTable {
   error: string | null;
 }
 
+/** The checkout brake's counters (migration 0010): one row per client and link while its window lasts. */
+export interface CheckoutAttemptsTable {
+  client_key: string;
+  link_reference: string;
+  failures: ColumnType<number, number | undefined, number>;
+  in_flight: ColumnType<number, number | undefined, number>;
+  window_ends_at: Timestamp;
+}
+
 export interface SchemaMigrationsTable {
   name: string;
   applied_at: Timestamp;
@@ -194,4 +200,9 @@ export interface DB {
   webhook_attempts: WebhookAttemptsTable;
   schema_migrations: SchemaMigrationsTable;
   server_secrets: ServerSecretsTable;
+  disabled_tokens: DisabledTokensTable;
+  token_payments: TokenPaymentsTable;
+  refund_balances: RefundBalancesTable;
+  refunds: RefundsTable;
+  checkout_attempts: CheckoutAttemptsTable;
 }

@@ -173,6 +173,12 @@ export const ERRORS = {
     title: "Idempotent request in progress",
     when: "A request with the same Idempotency-Key is still running.",
   },
+  ProcessorUnavailable: {
+    code: "5002",
+    status: 503,
+    title: "Processor unavailable",
+    when: "The card processor did not answer a saved-card charge in time. Nothing stays charged: the attempt is reversed, at once or by the reconciler within minutes; the payment is never reported as Authorised. Retry later.",
+  },
   Internal: {
     code: "5000",
     status: 500,

@@ -1,8 +1,9 @@
-// Rate limits: error 3002 (429 with Retry-After) on the API, and a brake on card testing at the
-// checkout. Counters live in each instance's memory (@fastify/rate-limit's LRU store, fixed
-// windows): with N instances behind a load balancer a client can reach up to N times a limit.
-// That is the usual trade for not writing to the database on every request; the limits are a
-// brake on abuse, not an accounting of it.
+// Rate limits: error 3002 (429 with Retry-After) on the API. Counters live in each instance's
+// memory (@fastify/rate-limit's LRU store, fixed windows): with N instances behind a load balancer
+// a client can reach up to N times a limit. That is the usual trade for not writing to the
+// database on every request; the limits are a brake on abuse, not an accounting of it. The
+// checkout's card-testing brake is counted in the database instead (checkout/brake.ts): it must
+// hold under concurrency, and it guards the processor.
 import { createHash } from "node:crypto";
 import rateLimit, { normalizeIP } from "@fastify/rate-limit";
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from "fastify";
@@ -13,8 +14,9 @@ export interface RateLimits {
   apiPerMinute: number;
   /**
    * Failed payment attempts (declined cards, rejected forms) per client address and link within
-   * `checkoutWindowMs`; after that the form answers 429 until the window ends. Successful payments
-   * never count, so a shopper who pays is never slowed down. 0 turns it off.
+   * `checkoutWindowMs`; after that the form answers 429 until the window ends. Attempts still at
+   * the processor count until they are answered, so posts sent at once cannot pass the limit
+   * together. Successful payments never count. 0 turns it off (checkout/brake.ts).
    */
   checkoutFailures: number;
   checkoutWindowMs: number;
@@ -106,19 +108,4 @@ export interface FailureBrake {
   blockedFor(request: FastifyRequest): Promise<number>;
   /** Counts one failed attempt (a decline or a rejected form). */
   recordFailure(request: FastifyRequest): Promise<void>;
-}
-
-/**
- * Card testers try many stolen numbers on one link; each attempt is a decline. Counting failures
- * per (address, link) stops them after a handful while leaving other shoppers of the link alone.
- */
-export function checkoutBrake(app: FastifyInstance, limits: RateLimits): FailureBrake {
-  if (limits.checkoutFailures <= 0) return NO_BRAKE;
-  const key = (request: FastifyRequest) => `pay:${clientKey(request)}:${linkReferenceOf(request.params)}`;
-  return brakeOf(app.createRateLimit({ max: limits.checkoutFailures, timeWindow: limits.checkoutWindowMs, keyGenerator: key }));
-}
-
-/** The {reference} path parameter of a checkout route ("" on any other route). */
-function linkReferenceOf(params: unknown): string {
-  return typeof params === "object" && params !== null && "reference" in params ? String(params.reference) : "";
 }

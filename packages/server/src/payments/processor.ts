@@ -64,7 +64,11 @@ export type AuthorizeResult = Approval | Decline;
 
 export interface PaymentProcessor {
   readonly name: string;
-  /** Resolves with an approval or a decline; rejects only when the outcome is unknown (network, timeout). */
+  /**
+   * Resolves with an approval or a decline; rejects only when the outcome is unknown (network,
+   * timeout). Never approves a checkoutReference that `reverseAttempt` was called for, whenever
+   * the request arrives or completes (see reverseAttempt).
+   */
   authorize(request: AuthorizeRequest): Promise<AuthorizeResult>;
   /**
    * Voids an approval Paylink could not turn into a sale (the link sold out while the card was
@@ -77,6 +81,86 @@ export interface PaymentProcessor {
    * drops a saved card. Resolves once the processor confirms nothing stays charged — also when
    * there was nothing to undo. Rejects when it cannot confirm; Paylink tries again later.
    * Must be safe to call any number of times.
+   *
+   * A reversed checkoutReference is never authorised afterwards: an `authorize` for it that is
+   * still under way (its reply late or lost, its abort signal ignored) or that arrives later must
+   * end declined or voided, never as a charge. Paylink tells the shopper "not charged" and frees
+   * the sale slot on the strength of this promise, so an integration must keep it by the
+   * processor's own means (its idempotency on checkoutReference), not by Paylink's abort signal.
    */
   reverseAttempt(checkoutReference: string): Promise<void>;
+}
+
+// ── After the sale: saved-card charges, refunds, reversals (docs/api.md#saved-cards-and-refunds) ──
+// A separate interface, so a processor that only serves the checkout page (and the tests' stand-ins
+// for one) keeps compiling; the sandbox and a real acquirer integration implement both.
+
+/**
+ * What Paylink kept of a saved card (never the number): passed with every token charge. A real
+ * acquirer charges the token from its own vault and may ignore these; the sandbox, which keeps
+ * nothing across restarts, decides by them (docs/decisions.md, D-100).
+ */
+export interface SavedCardFacts {
+  brand: string;
+  /** `400000******0341`. */
+  masked: string;
+  last4: string;
+  /** `MM/YYYY`. */
+  expiry: string;
+  usage: string | null;
+}
+
+export interface TokenChargeRequest {
+  token: string;
+  card: SavedCardFacts;
+  /** Minor units, > 0. */
+  amount: number;
+  currency: string;
+  recurringProcessingModel: RecurringProcessingModel | null;
+  /** The payment's checkoutReference: the processor's idempotency key for this charge. */
+  checkoutReference: string;
+  /** The merchant's own reference of the payment. */
+  merchantReference: string;
+  signal?: AbortSignal;
+}
+
+export interface ModificationRequest {
+  /** Paylink's reference of this refund or reversal: the processor's idempotency key for it. */
+  modificationReference: string;
+  originalPayfacReference: string;
+  /** Minor units, > 0: what this modification gives back. */
+  amount: number;
+  currency: string;
+  signal?: AbortSignal;
+}
+
+/** The processor's final word on a refund or reversal. */
+export type ModificationResult = { accepted: true } | { accepted: false; reason: string };
+
+export interface AfterSaleProcessor {
+  /** Approval or refusal; rejects only when the outcome is unknown (network, timeout). */
+  chargeToken(request: TokenChargeRequest): Promise<AuthorizeResult>;
+  /**
+   * Undoes whatever `chargeToken` did for this checkoutReference when Paylink never learnt the
+   * outcome. Resolves once nothing stays charged (also when nothing was); rejects when it cannot
+   * confirm. Safe to call any number of times.
+   */
+  reverseCharge(checkoutReference: string): Promise<void>;
+  /** Refunds `amount` of a payment. Idempotent by modificationReference; rejects when the outcome is unknown. */
+  refund(request: ModificationRequest): Promise<ModificationResult>;
+  /**
+   * Cancels the payment if it can still be cancelled, otherwise refunds `amount` (what is not yet
+   * refunded). Idempotent by modificationReference; rejects when the outcome is unknown.
+   */
+  cancelOrRefund(request: ModificationRequest): Promise<ModificationResult>;
+}
+
+export function isAfterSaleProcessor(processor: object): processor is AfterSaleProcessor {
+  const candidate = processor as Partial<AfterSaleProcessor>;
+  return (
+    typeof candidate.chargeToken === "function" &&
+    typeof candidate.reverseCharge === "function" &&
+    typeof candidate.refund === "function" &&
+    typeof candidate.cancelOrRefund === "function"
+  );
 }

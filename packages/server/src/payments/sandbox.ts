@@ -3,7 +3,16 @@
 import { randomInt } from "node:crypto";
 import { newUpperAlnum } from "../ids.ts";
 import { cardBrand } from "./cards.ts";
-import type { AuthorizeRequest, AuthorizeResult, CardUsage, PaymentProcessor } from "./processor.ts";
+import type {
+  AfterSaleProcessor,
+  AuthorizeRequest,
+  AuthorizeResult,
+  CardUsage,
+  ModificationRequest,
+  ModificationResult,
+  PaymentProcessor,
+  TokenChargeRequest,
+} from "./processor.ts";
 
 /** The sandbox's test cards (the README lists them); any other Luhn-valid number is approved. */
 export const SANDBOX_CARDS = {
@@ -19,12 +28,23 @@ export interface SandboxOptions {
   latencyMs?: number;
 }
 
-export class SandboxProcessor implements PaymentProcessor {
+/**
+ * The card approved when saved and on a link payment whose later token payments are all refused,
+ * so merchants can test their failed-renewal path. Known by its masked number, which Paylink keeps
+ * and passes with every charge (the sandbox itself keeps nothing across restarts).
+ */
+export const SANDBOX_NO_BALANCE_CARD = { number: "4000000000000341", masked: "400000******0341", reason: "Not enough balance" } as const;
+
+export class SandboxProcessor implements PaymentProcessor, AfterSaleProcessor {
   readonly name = "sandbox";
   readonly cancelled = new Set<string>();
   /** checkoutReference → payfacReference of every approval, so an attempt can be reversed by ours. */
   readonly approvals = new Map<string, string>();
   readonly reversed = new Set<string>();
+  /** checkoutReference → payfacReference of every approved token charge. */
+  readonly tokenCharges = new Map<string, string>();
+  /** modificationReference → amount of every refund and reversal accepted. */
+  readonly modifications = new Map<string, string>();
   constructor(private readonly options: SandboxOptions = {}) {}
 
   async authorize(request: AuthorizeRequest): Promise<AuthorizeResult> {
@@ -35,6 +55,10 @@ export class SandboxProcessor implements PaymentProcessor {
     const facts = { cardBrand: known && "brand" in known ? known.brand : brand, cardUsage, paymentMethod, threeDAuthenticated: false };
     const payfacReference = newUpperAlnum(16);
     if (known && !known.approved) return { approved: false, payfacReference, reason: known.reason, ...facts };
+    // The contract: a reversed checkoutReference is never authorised afterwards. Checked after the
+    // latency, so a call already under way when the reversal came (and given no abort signal,
+    // or one it ignored) is declined too, instead of becoming a charge nobody will record.
+    if (this.reversed.has(request.checkoutReference)) return { approved: false, payfacReference, reason: "Reversed", ...facts };
     remember(this.approvals, request.checkoutReference, payfacReference);
     return {
       approved: true,
@@ -54,6 +78,55 @@ export class SandboxProcessor implements PaymentProcessor {
     if (approval) remember(this.cancelled, approval);
     remember(this.reversed, checkoutReference);
   }
+
+  // ── After the sale (docs/api.md#saved-cards-and-refunds) ──
+
+  async chargeToken(request: TokenChargeRequest): Promise<AuthorizeResult> {
+    if (this.options.latencyMs) await delay(this.options.latencyMs, request.signal);
+    const cardUsage: CardUsage = request.card.usage === "Credit" ? "Credit" : "Debit";
+    const facts = { cardBrand: request.card.brand, cardUsage, paymentMethod: request.card.brand, threeDAuthenticated: false };
+    const payfacReference = newUpperAlnum(16);
+    if (request.card.masked === SANDBOX_NO_BALANCE_CARD.masked) {
+      return { approved: false, payfacReference, reason: SANDBOX_NO_BALANCE_CARD.reason, ...facts };
+    }
+    if (expiredBefore(request.card.expiry, new Date())) return { approved: false, payfacReference, reason: "Expired Card", ...facts };
+    // A repeated call for one charge answers with the same approval, as an idempotent acquirer does.
+    const earlier = this.tokenCharges.get(request.checkoutReference);
+    remember(this.tokenCharges, request.checkoutReference, earlier ?? payfacReference);
+    return {
+      approved: true,
+      payfacReference: earlier ?? payfacReference,
+      authCode: String(randomInt(0, 1_000_000)).padStart(6, "0"),
+      token: null,
+      ...facts,
+    };
+  }
+
+  async reverseCharge(checkoutReference: string): Promise<void> {
+    const approval = this.tokenCharges.get(checkoutReference);
+    if (approval) remember(this.cancelled, approval);
+    remember(this.reversed, checkoutReference);
+  }
+
+  /** Refunds and reversals succeed at once. */
+  async refund(request: ModificationRequest): Promise<ModificationResult> {
+    if (this.options.latencyMs) await delay(this.options.latencyMs, request.signal);
+    remember(this.modifications, request.modificationReference, String(request.amount));
+    return { accepted: true };
+  }
+
+  async cancelOrRefund(request: ModificationRequest): Promise<ModificationResult> {
+    return this.refund(request);
+  }
+}
+
+/** A saved card's `MM/YYYY` expiry lies before `now`'s month. */
+function expiredBefore(expiry: string, now: Date): boolean {
+  const match = /^(\d{2})\/(\d{4})$/.exec(expiry);
+  if (!match) return false;
+  const month = Number(match[1]);
+  const year = Number(match[2]);
+  return year < now.getUTCFullYear() || (year === now.getUTCFullYear() && month < now.getUTCMonth() + 1);
 }
 
 /** The sandbox's memory of recent transactions, bounded so a long-running demo does not grow. */

@@ -5,7 +5,8 @@ import { type Kysely, sql } from "kysely";
 import type { DB } from "../db/schema.ts";
 import { newDeliveryIdSql } from "../ids.ts";
 
-export type WebhookEventType = "Authorization" | "Tokenization";
+/** Authorization and Tokenization from the checkout; Refund and TokenDisabled after the sale (docs/webhooks.md). */
+export type WebhookEventType = "Authorization" | "Tokenization" | "Refund" | "TokenDisabled";
 
 /** The message of docs/webhooks.md#the-message (all values strings) before signing; hmacSignature is added at send time. */
 export interface UnsignedPaymentMessage {

@@ -7,14 +7,14 @@ import { SandboxProcessor } from "../../src/payments/sandbox.ts";
 
 describe("sandbox processor", () => {
   const processor = new SandboxProcessor();
-  const request = (number: string, saveCard = false): AuthorizeRequest => ({
+  const request = (number: string, saveCard = false, checkoutReference = "x"): AuthorizeRequest => ({
     kind: "payment",
     amount: 48900,
     currency: "ISK",
     card: { number, expiryMonth: 8, expiryYear: 2030, cvc: "737", holder: "" },
     saveCard,
     recurringProcessingModel: null,
-    checkoutReference: "x",
+    checkoutReference,
     merchantReference: "y",
   });
 
@@ -51,5 +51,28 @@ describe("sandbox processor", () => {
     assert.equal(result.approved, true);
     if (!result.approved) throw new Error("unreachable");
     assert.match(result.token!, /^[0-9A-Z]{16}$/);
+  });
+
+  // The processor contract (payments/processor.ts): once reverseAttempt has confirmed, that
+  // checkoutReference is never authorised, also when the authorize call was already under way and
+  // its caller gave no abort signal (a reply that arrives after the reversal must not be a charge).
+  it("an attempt reversed while its authorize is still running is declined, not approved (no abort signal)", async () => {
+    const slow = new SandboxProcessor({ latencyMs: 50 });
+    const answer = slow.authorize(request("4111111111111111", true, "reversed-in-flight"));
+    await slow.reverseAttempt("reversed-in-flight");
+    const result = await answer;
+    assert.equal(result.approved, false);
+    if (result.approved) throw new Error("unreachable");
+    assert.equal(result.reason, "Reversed");
+    assert.equal(slow.approvals.has("reversed-in-flight"), false, "nothing stands to be voided");
+  });
+
+  it("an authorize for a checkoutReference already reversed is declined", async () => {
+    await processor.reverseAttempt("reversed-before");
+    const result = await processor.authorize(request("5555555555554444", false, "reversed-before"));
+    assert.equal(result.approved, false);
+    assert.equal(processor.approvals.has("reversed-before"), false);
+    // Another reference is not affected.
+    assert.equal((await processor.authorize(request("5555555555554444", false, "not-reversed"))).approved, true);
   });
 });

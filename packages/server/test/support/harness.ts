@@ -6,7 +6,7 @@ import { buildApp } from "../../src/app.ts";
 import { type Database, openDatabase } from "../../src/db/connect.ts";
 import { createApiKey, createMerchant, createTerminal, createTheme } from "../../src/db/merchants-repository.ts";
 import type { RateLimits } from "../../src/http/rate-limit.ts";
-import type { PaymentProcessor } from "../../src/payments/processor.ts";
+import type { AfterSaleProcessor, PaymentProcessor } from "../../src/payments/processor.ts";
 import { type TestBackend, type TestDatabase, testBackends } from "./databases.ts";
 import { testKeyring } from "./keyring.ts";
 
@@ -45,6 +45,8 @@ export interface TestServerOptions {
   allowPrivateTargets?: boolean;
   /** The checkout's card processor (default: the sandbox). */
   processor?: PaymentProcessor;
+  /** The processor of saved-card charges, refunds and reversals (default: the checkout's, or a sandbox). */
+  afterSaleProcessor?: AfterSaleProcessor;
   /** A logger to read what the server logs (default: silent). */
   logger?: FastifyBaseLogger;
   rateLimits?: RateLimits;
@@ -98,6 +100,7 @@ async function listen(db: Database, options: TestServerOptions): Promise<{ app: 
     allowPrivateTargets: options.allowPrivateTargets ?? false,
     keyring: testKeyring(),
     processor: options.processor,
+    afterSaleProcessor: options.afterSaleProcessor,
     logger: options.logger,
     rateLimits: options.rateLimits,
     trustProxy: options.trustProxy,

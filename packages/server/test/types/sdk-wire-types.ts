@@ -7,21 +7,39 @@
 //     SDK's types describe;
 //   - error codes: the SDK knows exactly the catalogue's codes.
 import type {
+  ChargeTokenRequest,
+  ChargeTokenResponse,
   CreatePaymentLinkRequest,
   CreatePaymentLinkResponse,
   DisablePaymentLinkRequest,
+  DisableTokenRequest,
   ErrorBody,
   GetPaymentLinkResponse,
+  GetPaymentResponse,
   KnownErrorCode,
   ListPaymentLinksQuery,
   ListPaymentLinksResponse,
+  ModificationResponse,
+  Payment,
   PaymentLink,
   PaymentLinkSummary,
+  RefundRequest,
   ResponseEnvelope,
+  ReverseRequest,
   Submission,
   UpdatePaymentLinkRequest,
 } from "paylink-sdk";
 import type { Static } from "typebox";
+import type {
+  ChargeTokenBody,
+  ChargeTokenResponse as ChargeTokenResponseSchema,
+  DisableTokenBody,
+  GetPaymentResponse as GetPaymentResponseSchema,
+  ModificationResponse as ModificationResponseSchema,
+  Payment as PaymentSchema,
+  RefundBody,
+  ReverseBody,
+} from "../../src/api/after-sale-schemas.ts";
 import type {
   CreateLinkBody,
   CreateLinkResponse,
@@ -66,3 +84,13 @@ export const listResponse: Agree<Static<typeof ListLinksResponse>, ListPaymentLi
 export const summary: Agree<Static<typeof LinkSummary>, PaymentLinkSummary> = true;
 export const errorBody: Agree<Static<typeof ErrorResponse>, ErrorBody> = true;
 export const errorCodes: Same<KnownErrorCode, ErrorCode> = true;
+
+// After the link: saved cards, refunds, reversals.
+export const chargeTokenRequest: Agree<ChargeTokenRequest, Static<typeof ChargeTokenBody>> = true;
+export const refundRequest: Agree<RefundRequest, Static<typeof RefundBody>> = true;
+export const reverseRequest: Agree<ReverseRequest, Static<typeof ReverseBody>> = true;
+export const disableTokenRequest: Agree<DisableTokenRequest, Static<typeof DisableTokenBody>> = true;
+export const chargeTokenResponse: Agree<Static<typeof ChargeTokenResponseSchema>, ChargeTokenResponse> = true;
+export const modificationResponse: Agree<Static<typeof ModificationResponseSchema>, ModificationResponse> = true;
+export const getPaymentResponse: Agree<Static<typeof GetPaymentResponseSchema>, GetPaymentResponse> = true;
+export const payment: Agree<Static<typeof PaymentSchema>, Payment> = true;

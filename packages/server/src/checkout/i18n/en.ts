@@ -101,10 +101,12 @@ export const en = {
   soldOutInFlight:
     "The last places are being paid for by other shoppers right now. If one of those payments does not go through, a place opens again: try again in a few minutes.",
   soldOutWhilePaying: "The last place was sold while you were paying. Your payment was cancelled, and you have not been charged.",
+  cancelledWhilePaying: "Your payment was cancelled, and you have not been charged.",
   errorPageTitle: "Something went wrong",
   errorPageText: "Please try again in a moment.",
   badRequestTitle: "This request could not be read",
   badRequestText: "Go back to the payment page and submit the form again.",
+  tooManyInFlightText: "Other payments from this device are being processed on this page right now. Try again in a moment.",
   tooManyTitle: "Too many attempts",
   tooManyText: (minutes: number) =>
     `Several payments from this device were declined, so this form is paused for your security. Try again in ${minutes} ${minutes === 1 ? "minute" : "minutes"}, or contact the seller.`,

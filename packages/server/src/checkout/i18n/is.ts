@@ -100,10 +100,12 @@ export const is: Messages = {
   soldOutInFlight:
     "Aðrir kaupendur eru að greiða fyrir síðustu sætin núna. Ef einhver þeirra greiðslna gengur ekki í gegn losnar pláss: reyndu aftur eftir nokkrar mínútur.",
   soldOutWhilePaying: "Síðasta plássið seldist á meðan þú varst að greiða. Greiðslan þín var felld niður og ekkert var skuldfært.",
+  cancelledWhilePaying: "Greiðslan þín var felld niður og ekkert var skuldfært.",
   errorPageTitle: "Eitthvað fór úrskeiðis",
   errorPageText: "Reyndu aftur eftir augnablik.",
   badRequestTitle: "Ekki tókst að lesa beiðnina",
   badRequestText: "Farðu aftur á greiðslusíðuna og sendu formið aftur.",
+  tooManyInFlightText: "Verið er að vinna úr öðrum greiðslum frá þessu tæki á þessari síðu. Reyndu aftur eftir augnablik.",
   tooManyTitle: "Of margar tilraunir",
   tooManyText: (minutes: number) =>
     `Nokkrum greiðslum úr þessu tæki var hafnað og því er formið læst í bili, til öryggis. Reyndu aftur eftir ${minutes} ${minutes % 10 === 1 && minutes % 100 !== 11 ? "mínútu" : "mínútur"}, eða hafðu samband við seljandann.`,

@@ -1,0 +1,133 @@
+// Wire types of the after-sale API (docs/api.md#saved-cards-and-refunds): charges of saved cards,
+// refunds, reversals, token disable and payment reads.
+import type { RecurringProcessingModel, ResponseEnvelope } from "./types.js";
+
+/** Body of `POST /payment`: the e-commerce plugins' shape. */
+export interface ChargeTokenRequest {
+  /** A terminal of yours (12 characters). */
+  terminalIdentifier: string;
+  /** Integer minor units, > 0 (ISK must end in 00). */
+  amount: number;
+  /** ISO 4217 code, e.g. `ISK`. */
+  currency: string;
+  /** Your own reference of this payment, 1–200 printable characters; the webhook's merchantReference. */
+  reference: string;
+  tokenDetails: {
+    /** The token from a TokenizeByLink link (or a pay-and-save link). */
+    tokenValue: string;
+    /** Default: the model the card was saved with. */
+    recurringProcessingModel?: RecurringProcessingModel | null;
+  };
+  /** Stored as given. */
+  shopperIp?: string | null;
+  /** Stored as given. */
+  origin?: string | null;
+  /** Stored as given (`Web`, `iOS`…). */
+  channel?: string | null;
+  /** Stored as given. */
+  returnUrl?: string | null;
+}
+
+/** Both are HTTP 200; a charge whose outcome is unknown is an error (503 `5002`), never one of these. */
+export type TokenPaymentResultCode = "Authorised" | "Refused";
+
+export interface ChargeTokenResponse extends ResponseEnvelope {
+  resultCode: TokenPaymentResultCode;
+  payfacReference: string;
+  /** This payment's own checkoutReference (also in its webhook). */
+  checkoutReference: string;
+  /** Your `reference`. */
+  merchantReference: string;
+  amount: number;
+  currency: string;
+  /** Only when Refused, e.g. `Not enough balance`. */
+  refusalReason?: string;
+  additionalData: {
+    /** Masked, e.g. `411111******1111`. */
+    cardNumber: string;
+    /** Last four digits. */
+    cardSummary: string;
+    /** Card brand code, e.g. `VI`. */
+    paymentMethod: string;
+    /** `Debit` or `Credit`. */
+    cardUsage: string;
+    /** Only when Authorised. */
+    authCode?: string;
+  };
+}
+
+export type RefundReason = "OTHER" | "RETURN" | "DUPLICATE" | "FRAUD" | "CUSTOMER REQUEST";
+
+/** Body of `POST /modification/refund`. */
+export interface RefundRequest {
+  /** The payment's payfacReference (a link sale or a token payment). */
+  payfacReference: string;
+  /** Integer minor units, > 0, at most what is left to refund. */
+  amount: number;
+  /** The payment's currency. */
+  currency: string;
+  /** Your own reference of the refund. */
+  reference?: string | null;
+  refundReason?: RefundReason | null;
+}
+
+/** Body of `POST /modification/reverse`. */
+export interface ReverseRequest {
+  payfacReference: string;
+  reference?: string | null;
+}
+
+/** The answer to a refund or reversal: received; the result arrives as a `Refund` webhook. */
+export interface ModificationResponse extends ResponseEnvelope {
+  /** The refund's own reference. */
+  payfacReference: string;
+  originalPayfacReference: string;
+  status: "Received";
+}
+
+export interface DisableTokenRequest {
+  tokenValue: string;
+}
+
+/** `Pending`: the processor's answer is not recorded yet; `Cancelled`: voided or reversed, never a sale. */
+export type PaymentResultCode = "Authorised" | "Refused" | "Pending" | "Cancelled";
+/** `Pending` until the processor's final answer (a lost answer is asked again until it comes). */
+export type RefundStatus = "Pending" | "Succeeded" | "Failed";
+
+export interface PaymentRefund {
+  /** The refund's own reference. */
+  payfacReference: string;
+  type: "Refund" | "Reversal";
+  amount: number;
+  /** The refundReason sent, or the processor's reason for a failure. */
+  reason: string | null;
+  /** Your reference of the refund. */
+  reference: string | null;
+  status: RefundStatus;
+  createdAt: string;
+}
+
+/** A payment as read with `GET /payments/{payfacReference}`. */
+export interface Payment {
+  payfacReference: string;
+  checkoutReference: string;
+  /** Your reference (token payment) or the paymentLinkReference (link sale). */
+  merchantReference: string;
+  paymentLinkReference: string | null;
+  amount: number;
+  currency: string;
+  resultCode: PaymentResultCode;
+  refusalReason: string | null;
+  /** Masked card number. */
+  cardNumber: string | null;
+  cardSummary: string | null;
+  paymentMethod: string | null;
+  createdAt: string;
+  /** The sum of the refunds that succeeded. */
+  refundedAmount: number;
+  refunds: PaymentRefund[];
+}
+
+export interface GetPaymentResponse extends ResponseEnvelope {
+  payment: Payment;
+}

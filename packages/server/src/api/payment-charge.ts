@@ -1,0 +1,28 @@
+// POST /api/v1/payment (docs/api.md#charge-a-saved-card): charge a saved card. Approved and refused
+// are both HTTP 200, as the live gateway answers; an unknown outcome is 503 5002, never Authorised.
+import { envelope } from "../http/envelope.ts";
+import type { TypedApp } from "../http/typed-app.ts";
+import { chargeSavedCard } from "../payments/charge-token.ts";
+import { ChargeTokenBody, ChargeTokenResponse } from "./after-sale-schemas.ts";
+import type { ApiDeps } from "./deps.ts";
+import { presentTokenCharge } from "./present-payment.ts";
+import { ERROR_RESPONSES, ErrorResponse } from "./schemas.ts";
+
+export function registerChargeToken(app: TypedApp, deps: ApiDeps) {
+  app.post(
+    "/payment",
+    {
+      schema: {
+        operationId: "chargeToken",
+        summary: "Charge a saved card",
+        tags: ["Saved cards and refunds"],
+        body: ChargeTokenBody,
+        response: { 200: ChargeTokenResponse, ...ERROR_RESPONSES, 503: ErrorResponse },
+      },
+    },
+    async (request) => {
+      const charge = await chargeSavedCard({ db: deps.db, processor: deps.processor, log: request.log }, request.merchantId, request.body);
+      return { ...presentTokenCharge(charge), ...envelope(request) };
+    },
+  );
+}

@@ -1,0 +1,28 @@
+// POST /api/v1/modification/refund (docs/api.md#refund): answered "Received"; the result arrives as
+// a Refund webhook and shows on GET /payments/{payfacReference}.
+import { envelope } from "../http/envelope.ts";
+import type { TypedApp } from "../http/typed-app.ts";
+import { refundPayment } from "../payments/refund.ts";
+import { ModificationResponse, RefundBody } from "./after-sale-schemas.ts";
+import type { ApiDeps } from "./deps.ts";
+import { ERROR_RESPONSES } from "./schemas.ts";
+
+export function registerRefund(app: TypedApp, deps: ApiDeps) {
+  app.post(
+    "/modification/refund",
+    {
+      schema: {
+        operationId: "refundPayment",
+        summary: "Refund a payment, in part or in full",
+        tags: ["Saved cards and refunds"],
+        body: RefundBody,
+        response: { 200: ModificationResponse, ...ERROR_RESPONSES },
+      },
+    },
+    async (request) => {
+      const receipt = await refundPayment({ db: deps.db, processor: deps.processor, log: request.log }, request.merchantId, request.body);
+      const { payfacReference, originalPayfacReference, status } = receipt;
+      return { payfacReference, originalPayfacReference, status, ...envelope(request) };
+    },
+  );
+}

@@ -1,0 +1,28 @@
+// POST /api/v1/modification/reverse (docs/api.md#reverse): cancel, or refund whatever is not yet
+// refunded; answered "Received", the result arrives as a Refund webhook.
+import { envelope } from "../http/envelope.ts";
+import type { TypedApp } from "../http/typed-app.ts";
+import { reversePayment } from "../payments/reverse.ts";
+import { ModificationResponse, ReverseBody } from "./after-sale-schemas.ts";
+import type { ApiDeps } from "./deps.ts";
+import { ERROR_RESPONSES } from "./schemas.ts";
+
+export function registerReverse(app: TypedApp, deps: ApiDeps) {
+  app.post(
+    "/modification/reverse",
+    {
+      schema: {
+        operationId: "reversePayment",
+        summary: "Reverse a payment: cancel it, or refund what is not yet refunded",
+        tags: ["Saved cards and refunds"],
+        body: ReverseBody,
+        response: { 200: ModificationResponse, ...ERROR_RESPONSES },
+      },
+    },
+    async (request) => {
+      const receipt = await reversePayment({ db: deps.db, processor: deps.processor, log: request.log }, request.merchantId, request.body);
+      const { payfacReference, originalPayfacReference, status } = receipt;
+      return { payfacReference, originalPayfacReference, status, ...envelope(request) };
+    },
+  );
+}

@@ -1,0 +1,26 @@
+// POST /api/v1/tokens/disable (docs/api.md#disable-a-saved-card): idempotent; one TokenDisabled.
+import { envelope } from "../http/envelope.ts";
+import type { TypedApp } from "../http/typed-app.ts";
+import { disableSavedCard } from "../payments/disable-token.ts";
+import { DisableTokenBody } from "./after-sale-schemas.ts";
+import type { ApiDeps } from "./deps.ts";
+import { EnvelopeResponse, ERROR_RESPONSES } from "./schemas.ts";
+
+export function registerDisableToken(app: TypedApp, deps: ApiDeps) {
+  app.post(
+    "/tokens/disable",
+    {
+      schema: {
+        operationId: "disableToken",
+        summary: "Disable a saved card",
+        tags: ["Saved cards and refunds"],
+        body: DisableTokenBody,
+        response: { 200: EnvelopeResponse, ...ERROR_RESPONSES },
+      },
+    },
+    async (request) => {
+      await disableSavedCard({ db: deps.db, log: request.log }, request.merchantId, request.body.tokenValue);
+      return envelope(request);
+    },
+  );
+}

@@ -1,0 +1,82 @@
+// A payment as the after-sale API sees it, wherever it was made: a link sale (a submission) or a
+// charge of a saved card (a token payment). Found by the processor's payfacReference, and only
+// among the merchant's own: another merchant's payment is not found.
+import { type Kysely, sql } from "kysely";
+import type { DB } from "./schema.ts";
+
+export interface PaymentRecord {
+  source: "link" | "token";
+  checkoutReference: string;
+  payfacReference: string;
+  merchantId: string;
+  /** The link's reference for a link sale; the merchant's own `reference` for a token payment. */
+  merchantReference: string;
+  paymentLinkReference: string | null;
+  amount: number;
+  currency: string;
+  /** pending, approved, declined, failed, abandoned. */
+  state: string;
+  reason: string | null;
+  authCode: string | null;
+  cardBrand: string | null;
+  cardMasked: string | null;
+  cardLast4: string | null;
+  cardExpiry: string | null;
+  cardUsage: string | null;
+  createdAt: Date;
+}
+
+interface PaymentRow {
+  source: "link" | "token";
+  id: string;
+  payfac_reference: string;
+  merchant_id: string;
+  merchant_reference: string;
+  link_reference: string | null;
+  amount: number | string;
+  currency: string;
+  state: string;
+  reason: string | null;
+  auth_code: string | null;
+  card_brand: string | null;
+  card_masked: string | null;
+  card_last4: string | null;
+  card_expiry: string | null;
+  card_usage: string | null;
+  created_at: Date | string;
+}
+
+export async function findPayment(db: Kysely<DB>, merchantId: string, payfacReference: string): Promise<PaymentRecord | undefined> {
+  const result = await sql<PaymentRow>`
+    SELECT 'token' AS source, id, payfac_reference, merchant_id, merchant_reference, NULL AS link_reference, amount, currency,
+           state, reason, auth_code, card_brand, card_masked, card_last4, card_expiry, card_usage, created_at
+    FROM token_payments WHERE payfac_reference = ${payfacReference} AND merchant_id = ${merchantId}
+    UNION ALL
+    SELECT 'link' AS source, s.id, s.payfac_reference, l.merchant_id, l.reference, l.reference, s.amount, s.currency,
+           s.state, s.reason, s.auth_code, s.card_brand, s.card_masked, s.card_last4, s.card_expiry, s.card_usage, s.created_at
+    FROM submissions s JOIN payment_links l ON l.reference = s.link_reference
+    WHERE s.payfac_reference = ${payfacReference} AND l.merchant_id = ${merchantId}
+    LIMIT 1`.execute(db);
+  const row = result.rows[0];
+  return (
+    row && {
+      source: row.source,
+      checkoutReference: row.id,
+      payfacReference: row.payfac_reference,
+      merchantId: row.merchant_id,
+      merchantReference: row.merchant_reference,
+      paymentLinkReference: row.link_reference,
+      amount: Number(row.amount),
+      currency: row.currency,
+      state: row.state,
+      reason: row.reason,
+      authCode: row.auth_code,
+      cardBrand: row.card_brand,
+      cardMasked: row.card_masked,
+      cardLast4: row.card_last4,
+      cardExpiry: row.card_expiry,
+      cardUsage: row.card_usage,
+      createdAt: new Date(row.created_at),
+    }
+  );
+}

@@ -1,0 +1,199 @@
+// Refunds and reversals. What may still be refunded is the database's to keep: a refund reserves
+// its amount with one conditional UPDATE of the payment's refund_balances row (so refunds that race,
+// on any number of instances, queue on that row and never pass the payment's amount; the table's
+// CHECK backs this up), the processor is called outside any transaction, and the answer moves the
+// amount from reserved to refunded (or releases it) in the transaction that writes the webhook.
+import { type Kysely, type Selectable, sql, type Transaction } from "kysely";
+import type { Database } from "./connect.ts";
+import type { DB } from "./schema.ts";
+import type { RefundsTable } from "./schema-after-sale.ts";
+
+/** The request itself asks the processor first; the reconciler only takes a refund after this. */
+const FIRST_RETRY_SECONDS = 120;
+const SWEEP_LIMIT = 100;
+
+export interface RefundRecord {
+  payfacReference: string;
+  originalPayfacReference: string;
+  merchantId: string;
+  kind: "refund" | "reversal";
+  amount: number;
+  currency: string;
+  merchantReference: string | null;
+  refundReason: string | null;
+  /** pending (reserved, no final answer yet), succeeded, failed (refused by the processor). */
+  state: string;
+  failureReason: string | null;
+  createdAt: Date;
+}
+
+function toRefund(row: Selectable<RefundsTable>): RefundRecord {
+  return {
+    payfacReference: row.payfac_reference,
+    originalPayfacReference: row.original_payfac_reference,
+    merchantId: row.merchant_id,
+    kind: row.kind === "reversal" ? "reversal" : "refund",
+    amount: Number(row.amount),
+    currency: row.currency,
+    merchantReference: row.merchant_reference,
+    refundReason: row.refund_reason,
+    state: row.state,
+    failureReason: row.failure_reason,
+    createdAt: row.created_at,
+  };
+}
+
+export interface RefundablePayment {
+  payfacReference: string;
+  merchantId: string;
+  amount: number;
+  currency: string;
+}
+
+export interface NewRefund {
+  payfacReference: string;
+  kind: "refund" | "reversal";
+  /** A refund's amount, or "rest": whatever is neither refunded nor reserved (a reversal). */
+  amount: number | "rest";
+  merchantReference: string | null;
+  refundReason: string | null;
+}
+
+export type RefundReservation =
+  | { kind: "reserved"; refund: RefundRecord }
+  /** Nothing reserved: `left` can still be refunded, `pending` is held by refunds in flight. */
+  | { kind: "too-high"; left: number; pending: number };
+
+/** Reserves the refund's amount and records it pending, in one short transaction; nothing is recorded when it does not fit. */
+export async function reserveRefund(db: Database, payment: RefundablePayment, refund: NewRefund): Promise<RefundReservation> {
+  return db.transaction().execute(async (trx): Promise<RefundReservation> => {
+    // The first refund of a payment creates its balance; a racing one waits for that insert and skips.
+    await sql`
+      INSERT INTO refund_balances (payfac_reference, merchant_id, amount, currency)
+      VALUES (${payment.payfacReference}, ${payment.merchantId}, ${payment.amount}, ${payment.currency})
+      ON CONFLICT (payfac_reference) DO NOTHING`.execute(trx);
+    // A reversal takes whatever is left, read under the row's lock so that no refund slips in between.
+    let wanted = refund.amount;
+    if (wanted === "rest") {
+      const balance = await trx
+        .selectFrom("refund_balances")
+        .select(["amount", "refunded_amount", "reserved_amount"])
+        .where("payfac_reference", "=", payment.payfacReference)
+        .forUpdate()
+        .executeTakeFirstOrThrow();
+      wanted = Number(balance.amount) - Number(balance.refunded_amount) - Number(balance.reserved_amount);
+    }
+    const reserved =
+      wanted > 0
+        ? await sql<{ amount: number }>`
+            UPDATE refund_balances SET reserved_amount = reserved_amount + ${wanted}
+            WHERE payfac_reference = ${payment.payfacReference} AND merchant_id = ${payment.merchantId}
+              AND refunded_amount + reserved_amount + ${wanted} <= amount
+            RETURNING ${wanted}::bigint AS amount`.execute(trx)
+        : { rows: [] };
+    const amount = Number(reserved.rows[0]?.amount ?? 0);
+    if (amount <= 0) {
+      const balance = await trx
+        .selectFrom("refund_balances")
+        .select(["amount", "refunded_amount", "reserved_amount"])
+        .where("payfac_reference", "=", payment.payfacReference)
+        .executeTakeFirstOrThrow();
+      const pending = Number(balance.reserved_amount);
+      return { kind: "too-high", left: Number(balance.amount) - Number(balance.refunded_amount) - pending, pending };
+    }
+    const row = await trx
+      .insertInto("refunds")
+      .values({
+        payfac_reference: refund.payfacReference,
+        original_payfac_reference: payment.payfacReference,
+        merchant_id: payment.merchantId,
+        kind: refund.kind,
+        amount,
+        currency: payment.currency,
+        merchant_reference: refund.merchantReference,
+        refund_reason: refund.refundReason,
+        failure_reason: null,
+        next_attempt_at: sql<Date>`now() + (${FIRST_RETRY_SECONDS} * interval '1 second')`,
+        completed_at: null,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { kind: "reserved", refund: toRefund(row) };
+  });
+}
+
+export type RefundOutcome = { kind: "succeeded" } | { kind: "failed"; reason: string };
+
+/**
+ * Writes the processor's final answer: the reserved amount becomes refunded (or is released), and
+ * `alsoInTransaction` writes the Refund webhook rows, all in one transaction. Undefined when the
+ * refund was already finished (by a racing request or the reconciler): nothing is written twice.
+ */
+export async function recordRefund(
+  db: Database,
+  refundPayfacReference: string,
+  outcome: RefundOutcome,
+  alsoInTransaction: (trx: Transaction<DB>, refund: RefundRecord) => Promise<void>,
+): Promise<RefundRecord | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
+      .updateTable("refunds")
+      .set({
+        state: outcome.kind,
+        failure_reason: outcome.kind === "failed" ? outcome.reason : null,
+        completed_at: new Date(),
+      })
+      .where("payfac_reference", "=", refundPayfacReference)
+      .where("state", "=", "pending")
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const refunded = outcome.kind === "succeeded" ? row.amount : 0;
+    await sql`
+      UPDATE refund_balances
+      SET reserved_amount = reserved_amount - ${row.amount}, refunded_amount = refunded_amount + ${refunded}
+      WHERE payfac_reference = ${row.original_payfac_reference}`.execute(trx);
+    const refund = toRefund(row);
+    await alsoInTransaction(trx, refund);
+    return refund;
+  });
+}
+
+/**
+ * Takes up to SWEEP_LIMIT pending refunds that are due, and pushes their next attempt back (longer
+ * each time, at most an hour), so that no other instance asks the processor about them meanwhile.
+ */
+export async function claimDueRefunds(db: Database): Promise<RefundRecord[]> {
+  const result = await sql<Selectable<RefundsTable>>`
+    UPDATE refunds SET attempt_count = attempt_count + 1,
+      next_attempt_at = now() + (LEAST(3600, 60 * power(2, LEAST(attempt_count, 6))) * interval '1 second')
+    WHERE payfac_reference IN (
+      SELECT payfac_reference FROM refunds WHERE state = 'pending' AND next_attempt_at <= now()
+      ORDER BY next_attempt_at LIMIT ${SWEEP_LIMIT} FOR UPDATE SKIP LOCKED)
+    RETURNING *`.execute(db);
+  return result.rows.map(toRefund);
+}
+
+/** A payment's refunds and reversals, oldest first. */
+export async function refundsOf(db: Kysely<DB>, merchantId: string, originalPayfacReference: string): Promise<RefundRecord[]> {
+  const rows = await db
+    .selectFrom("refunds")
+    .selectAll()
+    .where("original_payfac_reference", "=", originalPayfacReference)
+    .where("merchant_id", "=", merchantId)
+    .orderBy("created_at")
+    .orderBy("payfac_reference")
+    .execute();
+  return rows.map(toRefund);
+}
+
+/** What is refunded of each of these payments (absent: nothing). */
+export async function refundedAmounts(db: Kysely<DB>, payfacReferences: string[]): Promise<Map<string, number>> {
+  if (payfacReferences.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("refund_balances")
+    .select(["payfac_reference", "refunded_amount"])
+    .where("payfac_reference", "in", payfacReferences)
+    .execute();
+  return new Map(rows.map((row) => [row.payfac_reference, Number(row.refunded_amount)]));
+}

@@ -1,0 +1,74 @@
+// Saved cards: the token of an approved submission (a tokenize link, or a pay-and-save link),
+// owned by the link's merchant. Disabling one is a row in disabled_tokens, written once.
+import { type Kysely, sql } from "kysely";
+import type { DB } from "./schema.ts";
+
+export interface SavedCard {
+  token: string;
+  merchantId: string;
+  /** The submission that saved the card, and its processor reference. */
+  checkoutReference: string;
+  payfacReference: string | null;
+  paymentLinkReference: string;
+  currency: string;
+  recurringProcessingModel: string | null;
+  cardBrand: string;
+  cardMasked: string;
+  cardLast4: string;
+  cardExpiry: string;
+  cardUsage: string | null;
+  disabled: boolean;
+}
+
+interface SavedCardRow {
+  token: string;
+  merchant_id: string;
+  id: string;
+  payfac_reference: string | null;
+  link_reference: string;
+  currency: string;
+  recurring_processing_model: string | null;
+  card_brand: string | null;
+  card_masked: string | null;
+  card_last4: string | null;
+  card_expiry: string | null;
+  card_usage: string | null;
+  disabled: boolean;
+}
+
+/** The merchant's saved card with this token; another merchant's token is not found. */
+export async function findSavedCard(db: Kysely<DB>, merchantId: string, token: string): Promise<SavedCard | undefined> {
+  const result = await sql<SavedCardRow>`
+    SELECT s.token, l.merchant_id, s.id, s.payfac_reference, s.link_reference, s.currency,
+           l.recurring_processing_model, s.card_brand, s.card_masked, s.card_last4, s.card_expiry, s.card_usage,
+           EXISTS (SELECT 1 FROM disabled_tokens d WHERE d.token = s.token) AS disabled
+    FROM submissions s JOIN payment_links l ON l.reference = s.link_reference
+    WHERE s.token = ${token} AND s.state = 'approved' AND l.merchant_id = ${merchantId}
+    ORDER BY s.created_at LIMIT 1`.execute(db);
+  const row = result.rows[0];
+  return (
+    row && {
+      token: row.token,
+      merchantId: row.merchant_id,
+      checkoutReference: row.id,
+      payfacReference: row.payfac_reference,
+      paymentLinkReference: row.link_reference,
+      currency: row.currency,
+      recurringProcessingModel: row.recurring_processing_model ?? "CardOnFile",
+      cardBrand: row.card_brand ?? "OT",
+      cardMasked: row.card_masked ?? "",
+      cardLast4: row.card_last4 ?? "",
+      cardExpiry: row.card_expiry ?? "",
+      cardUsage: row.card_usage,
+      disabled: Boolean(row.disabled),
+    }
+  );
+}
+
+/** Records the disable; true only for the call that made it (so exactly one TokenDisabled is sent). */
+export async function markTokenDisabled(trx: Kysely<DB>, merchantId: string, token: string): Promise<boolean> {
+  const result = await sql`
+    INSERT INTO disabled_tokens (token, merchant_id) VALUES (${token}, ${merchantId})
+    ON CONFLICT (token) DO NOTHING`.execute(trx);
+  return Number(result.numAffectedRows ?? 0) > 0;
+}

@@ -1,0 +1,52 @@
+// The rules of saved-card charges and refunds (docs/api.md#saved-cards-and-refunds) that need no
+// table: amounts, currencies, references. The request schema has already checked shapes and
+// lengths; stored facts (the terminal, the token, the payment) are checked by the services.
+import { AppError } from "../errors.ts";
+import { checkCurrency, describe } from "../links/terms.ts";
+
+/** The refund reasons the live gateway's plugins send. */
+export const REFUND_REASONS = ["OTHER", "RETURN", "DUPLICATE", "FRAUD", "CUSTOMER REQUEST"] as const;
+export type RefundReason = (typeof REFUND_REASONS)[number];
+
+/** A payment's amount and currency: > 0 (2002), ISK in whole krónur (2026), a known currency (2008). */
+export function checkChargeAmount(amount: number, rawCurrency: string): { amount: number; currency: string } {
+  const currency = checkCurrency(rawCurrency);
+  if (amount <= 0) throw new AppError("MustBeGreater", `amount must be greater than 0, got ${amount}.`);
+  if (currency === "ISK" && amount % 100 !== 0) {
+    throw new AppError("IskNotWhole", `amount ${amount} is not valid for ISK: ISK amounts are in hundredths and must end in 00.`);
+  }
+  return { amount, currency };
+}
+
+/** A refund's amount (> 0) in the payment's own currency (2008 otherwise). */
+export function checkRefundAmount(amount: number, rawCurrency: string, payment: { currency: string; payfacReference: string }): number {
+  if (amount <= 0) throw new AppError("MustBeGreater", `amount must be greater than 0, got ${amount}.`);
+  const currency = checkCurrency(rawCurrency);
+  if (currency !== payment.currency) {
+    throw new AppError(
+      "UnsupportedValue",
+      `currency ${describe(rawCurrency)} is not the currency of payment ${payment.payfacReference}, which is ${payment.currency}.`,
+    );
+  }
+  return amount;
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** The merchant's own reference of a payment or refund: printable text, 1–200 characters (2008, 000). */
+export function checkMerchantReference(field: string, raw: string): string {
+  if (raw.trim().length === 0) throw new AppError("RequiredFieldMissing", `${field} is empty; send your own reference for this payment.`);
+  if (CONTROL_CHARACTER.test(raw))
+    throw new AppError("UnsupportedValue", `${field} contains a control character; only printable text is allowed.`);
+  return raw;
+}
+
+/** What a refund of `requested` leaves when only `left` can still be refunded: the 2019 message. */
+export function refundTooHigh(payfacReference: string, requested: number, left: number, pending: number): AppError {
+  const inFlight = pending > 0 ? ` (${pending} more is held by refunds still being processed)` : "";
+  return new AppError(
+    "AmountTooHigh",
+    `amount ${requested} is more than what is left to refund of payment ${payfacReference}: ${left}${inFlight}.`,
+  );
+}

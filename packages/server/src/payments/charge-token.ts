@@ -1,0 +1,145 @@
+// Charge a saved card (docs/api.md#charge-a-saved-card): record the charge pending, call the
+// processor outside any transaction, record its answer with the Authorization webhook rows in one
+// transaction. An unknown outcome is reversed at the processor and answered with 503 5002: it is
+// never reported as Authorised and never becomes a payment.
+//
+//   insertPendingTokenPayment ──► processor.chargeToken ──► recordTokenPayment (+ outbox)
+//   (one statement)               (no trx, deadline)        (short trx)
+import { findTerminal } from "../db/merchants-repository.ts";
+import { findSavedCard } from "../db/saved-cards-repository.ts";
+import {
+  findTokenPayment,
+  insertPendingTokenPayment,
+  recordTokenPayment,
+  type TokenPaymentRecord,
+} from "../db/token-payments-repository.ts";
+import { AppError } from "../domain/errors.ts";
+import type { RecurringProcessingModel } from "../domain/links/types.ts";
+import { checkChargeAmount, checkMerchantReference } from "../domain/payments/rules.ts";
+import { newCheckoutReference } from "../ids.ts";
+import { tokenPaymentEvent } from "../webhooks/after-sale-events.ts";
+import { enqueuePaymentWebhook, notifyWebhookWorker } from "../webhooks/outbox.ts";
+import { AFTER_SALE_PROCESSOR_TIMEOUT_MS, type AfterSaleDeps } from "./after-sale-deps.ts";
+import { withDeadline } from "./deadline.ts";
+import { errorName } from "./error-name.ts";
+import type { AuthorizeResult } from "./processor.ts";
+import { reverseUnknownCharge } from "./reverse-charge.ts";
+
+export interface TokenChargeInput {
+  terminalIdentifier: string;
+  amount: number;
+  currency: string;
+  reference: string;
+  tokenDetails: { tokenValue: string; recurringProcessingModel?: RecurringProcessingModel | null };
+  shopperIp?: string | null;
+  origin?: string | null;
+  channel?: string | null;
+  returnUrl?: string | null;
+}
+
+export interface TokenCharge {
+  resultCode: "Authorised" | "Refused";
+  payment: TokenPaymentRecord;
+  /** The card brand code the processor reported (additionalData.paymentMethod). */
+  paymentMethod: string;
+}
+
+export async function chargeSavedCard(deps: AfterSaleDeps, merchantId: string, input: TokenChargeInput): Promise<TokenCharge> {
+  const { amount, currency } = checkChargeAmount(input.amount, input.currency);
+  const reference = checkMerchantReference("reference", input.reference);
+  const terminal = await findTerminal(deps.db, merchantId, input.terminalIdentifier);
+  if (!terminal) throw new AppError("TerminalNotFound", `terminalIdentifier "${input.terminalIdentifier}" is not one of your terminals.`);
+  if (terminal.currencies !== null && !terminal.currencies.includes(currency)) {
+    throw new AppError(
+      "CurrencyNotAccepted",
+      `terminal ${terminal.terminalIdentifier} does not accept ${currency}; it accepts ${terminal.currencies.join(", ")}.`,
+    );
+  }
+  const token = input.tokenDetails.tokenValue;
+  const card = await findSavedCard(deps.db, merchantId, token);
+  if (!card) throw new AppError("NotFound", `No saved card with tokenValue ${JSON.stringify(token)} was found.`);
+  const disabled = () => new AppError("StateConflict", `The saved card ${token} is disabled and cannot be charged.`);
+  if (card.disabled) throw disabled();
+
+  const checkoutReference = newCheckoutReference();
+  const recurringProcessingModel = (input.tokenDetails.recurringProcessingModel ??
+    card.recurringProcessingModel) as RecurringProcessingModel | null;
+  const facts = { brand: card.cardBrand, masked: card.cardMasked, last4: card.cardLast4, expiry: card.cardExpiry, usage: card.cardUsage };
+  const inserted = await insertPendingTokenPayment(deps.db, {
+    checkoutReference,
+    merchantId,
+    terminalIdentifier: terminal.terminalIdentifier,
+    token,
+    merchantReference: reference,
+    amount,
+    currency,
+    recurringProcessingModel,
+    shopperIp: input.shopperIp ?? null,
+    origin: input.origin ?? null,
+    channel: input.channel ?? null,
+    returnUrl: input.returnUrl ?? null,
+    card: facts,
+  });
+  if (!inserted) throw disabled();
+
+  let result: AuthorizeResult;
+  try {
+    const signal = AbortSignal.timeout(AFTER_SALE_PROCESSOR_TIMEOUT_MS);
+    const call = deps.processor.chargeToken({
+      token,
+      card: facts,
+      amount,
+      currency,
+      recurringProcessingModel,
+      checkoutReference,
+      merchantReference: reference,
+      signal,
+    });
+    result = await withDeadline(call, AFTER_SALE_PROCESSOR_TIMEOUT_MS);
+  } catch (error) {
+    deps.log.warn({ checkoutReference, error: errorName(error) }, "saved-card charge: the processor did not answer");
+    const reversed = await reverseUnknownCharge(deps, checkoutReference);
+    throw new AppError(
+      "ProcessorUnavailable",
+      reversed
+        ? `The card processor did not answer; the charge ${checkoutReference} was reversed and nothing was charged. Try again later.`
+        : `The card processor did not answer; the charge ${checkoutReference} will be reversed and never becomes a payment. Try again later.`,
+      { "retry-after": "30" },
+    );
+  }
+
+  const outcome = result.approved
+    ? {
+        kind: "approved" as const,
+        payfacReference: result.payfacReference,
+        authCode: result.authCode,
+        cardBrand: result.cardBrand,
+        cardUsage: result.cardUsage,
+      }
+    : {
+        kind: "declined" as const,
+        payfacReference: result.payfacReference,
+        reason: result.reason,
+        cardBrand: result.cardBrand,
+        cardUsage: result.cardUsage,
+      };
+  const recorded = await recordTokenPayment(deps.db, checkoutReference, outcome, async (trx, payment) => {
+    const event = tokenPaymentEvent(payment, result);
+    await enqueuePaymentWebhook(trx, merchantId, event.eventType, event.message);
+  });
+  if (!recorded) {
+    // Only the reconciler finishes a pending charge, and only long after this request's deadline.
+    const payment = await findTokenPayment(deps.db, checkoutReference);
+    deps.log.error(
+      { checkoutReference, state: payment?.state },
+      "saved-card charge was finished by the reconciler before its answer was recorded",
+    );
+    throw new AppError(
+      "ProcessorUnavailable",
+      `The charge ${checkoutReference} was reversed before the processor's answer arrived; nothing was charged.`,
+    );
+  }
+  notifyWebhookWorker();
+  deps.log.info({ checkoutReference, payfacReference: recorded.payfacReference, state: recorded.state }, "saved card charged");
+  return { resultCode: result.approved ? "Authorised" : "Refused", payment: recorded, paymentMethod: result.paymentMethod };
+}

@@ -1,0 +1,31 @@
+// The after-sale reconciler, run by every instance on the payment sweep: refunds whose processor
+// answer never arrived are asked again (idempotently, by the refund's own reference) until the
+// processor gives a final answer; saved-card charges whose answer was lost are reversed.
+import { findPayment } from "../db/payments-repository.ts";
+import { claimDueRefunds } from "../db/refunds-repository.ts";
+import { findStaleTokenPayments } from "../db/token-payments-repository.ts";
+import type { AfterSaleDeps } from "./after-sale-deps.ts";
+import { reverseUnknownCharge } from "./reverse-charge.ts";
+import { settleRefund } from "./settle-refund.ts";
+
+export interface AfterSaleSweep {
+  /** Refunds that got their final answer in this sweep. */
+  refundsSettled: number;
+  /** Charges reversed and recorded as failed in this sweep. */
+  chargesReversed: number;
+}
+
+export async function reconcileAfterSale(deps: AfterSaleDeps): Promise<AfterSaleSweep> {
+  let refundsSettled = 0;
+  for (const refund of await claimDueRefunds(deps.db)) {
+    const payment = await findPayment(deps.db, refund.merchantId, refund.originalPayfacReference);
+    if (!payment) continue;
+    const settled = await settleRefund(deps, payment, refund);
+    if (settled.state !== "pending") refundsSettled += 1;
+  }
+  let chargesReversed = 0;
+  for (const checkoutReference of await findStaleTokenPayments(deps.db)) {
+    if (await reverseUnknownCharge(deps, checkoutReference)) chargesReversed += 1;
+  }
+  return { refundsSettled, chargesReversed };
+}

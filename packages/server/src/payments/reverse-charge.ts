@@ -1,0 +1,25 @@
+// Saved-card charges whose outcome Paylink never learnt (a lost reply, a timeout, a process that
+// died between the charge and its result). Like the checkout's rule: such a charge never becomes a
+// payment. It is reversed at the processor by its checkoutReference, and only once the processor
+// confirms, it is recorded as failed (no payfacReference, no webhook).
+import { recordTokenPayment } from "../db/token-payments-repository.ts";
+import type { AfterSaleDeps } from "./after-sale-deps.ts";
+import { withDeadline } from "./deadline.ts";
+import { errorName } from "./error-name.ts";
+
+const REVERSE_TIMEOUT_MS = 10_000;
+
+/** True once the processor confirmed the reversal and the charge is recorded as failed. Never throws. */
+export async function reverseUnknownCharge(deps: AfterSaleDeps, checkoutReference: string): Promise<boolean> {
+  try {
+    await withDeadline(deps.processor.reverseCharge(checkoutReference), REVERSE_TIMEOUT_MS);
+    await recordTokenPayment(deps.db, checkoutReference, { kind: "failed", reason: "Processor unavailable" }, async () => {});
+    return true;
+  } catch (error) {
+    deps.log.error(
+      { checkoutReference, error: errorName(error) },
+      "could not reverse a saved-card charge with an unknown outcome; it stays pending and the reconciler tries again",
+    );
+    return false;
+  }
+}

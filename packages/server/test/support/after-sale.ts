@@ -1,0 +1,72 @@
+// The after-sale tests' shortcuts: a card saved the way a shopper saves one (a TokenizeByLink link
+// paid through its checkout page), a link sale made the same way, and request bodies as the
+// e-commerce plugins send them.
+import assert from "node:assert/strict";
+import type { ApiResponse, MerchantFixture, TestServer } from "./harness.ts";
+import { CARDS, cardFields, createLink, pay } from "./shopper.ts";
+
+/** The sandbox card approved when saved whose later token payments are all refused. */
+export const NO_BALANCE_CARD = "4000000000000341";
+
+type Shop = Pick<TestServer, "baseUrl" | "api"> & Pick<MerchantFixture, "apiKey" | "terminalIdentifier">;
+
+/** Saves `card` through a TokenizeByLink link's checkout page; returns the token. */
+export async function saveCard(server: Shop, card: string = CARDS.visa, headers: Record<string, string> = {}): Promise<string> {
+  const reference = await createLink(server, { type: "TokenizeByLink", recurringProcessingModel: "Subscription" }, headers);
+  const paid = await pay(server.baseUrl, reference, cardFields(card));
+  assert.ok(paid.status === 200 || paid.status === 303, `saving the card answered ${paid.status}`);
+  const read = await server.api("GET", `/api/v1/paymentlinks/${reference}`, undefined, headers);
+  const token = read.body.paymentLink.submissions[0]?.token;
+  assert.match(String(token), /^[0-9A-Z]{16}$/, "the card was saved");
+  return token as string;
+}
+
+/** Sells a PayByLink link of `amount` ISK through its checkout page; returns the sale's payfacReference. */
+export async function sellLink(
+  server: Shop,
+  amount = 48900,
+  card: string = CARDS.visa,
+): Promise<{ payfacReference: string; linkReference: string }> {
+  const linkReference = await createLink(server, { amount });
+  const paid = await pay(server.baseUrl, linkReference, cardFields(card));
+  assert.ok(paid.status === 200 || paid.status === 303, `the payment answered ${paid.status}`);
+  const read = await server.api("GET", `/api/v1/paymentlinks/${linkReference}`);
+  const payfacReference = read.body.paymentLink.submissions[0]?.payfacReference;
+  assert.match(String(payfacReference), /^[0-9A-Z]{16}$/, "the sale has a payfacReference");
+  return { payfacReference, linkReference };
+}
+
+/** `POST /payment` as the e-commerce plugin sends it. */
+export function chargeBody(merchant: Pick<MerchantFixture, "terminalIdentifier">, token: string, overrides: Record<string, unknown> = {}) {
+  return {
+    terminalIdentifier: merchant.terminalIdentifier,
+    amount: 129900,
+    currency: "ISK",
+    reference: "order-1043",
+    tokenDetails: { tokenValue: token, recurringProcessingModel: "Subscription" as const },
+    shopperIp: "203.0.113.7",
+    origin: "https://shop.example",
+    channel: "Web",
+    returnUrl: "https://shop.example/checkout/return?order=1043",
+    ...overrides,
+  };
+}
+
+export async function charge(
+  server: TestServer,
+  token: string,
+  overrides: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Promise<ApiResponse> {
+  return server.api("POST", "/api/v1/payment", chargeBody(server, token, overrides), headers);
+}
+
+export async function refund(
+  server: TestServer,
+  payfacReference: string,
+  amount: number,
+  headers: Record<string, string> = {},
+  currency = "ISK",
+): Promise<ApiResponse> {
+  return server.api("POST", "/api/v1/modification/refund", { payfacReference, amount, currency, refundReason: "RETURN" }, headers);
+}
