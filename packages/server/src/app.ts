@@ -141,6 +141,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         },
         now,
         keyring: deps.keyring,
+        processor: afterSaleProcessor,
         allowPrivateTargets: deps.allowPrivateTargets ?? false,
         ...(deps.portalSessionIdleSeconds !== undefined ? { sessionIdleSeconds: deps.portalSessionIdleSeconds } : {}),
       }),

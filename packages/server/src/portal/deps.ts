@@ -1,6 +1,7 @@
 // What the portal's pages need from the process (passed in by buildApp, never read from a global),
 // and what they share once the plugin has started.
 import type { Database } from "../db/connect.ts";
+import type { AfterSaleProcessor } from "../payments/processor.ts";
 import type { SecretKeyring } from "../security/keyring.ts";
 
 export interface PortalDeps {
@@ -10,6 +11,8 @@ export interface PortalDeps {
   now: () => Date;
   /** Encrypts and decrypts webhook endpoint secrets. */
   keyring: SecretKeyring;
+  /** Refunds and reversals from the payment page go through the API's services to this processor. */
+  processor: AfterSaleProcessor;
   /** PAYLINK_WEBHOOK_ALLOW_PRIVATE: webhook URLs and logo downloads may reach private addresses. */
   allowPrivateTargets: boolean;
   /** A session unused this long is over (docs/portal.md#sessions); tests shorten it. */

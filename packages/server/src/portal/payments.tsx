@@ -5,6 +5,7 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { listPayments } from "../db/payments-read-repository.ts";
+import { refundedAmounts } from "../db/refunds-repository.ts";
 import { lastDays } from "../domain/portal/daily-series.ts";
 import type { PortalContext } from "./deps.ts";
 import { PORTAL_MESSAGES } from "./i18n.ts";
@@ -86,8 +87,11 @@ export function paymentsRoutes(fastify: FastifyInstance, { deps }: PortalContext
     const lines = [CSV_HEADER.join(",")];
     for (let offset = 0; ; offset += CSV_BATCH) {
       const { payments } = await listPayments(deps.db, session.merchantId, { from, to }, { offset, limit: CSV_BATCH });
-      // Refunds come with the refund service; until then nothing of a payment is refunded.
-      for (const payment of payments) lines.push(csvRow(payment, 0));
+      const refunded = await refundedAmounts(
+        deps.db,
+        payments.flatMap((p) => (p.payfacReference ? [p.payfacReference] : [])),
+      );
+      for (const payment of payments) lines.push(csvRow(payment, refunded.get(payment.payfacReference ?? "") ?? 0));
       if (payments.length < CSV_BATCH) break;
     }
     return reply
