@@ -38,7 +38,7 @@ h3{font-size:1rem;margin:16px 0 8px}
 .muted{color:#4f5966}
 .sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
 .mono,.ref{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9rem;overflow-wrap:anywhere}
-.table-wrap{overflow-x:auto;margin:0 0 8px}
+.table-wrap{overflow-x:auto;margin:0 0 8px;position:relative}
 table{width:100%;border-collapse:collapse}
 th,td{text-align:left;padding:8px 10px;border-bottom:1px solid #e6eaef;vertical-align:top}
 th{font-size:.85rem;color:#4f5966;font-weight:600;white-space:nowrap}
