@@ -20,6 +20,7 @@ import { registerShutdownGate } from "./http/shutdown.ts";
 import { validatorCompiler } from "./http/validation.ts";
 import { type AfterSaleProcessor, isAfterSaleProcessor, type PaymentProcessor } from "./payments/processor.ts";
 import { SandboxProcessor } from "./payments/sandbox.ts";
+import { portalRoutes, sendPortalNotFound } from "./portal/index.ts";
 import type { SecretKeyring } from "./security/keyring.ts";
 
 export interface AppDeps {
@@ -50,6 +51,8 @@ export interface AppDeps {
   metricsToken?: string | undefined;
   /** Fastify's trustProxy: which X-Forwarded-For hops give the client address. */
   trustProxy?: boolean | number | string;
+  /** How long an unused portal session lives (default 30 minutes); tests shorten it. */
+  portalSessionIdleSeconds?: number;
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -70,6 +73,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     clientErrorHandler,
     frameworkErrors: (_error, request, reply) => {
       if (request.url.startsWith("/pay/")) return sendCheckoutNotFound(request, reply);
+      if (request.url.startsWith("/portal/")) return sendPortalNotFound(request, reply);
       const path = request.url.split("?")[0]!;
       const shown = path.length > 80 ? `${path.slice(0, 80)}…` : path;
       return sendError(request, reply, new AppError("NotFound", `There is nothing at ${shown}.`));
@@ -137,6 +141,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         ...(deps.duplicateWaitMs !== undefined ? { duplicateWaitMs: deps.duplicateWaitMs } : {}),
       }),
     { prefix: "/pay" },
+  );
+  await app.register(
+    async (portal) =>
+      portalRoutes(portal, {
+        db: deps.db,
+        get publicBaseUrl() {
+          return deps.publicBaseUrl;
+        },
+        now,
+        keyring: deps.keyring,
+        processor: afterSaleProcessor,
+        allowPrivateTargets: deps.allowPrivateTargets ?? false,
+        ...(deps.portalSessionIdleSeconds !== undefined ? { sessionIdleSeconds: deps.portalSessionIdleSeconds } : {}),
+      }),
+    { prefix: "/portal" },
   );
   await registerDocs(app);
   return app;

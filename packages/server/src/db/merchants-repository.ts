@@ -65,10 +65,14 @@ export async function createApiKey(db: Database, merchantId: string, name: strin
 export async function findMerchantIdByApiKey(db: Database, apiKey: string): Promise<string | undefined> {
   const row = await db
     .selectFrom("api_keys")
-    .select("merchant_id")
+    .select(["id", "merchant_id", "last_used_at"])
     .where("key_hash", "=", hashApiKey(apiKey))
     .where("revoked_at", "is", null)
     .executeTakeFirst();
+  // "Last used" for the portal's key list, written at most once a minute per key, not per request.
+  if (row && (!row.last_used_at || Date.now() - row.last_used_at.getTime() > 60_000)) {
+    await db.updateTable("api_keys").set({ last_used_at: new Date() }).where("id", "=", row.id).execute();
+  }
   return row?.merchant_id;
 }
 
@@ -149,4 +153,37 @@ export async function countMerchants(db: Database): Promise<number> {
     .select((eb) => eb.fn.countAll<number>().as("count"))
     .executeTakeFirstOrThrow();
   return Number(row.count);
+}
+
+/**
+ * Changes a theme of this merchant; `logo` undefined keeps the stored logo, null removes it.
+ * Returns the theme as saved, or undefined when the merchant has no such theme.
+ */
+export async function updateTheme(
+  db: Database,
+  merchantId: string,
+  themeKey: string,
+  changes: { name?: string; primaryColor?: string | null; logo?: { image: LogoImage; sourceUrl: string | null } | null },
+): Promise<Theme | undefined> {
+  const logo = changes.logo;
+  const logoColumns =
+    logo === undefined
+      ? {}
+      : {
+          logo_url: logo?.sourceUrl ?? null,
+          logo_content_type: logo?.image.contentType ?? null,
+          logo_bytes: logo?.image.bytes ?? null,
+          logo_sha256: logo ? createHash("sha256").update(logo.image.bytes).digest("hex").slice(0, 16) : null,
+        };
+  const result = await db
+    .updateTable("themes")
+    .set({
+      ...(changes.name !== undefined ? { name: changes.name } : {}),
+      ...(changes.primaryColor !== undefined ? { primary_color: changes.primaryColor } : {}),
+      ...logoColumns,
+    })
+    .where("theme_key", "=", themeKey)
+    .where("merchant_id", "=", merchantId)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n ? findTheme(db, merchantId, themeKey) : undefined;
 }

@@ -27,6 +27,8 @@ export interface ApiKeysTable {
   key_prefix: string;
   created_at: Timestamp;
   revoked_at: NullableTimestamp;
+  /** Written at most once a minute by the API-key check (migration 0013). */
+  last_used_at: NullableTimestamp;
 }
 
 export interface ThemesTable {
@@ -47,6 +49,21 @@ export interface PortalUsersTable {
   email: string;
   password_hash: string;
   created_at: Timestamp;
+}
+
+export interface PortalSessionsTable {
+  id_hash: string;
+  user_id: string;
+  merchant_id: string;
+  csrf_token: string;
+  created_at: Timestamp;
+  last_seen_at: Timestamp;
+}
+
+export interface PortalSigninFailuresTable {
+  id: Generated<number>;
+  subject: string;
+  failed_at: Timestamp;
 }
 
 export interface PaymentLinksTable {
@@ -181,6 +198,8 @@ export interface DB {
   api_keys: ApiKeysTable;
   themes: ThemesTable;
   portal_users: PortalUsersTable;
+  portal_sessions: PortalSessionsTable;
+  portal_signin_failures: PortalSigninFailuresTable;
   payment_links: PaymentLinksTable;
   submissions: SubmissionsTable;
   idempotency_keys: IdempotencyKeysTable;

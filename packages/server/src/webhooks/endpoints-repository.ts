@@ -149,3 +149,25 @@ export async function updateWebhookEndpoint(
     .executeTakeFirst();
   return row && present(row, keyring);
 }
+
+/**
+ * Removes an endpoint with its delivery log (attempts, then deliveries, then the endpoint, in one
+ * transaction). Deliveries still owed to it are dropped: a deleted endpoint is owed nothing.
+ */
+export async function deleteWebhookEndpoint(db: Database, merchantId: string, webhookId: string): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const owned = await trx
+      .selectFrom("webhook_endpoints")
+      .select("id")
+      .where("id", "=", webhookId)
+      .where("merchant_id", "=", merchantId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!owned) return false;
+    const deliveries = trx.selectFrom("webhook_deliveries").select("id").where("endpoint_id", "=", webhookId);
+    await trx.deleteFrom("webhook_attempts").where("delivery_id", "in", deliveries).execute();
+    await trx.deleteFrom("webhook_deliveries").where("endpoint_id", "=", webhookId).execute();
+    await trx.deleteFrom("webhook_endpoints").where("id", "=", webhookId).execute();
+    return true;
+  });
+}

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { createPostgresDatabase } from "../support/databases.ts";
+import { PortalClient } from "../support/portal.ts";
 import { callApi, parseDemoCredentials, type ServerProcess, startServerProcess } from "../support/process.ts";
 
 const running: ServerProcess[] = [];
@@ -71,6 +72,14 @@ describe("embedded database, real processes", () => {
     const after = await callApi(server.baseUrl, demo.apiKey, "GET", `/api/v1/paymentlinks/${reference}`);
     assert.equal(after.body.paymentLink.status, "Disabled");
     assert.equal(after.body.paymentLink.description, "renamed");
+
+    // The printed portal login works: sign in and see the overview.
+    const portal = new PortalClient(server.baseUrl);
+    const signedIn = await portal.signIn(demo.portalEmail, demo.portalPassword);
+    assert.equal(signedIn.status, 303, signedIn.text);
+    const overview = await portal.get("/portal/overview");
+    assert.equal(overview.status, 200);
+    assert.match(overview.text, /Demo merchant/);
 
     assert.equal(await server.stop("SIGTERM"), 0, `clean exit on SIGTERM:\n${server.output()}`);
   });

@@ -86,12 +86,21 @@ export async function startServerProcess(
 }
 
 /** The demo credentials the first start prints. */
-export function parseDemoCredentials(output: string): { apiKey: string; terminalIdentifier: string; themeKey: string } {
+export function parseDemoCredentials(output: string): {
+  apiKey: string;
+  terminalIdentifier: string;
+  themeKey: string;
+  portalEmail: string;
+  portalPassword: string;
+} {
   const apiKey = /API key\s+(plk_\w+)/.exec(output)?.[1];
   const terminalIdentifier = /terminalIdentifier\s+([0-9a-f]{12})/.exec(output)?.[1];
   const themeKey = /theme key\s+(thm_\w+)/.exec(output)?.[1];
-  if (!apiKey || !terminalIdentifier || !themeKey) throw new Error(`no demo credentials in output:\n${output}`);
-  return { apiKey, terminalIdentifier, themeKey };
+  const portalEmail = /e-mail\s+(\S+@\S+)/.exec(output)?.[1];
+  const portalPassword = /password\s+(\S+)/.exec(output)?.[1];
+  if (!apiKey || !terminalIdentifier || !themeKey || !portalEmail || !portalPassword)
+    throw new Error(`no demo credentials in output:\n${output}`);
+  return { apiKey, terminalIdentifier, themeKey, portalEmail, portalPassword };
 }
 
 export async function callApi(

@@ -1,0 +1,103 @@
+// Lists of what hangs off a merchant, for the portal and the admin API: terminals, API keys
+// (never a secret: only the prefix), themes, portal users.
+import type { Database } from "./connect.ts";
+import type { Terminal, Theme } from "./merchants-repository.ts";
+
+export interface ApiKeySummary {
+  keyId: string;
+  name: string;
+  /** The first characters of the key, enough to tell keys apart, never enough to use one. */
+  prefix: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+/** A merchant's keys without any secret: the key itself exists only in its creator's hands. */
+export async function listApiKeys(db: Database, merchantId: string): Promise<ApiKeySummary[]> {
+  const rows = await db
+    .selectFrom("api_keys")
+    .select(["id", "name", "key_prefix", "created_at", "last_used_at", "revoked_at"])
+    .where("merchant_id", "=", merchantId)
+    .orderBy("created_at", "desc")
+    .orderBy("id")
+    .execute();
+  return rows.map((row) => ({
+    keyId: row.id,
+    name: row.name,
+    prefix: row.key_prefix,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+    revokedAt: row.revoked_at,
+  }));
+}
+
+export async function listTerminals(db: Database, merchantId: string): Promise<Terminal[]> {
+  const rows = await db
+    .selectFrom("terminals")
+    .selectAll()
+    .where("merchant_id", "=", merchantId)
+    .orderBy("created_at")
+    .orderBy("terminal_identifier")
+    .execute();
+  return rows.map((row) => ({
+    terminalIdentifier: row.terminal_identifier,
+    merchantId: row.merchant_id,
+    name: row.name,
+    currencies: row.currencies,
+  }));
+}
+
+export async function listThemes(db: Database, merchantId: string): Promise<Theme[]> {
+  const rows = await db
+    .selectFrom("themes")
+    .select(["theme_key", "merchant_id", "name", "primary_color", "logo_url", "logo_sha256"])
+    .where("merchant_id", "=", merchantId)
+    .orderBy("created_at")
+    .orderBy("theme_key")
+    .execute();
+  return rows.map((row) => ({
+    themeKey: row.theme_key,
+    merchantId: row.merchant_id,
+    name: row.name,
+    primaryColor: row.primary_color,
+    logoUrl: row.logo_url,
+    logoVersion: row.logo_sha256,
+  }));
+}
+
+export interface PortalUserSummary {
+  userId: string;
+  email: string;
+  createdAt: Date;
+}
+
+/** A merchant's portal users, without their password hashes. */
+export async function listPortalUsers(db: Database, merchantId: string): Promise<PortalUserSummary[]> {
+  const rows = await db
+    .selectFrom("portal_users")
+    .select(["id", "email", "created_at"])
+    .where("merchant_id", "=", merchantId)
+    .orderBy("created_at")
+    .orderBy("id")
+    .execute();
+  return rows.map((row) => ({ userId: row.id, email: row.email, createdAt: row.created_at }));
+}
+
+export interface MerchantSummary {
+  merchantId: string;
+  name: string;
+  createdAt: Date;
+}
+
+export async function listMerchants(db: Database, page: { offset: number; limit: number }): Promise<MerchantSummary[]> {
+  const rows = await db
+    .selectFrom("merchants")
+    .select(["id", "name", "created_at"])
+    .orderBy("created_at")
+    .orderBy("id")
+    .offset(page.offset)
+    .limit(page.limit)
+    .execute();
+  return rows.map((row) => ({ merchantId: row.id, name: row.name, createdAt: row.created_at }));
+}

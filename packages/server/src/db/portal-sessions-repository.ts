@@ -1,0 +1,121 @@
+// Portal users, their sessions and the failed sign-ins the brake counts. Sessions live in the
+// database so they survive a restart and every instance behind a load balancer knows them; the
+// cookie holds a random value and the table only its SHA-256, so a leaked table signs no one in.
+import { createHash, randomBytes } from "node:crypto";
+import { sql } from "kysely";
+import type { Database } from "./connect.ts";
+
+export interface PortalUser {
+  userId: string;
+  merchantId: string;
+  email: string;
+  passwordHash: string;
+}
+
+export interface PortalSession {
+  userId: string;
+  merchantId: string;
+  email: string;
+  merchantName: string;
+  csrfToken: string;
+}
+
+const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
+
+/** E-mail addresses are unique without regard to letter case (the index is on lower(email)). */
+export async function findPortalUserByEmail(db: Database, email: string): Promise<PortalUser | undefined> {
+  const row = await db
+    .selectFrom("portal_users")
+    .select(["id", "merchant_id", "email", "password_hash"])
+    .where(sql<string>`lower(email)`, "=", email.trim().toLowerCase())
+    .executeTakeFirst();
+  return row && { userId: row.id, merchantId: row.merchant_id, email: row.email, passwordHash: row.password_hash };
+}
+
+/** Starts a session; the returned token goes into the cookie and exists nowhere else. */
+export async function createPortalSession(db: Database, user: Pick<PortalUser, "userId" | "merchantId">): Promise<string> {
+  const token = randomBytes(32).toString("base64url");
+  await db
+    .insertInto("portal_sessions")
+    .values({
+      id_hash: hashToken(token),
+      user_id: user.userId,
+      merchant_id: user.merchantId,
+      csrf_token: randomBytes(32).toString("base64url"),
+    })
+    .execute();
+  return token;
+}
+
+/**
+ * The live session of a cookie, or undefined when it is unknown, signed out, idle longer than
+ * `idleSeconds` or older than `maxAgeSeconds`. A live session's idle clock restarts, written at
+ * most once a minute so that browsing is not a write per page.
+ */
+export async function findPortalSession(
+  db: Database,
+  token: string,
+  limits: { idleSeconds: number; maxAgeSeconds: number },
+  now: Date,
+): Promise<PortalSession | undefined> {
+  const idHash = hashToken(token);
+  const row = await db
+    .selectFrom("portal_sessions as s")
+    .innerJoin("portal_users as u", "u.id", "s.user_id")
+    .innerJoin("merchants as m", "m.id", "s.merchant_id")
+    .select(["s.user_id", "s.merchant_id", "s.csrf_token", "s.created_at", "s.last_seen_at", "u.email", "m.name"])
+    .where("s.id_hash", "=", idHash)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const idle = (now.getTime() - row.last_seen_at.getTime()) / 1000;
+  const age = (now.getTime() - row.created_at.getTime()) / 1000;
+  if (idle > limits.idleSeconds || age > limits.maxAgeSeconds) {
+    await deletePortalSession(db, token);
+    return undefined;
+  }
+  if (idle > 60) await db.updateTable("portal_sessions").set({ last_seen_at: now }).where("id_hash", "=", idHash).execute();
+  return { userId: row.user_id, merchantId: row.merchant_id, email: row.email, merchantName: row.name, csrfToken: row.csrf_token };
+}
+
+/** Sign-out: the row goes, so the cookie is worthless everywhere at once. */
+export async function deletePortalSession(db: Database, token: string): Promise<void> {
+  await db.deleteFrom("portal_sessions").where("id_hash", "=", hashToken(token)).execute();
+}
+
+/** Sessions idle past any limit are gone for good; called now and then so the table stays small. */
+export async function deleteStalePortalSessions(db: Database, idleSeconds: number): Promise<void> {
+  await db.deleteFrom("portal_sessions").where("last_seen_at", "<", sql<Date>`now() - make_interval(secs => ${idleSeconds})`).execute();
+}
+
+/** Failed sign-ins of each subject within the window: how many, and when the oldest happened. */
+export async function recentSigninFailures(
+  db: Database,
+  subjects: string[],
+  since: Date,
+): Promise<Map<string, { count: number; oldest: Date }>> {
+  const rows = await db
+    .selectFrom("portal_signin_failures")
+    .select(["subject", (eb) => eb.fn.countAll<string>().as("count"), (eb) => eb.fn.min("failed_at").as("oldest")])
+    .where("subject", "in", subjects)
+    .where("failed_at", ">", since)
+    .groupBy("subject")
+    .execute();
+  return new Map(rows.map((row) => [row.subject, { count: Number(row.count), oldest: new Date(row.oldest) }]));
+}
+
+export async function recordSigninFailure(db: Database, subjects: string[], now: Date): Promise<void> {
+  await db
+    .insertInto("portal_signin_failures")
+    .values(subjects.map((subject) => ({ subject, failed_at: now })))
+    .execute();
+}
+
+/** After a correct password the account's count starts again; the address's count stays. */
+export async function clearSigninFailures(db: Database, subject: string): Promise<void> {
+  await db.deleteFrom("portal_signin_failures").where("subject", "=", subject).execute();
+}
+
+/** Old failures are irrelevant to any window; this keeps the table small. */
+export async function deleteOldSigninFailures(db: Database, before: Date): Promise<void> {
+  await db.deleteFrom("portal_signin_failures").where("failed_at", "<", before).execute();
+}

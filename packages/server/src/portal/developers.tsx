@@ -1,0 +1,203 @@
+/** @jsxRuntime automatic @jsxImportSource preact */
+// /portal/developers (docs/portal.md#developers): API keys (create — shown once —, revoke),
+// terminals, and the webhook endpoints with a form to add one. The same repositories as the admin
+// API; a new key or endpoint secret is shown in the answer to the POST that made it, never in a URL.
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { ComponentChildren } from "preact";
+import { listApiKeys, listTerminals } from "../db/merchant-reads-repository.ts";
+import { createApiKey, revokeApiKey } from "../db/merchants-repository.ts";
+import { AppError } from "../domain/errors.ts";
+import { checkWebhookUrl } from "../net/outbound-guard.ts";
+import { createWebhookEndpoint, listWebhookEndpoints } from "../webhooks/endpoints-repository.ts";
+import type { PortalContext } from "./deps.ts";
+import { formatDateTime, PORTAL_MESSAGES } from "./i18n.ts";
+import { frameOf, sendPortalNotFound, sendPortalPage } from "./render.tsx";
+import { formField } from "./request-state.ts";
+import { IdParams } from "./schemas.ts";
+import { CopyValue } from "./views/copy-value.tsx";
+import { Csrf, Layout } from "./views/layout.tsx";
+
+export function developersRoutes(fastify: FastifyInstance, { deps }: PortalContext): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
+  async function sendDevelopers(request: FastifyRequest, reply: FastifyReply, status: number, flash?: ComponentChildren) {
+    const session = request.portal.session!;
+    const { lang } = request.portal;
+    const m = PORTAL_MESSAGES[lang];
+    const [keys, terminals, endpoints] = await Promise.all([
+      listApiKeys(deps.db, session.merchantId),
+      listTerminals(deps.db, session.merchantId),
+      listWebhookEndpoints(deps.db, deps.keyring, session.merchantId),
+    ]);
+    const notice = formField(request.query, "done") === "revoked" ? m.dev.keyRevoked : null;
+    return sendPortalPage(reply, status, (nonce) => (
+      <Layout {...frameOf(request, nonce)} title={m.dev.title} section="developers">
+        <h1>{m.dev.title}</h1>
+        {flash}
+        {notice ? (
+          <div class="alert ok" role="status">
+            {notice}
+          </div>
+        ) : null}
+        <section class="card" aria-labelledby="keys-title">
+          <h2 id="keys-title">{m.dev.apiKeys}</h2>
+          <p class="muted">{m.dev.apiKeysIntro}</p>
+          <div class="table-wrap">
+            <table data-api-keys>
+              <thead>
+                <tr>
+                  <th scope="col">{m.dev.keyName}</th>
+                  <th scope="col">{m.dev.prefix}</th>
+                  <th scope="col">{m.dev.created}</th>
+                  <th scope="col">{m.dev.lastUsed}</th>
+                  <th scope="col">{m.dev.state}</th>
+                  <th scope="col">
+                    <span class="sr-only">{m.dev.revoke}</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {keys.map((key) => (
+                  <tr key={key.keyId} data-key-id={key.keyId}>
+                    <td>{key.name || m.none}</td>
+                    <td class="mono">{`${key.prefix}…`}</td>
+                    <td>{formatDateTime(key.createdAt, lang)}</td>
+                    <td>{key.lastUsedAt ? formatDateTime(key.lastUsedAt, lang) : m.dev.never}</td>
+                    <td>{key.revokedAt ? <span class="pill bad">{m.dev.revoked}</span> : <span class="pill ok">{m.dev.active}</span>}</td>
+                    <td>
+                      {key.revokedAt ? null : (
+                        <form method="post" action={`/portal/developers/api-keys/${key.keyId}/revoke`}>
+                          <Csrf token={session.csrfToken} />
+                          <button type="submit" class="danger" aria-label={`${m.dev.revoke}: ${key.name || key.prefix}`}>
+                            {m.dev.revoke}
+                          </button>
+                        </form>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <form method="post" action="/portal/developers/api-keys" class="row">
+            <Csrf token={session.csrfToken} />
+            <div class="field">
+              <label for="key-name">{m.dev.keyName}</label>
+              <input id="key-name" name="name" maxlength={100} />
+            </div>
+            <div class="field">
+              <button type="submit">{m.dev.createKey}</button>
+            </div>
+          </form>
+        </section>
+        <section class="card" aria-labelledby="terminals-title">
+          <h2 id="terminals-title">{m.dev.terminals}</h2>
+          {terminals.map((t) => (
+            <div key={t.terminalIdentifier} class="field">
+              <span class="label">{t.name}</span>
+              <CopyValue value={t.terminalIdentifier} lang={lang} />
+              <span class="hint">{`${m.dev.currencies}: ${t.currencies ? t.currencies.join(", ") : m.dev.anyCurrency}`}</span>
+            </div>
+          ))}
+        </section>
+        <section class="card" aria-labelledby="webhooks-title">
+          <h2 id="webhooks-title">{m.dev.webhooks}</h2>
+          <p class="muted">{m.dev.webhooksIntro}</p>
+          <ul data-webhooks>
+            {endpoints.map((e) => (
+              <li key={e.webhookId}>
+                <a href={`/portal/developers/webhooks/${e.webhookId}`}>{e.url}</a>{" "}
+                <span class={e.enabled ? "pill ok" : "pill"}>{e.enabled ? m.dev.enabled : m.dev.disabled}</span>
+              </li>
+            ))}
+          </ul>
+          <form method="post" action="/portal/developers/webhooks">
+            <Csrf token={session.csrfToken} />
+            <div class="row">
+              <div class="field">
+                <label for="webhook-url">{m.dev.url}</label>
+                <input id="webhook-url" name="url" type="url" required placeholder="https://" />
+              </div>
+              <div class="field">
+                <label for="webhook-key">
+                  {m.dev.authKey} <span class="hint">{m.dev.authKeyHint}</span>
+                </label>
+                <input id="webhook-key" name="apiKey" autocomplete="off" />
+              </div>
+              <div class="field">
+                <button type="submit">{m.dev.addWebhook}</button>
+              </div>
+            </div>
+          </form>
+        </section>
+      </Layout>
+    ));
+  }
+
+  app.get("/developers", async (request, reply) => sendDevelopers(request, reply, 200));
+
+  app.post("/developers/api-keys", async (request, reply) => {
+    const m = PORTAL_MESSAGES[request.portal.lang].dev;
+    const name = formField(request.body, "name").trim().slice(0, 100);
+    const { apiKey, keyId } = await createApiKey(deps.db, request.portal.session!.merchantId, name);
+    request.log.info({ keyId }, "API key created in the portal");
+    return sendDevelopers(
+      request,
+      reply,
+      200,
+      <div class="alert ok" role="status" data-new-key>
+        <h2>{m.newKeyTitle}</h2>
+        <p>{m.newKeyText}</p>
+        <CopyValue value={apiKey} lang={request.portal.lang} secret />
+      </div>,
+    );
+  });
+
+  app.post("/developers/api-keys/:id/revoke", { schema: { params: IdParams }, attachValidation: true }, async (request, reply) => {
+    const revoked = !request.validationError && (await revokeApiKey(deps.db, request.portal.session!.merchantId, request.params.id));
+    // Revoking twice is fine; a key of another merchant (or none) is not found.
+    if (!revoked && !(await keyExists(request.portal.session!.merchantId, request.params.id))) return sendPortalNotFound(request, reply);
+    return reply.redirect("/portal/developers?done=revoked", 303);
+  });
+
+  async function keyExists(merchantId: string, keyId: string) {
+    return (await listApiKeys(deps.db, merchantId)).some((key) => key.keyId === keyId);
+  }
+
+  app.post("/developers/webhooks", async (request, reply) => {
+    const m = PORTAL_MESSAGES[request.portal.lang].dev;
+    const url = formField(request.body, "url").trim();
+    const apiKey = formField(request.body, "apiKey").trim() || undefined;
+    const problem = checkWebhookUrl(url, deps.allowPrivateTargets) ?? (apiKey && apiKey.length > 500 ? "the key is too long" : null);
+    if (problem) {
+      const message = new AppError("UnsupportedValue", problem).message;
+      return sendDevelopers(
+        request,
+        reply,
+        400,
+        <div class="alert" role="alert">
+          {`${m.url}: ${message}`}
+        </div>,
+      );
+    }
+    const { endpoint, secrets } = await createWebhookEndpoint(deps.db, deps.keyring, request.portal.session!.merchantId, { url, apiKey });
+    request.log.info({ webhookId: endpoint.webhookId }, "webhook endpoint added in the portal");
+    return sendDevelopers(
+      request,
+      reply,
+      200,
+      <div class="alert ok" role="status" data-new-webhook={endpoint.webhookId}>
+        <h2>{m.newWebhookTitle}</h2>
+        <p>{m.secretsOnce}</p>
+        <span class="label">{m.apiKeyHeader}</span>
+        <CopyValue value={secrets.apiKey} lang={request.portal.lang} secret />
+        <span class="label">{m.hmacKey}</span>
+        <CopyValue value={secrets.hmacKey} lang={request.portal.lang} secret />
+        <p>
+          <a href={`/portal/developers/webhooks/${endpoint.webhookId}`}>{endpoint.url}</a>
+        </p>
+      </div>,
+    );
+  });
+}

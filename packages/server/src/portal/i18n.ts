@@ -1,0 +1,26 @@
+// The portal speaks Icelandic and English, like the checkout: ?lang= (the switch link), then the
+// remembered choice (a cookie), then the browser's Accept-Language. Money, numbers and dates are
+// formatted by the checkout's functions, so a sum reads the same on both.
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { isLang, type Lang } from "../checkout/i18n.ts";
+import { acceptLanguage } from "../checkout/language.ts";
+import { LANG_COOKIE, readCookie, setCookie } from "./cookies.ts";
+import { en, type Messages } from "./i18n/en.ts";
+import { is } from "./i18n/is.ts";
+
+export { formatDateTime, formatMoney, formatNumber, type Lang, otherLang } from "../checkout/i18n.ts";
+export type { Messages } from "./i18n/en.ts";
+
+export const PORTAL_MESSAGES: Record<Lang, Messages> = { is, en };
+
+/** The page's language; a ?lang= choice is remembered for the next pages. */
+export function portalLang(request: FastifyRequest, reply: FastifyReply, publicBaseUrl: string): Lang {
+  const query = request.query;
+  const asked = typeof query === "object" && query !== null && "lang" in query ? query.lang : undefined;
+  if (isLang(asked)) {
+    setCookie(reply, publicBaseUrl, LANG_COOKIE, asked, 365 * 24 * 60 * 60);
+    return asked;
+  }
+  const remembered = readCookie(request, LANG_COOKIE);
+  return isLang(remembered) ? remembered : acceptLanguage(request);
+}

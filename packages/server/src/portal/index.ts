@@ -1,0 +1,72 @@
+// /portal: the merchant portal (docs/portal.md). Server-rendered pages that work without
+// JavaScript, for a merchant's people signed in with e-mail and password. One file per page or
+// action; every one is registered here, explicitly. The plugin has its own form-body parser, HTML
+// error and not-found pages and security headers; none of them leak into the JSON API.
+import formbody from "@fastify/formbody";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { baseSecurityHeaders } from "../checkout/page-response.tsx";
+import { sharedSecret } from "../db/checkout-repository.ts";
+import { errorName } from "../payments/error-name.ts";
+import { PORTAL_JS } from "./assets.ts";
+import type { PortalContext, PortalDeps } from "./deps.ts";
+import { developersRoutes } from "./developers.tsx";
+import { PORTAL_MESSAGES } from "./i18n.ts";
+import { linkDetailRoutes } from "./link-detail.tsx";
+import { linkSaveRoutes } from "./link-save.tsx";
+import { linksListRoute } from "./links-list.tsx";
+import { overviewRoutes } from "./overview.tsx";
+import { paymentDetailRoute } from "./payment-detail.tsx";
+import { paymentsRoutes } from "./payments.tsx";
+import { sendMessagePage, sendPortalNotFound as sendNotFound } from "./render.tsx";
+import { guardRequest, loadRequestState } from "./request-state.ts";
+import { signInRoutes } from "./sign-in.tsx";
+import { themesRoutes } from "./themes.tsx";
+import { webhookEndpointRoutes } from "./webhook-endpoint.tsx";
+
+/** For URLs the router refuses before any portal hook runs (broken percent-encoding…). */
+export function sendPortalNotFound(request: FastifyRequest, reply: FastifyReply) {
+  request.portal ??= { lang: "en", session: undefined };
+  return sendNotFound(request, reply);
+}
+
+/** Form bodies larger than this are refused (413) before they are parsed. */
+const FORM_BODY_LIMIT = 256 * 1024;
+
+export async function portalRoutes(app: FastifyInstance, deps: PortalDeps): Promise<void> {
+  await app.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
+  const context: PortalContext = { deps, signInKey: Buffer.from(await sharedSecret(deps.db, "portal-signin-token"), "hex") };
+
+  app.addHook("onRequest", loadRequestState(context));
+  app.addHook("preHandler", guardRequest(context));
+  app.addHook("onSend", async (_request, reply, payload) => {
+    baseSecurityHeaders(reply, deps.publicBaseUrl);
+    return payload;
+  });
+  app.setNotFoundHandler((request, reply) => sendNotFound(request, reply));
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    request.portal ??= { lang: "en", session: undefined };
+    const m = PORTAL_MESSAGES[request.portal.lang].errors;
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) return sendMessagePage(request, reply, status, m.badRequestTitle, m.badRequestText);
+    // The error's name and stack frames only: never the posted form (it may hold a password).
+    request.log.error({ error: errorName(error), frames: error.stack?.split("\n").slice(1, 12).join("\n") }, "portal request failed");
+    return sendMessagePage(request, reply, 500, m.serverTitle, m.serverText);
+  });
+
+  app.get("/assets/portal.js", { config: { portalPublic: true } }, async (_request, reply) =>
+    reply
+      .header("content-type", "text/javascript; charset=utf-8")
+      .header("cache-control", "public, max-age=31536000, immutable")
+      .send(PORTAL_JS),
+  );
+  signInRoutes(app, context);
+  overviewRoutes(app, context);
+  linksListRoute(app, context);
+  linkSaveRoutes(app, context);
+  linkDetailRoutes(app, context);
+  paymentsRoutes(app, context);
+  paymentDetailRoute(app, context);
+  developersRoutes(app, context);
+  webhookEndpointRoutes(app, context);
+  themesRoutes(app, context);
+}

@@ -1,0 +1,157 @@
+/** @jsxRuntime automatic @jsxImportSource preact */
+// GET /portal/links (docs/portal.md#links): the merchant's links with the list API's filters
+// (status, type, created from/to, search) and pages, through the same repository query.
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import { listLinks } from "../db/links-repository.ts";
+import { linkStatus } from "../domain/links/status.ts";
+import { LINK_STATUSES, LINK_TYPES, type LinkStatus, type LinkType } from "../domain/links/types.ts";
+import type { PortalContext } from "./deps.ts";
+import { formatDateTime, formatMoney, PORTAL_MESSAGES } from "./i18n.ts";
+import { frameOf, sendPortalPage } from "./render.tsx";
+import { dayStart, LinksQuery, pageNumber } from "./schemas.ts";
+import { Layout } from "./views/layout.tsx";
+
+const PAGE_SIZE = 20;
+
+export function linksListRoute(fastify: FastifyInstance, { deps }: PortalContext): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.get("/links", { schema: { querystring: LinksQuery } }, async (request, reply) => {
+    const session = request.portal.session!;
+    const { lang } = request.portal;
+    const m = PORTAL_MESSAGES[lang];
+    const q = request.query;
+    const status = LINK_STATUSES.find((s) => s === q.status) as LinkStatus | undefined;
+    const type = LINK_TYPES.find((t) => t === q.type) as LinkType | undefined;
+    const createdFrom = dayStart(q.createdFrom);
+    const createdToDay = dayStart(q.createdTo);
+    // "Created to" a day includes that whole day.
+    const createdTo = createdToDay && new Date(createdToDay.getTime() + 86_400_000 - 1);
+    const page = pageNumber(q.page);
+    const now = deps.now();
+    const search = q.search?.trim() || undefined;
+    const { links, totalCount } = await listLinks(
+      deps.db,
+      session.merchantId,
+      { status, type, createdFrom, createdTo, search },
+      { offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE },
+      now,
+    );
+    const pages = Math.max(1, Math.ceil(totalCount / PAGE_SIZE));
+    const pageHref = (n: number) => {
+      const params = new URLSearchParams();
+      for (const [key, value] of Object.entries({ status, type, search, createdFrom: q.createdFrom, createdTo: q.createdTo })) {
+        if (value) params.set(key, value);
+      }
+      params.set("page", String(n));
+      return `/portal/links?${params.toString()}`;
+    };
+    return sendPortalPage(reply, 200, (nonce) => (
+      <Layout {...frameOf(request, nonce)} title={m.links.title} section="links">
+        <div class="row">
+          <h1>{m.links.title}</h1>
+          <a class="button" href="/portal/links/new">
+            {m.links.newLink}
+          </a>
+        </div>
+        <form class="card" method="get" action="/portal/links">
+          <div class="row">
+            <div class="field">
+              <label for="search">{m.links.search}</label>
+              <input id="search" name="search" type="search" value={search ?? ""} />
+            </div>
+            <div class="field">
+              <label for="status">{m.link.status}</label>
+              <select id="status" name="status">
+                <option value="">{m.links.anyStatus}</option>
+                {LINK_STATUSES.map((s) => (
+                  <option key={s} value={s} selected={s === status}>
+                    {m.links.statuses[s]}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <div class="field">
+              <label for="type">{m.link.type}</label>
+              <select id="type" name="type">
+                <option value="">{m.links.anyType}</option>
+                {LINK_TYPES.map((t) => (
+                  <option key={t} value={t} selected={t === type}>
+                    {m.links.types[t]}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <div class="field">
+              <label for="createdFrom">{m.links.createdFrom}</label>
+              <input id="createdFrom" name="createdFrom" type="date" value={createdFrom ? q.createdFrom : ""} />
+            </div>
+            <div class="field">
+              <label for="createdTo">{m.links.createdTo}</label>
+              <input id="createdTo" name="createdTo" type="date" value={createdToDay ? q.createdTo : ""} />
+            </div>
+            <div class="field">
+              <button type="submit">{m.links.apply}</button>
+            </div>
+          </div>
+        </form>
+        <div class="card">
+          {links.length === 0 ? (
+            <p>{m.links.none}</p>
+          ) : (
+            <div class="table-wrap">
+              <table data-links>
+                <thead>
+                  <tr>
+                    <th scope="col">{m.link.reference}</th>
+                    <th scope="col">{m.link.description}</th>
+                    <th scope="col">{m.link.type}</th>
+                    <th scope="col">{m.link.status}</th>
+                    <th scope="col" class="num">
+                      {m.link.amount}
+                    </th>
+                    <th scope="col" class="num">
+                      {m.link.visits}
+                    </th>
+                    <th scope="col" class="num">
+                      {m.link.sales}
+                    </th>
+                    <th scope="col">{m.link.created}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {links.map((link) => {
+                    const s = linkStatus(link, now);
+                    return (
+                      <tr key={link.reference}>
+                        <td>
+                          <a class="mono" href={`/portal/links/${link.reference}`}>
+                            {link.reference}
+                          </a>
+                        </td>
+                        <td>{link.terms.description || <span class="muted">{m.link.noDescription}</span>}</td>
+                        <td>{m.links.types[link.terms.type]}</td>
+                        <td>
+                          <span class={s === "Active" ? "pill ok" : "pill"}>{m.links.statuses[s]}</span>
+                        </td>
+                        <td class="num">{formatMoney(link.terms.amount, link.terms.currency, lang)}</td>
+                        <td class="num">{link.visitCount}</td>
+                        <td class="num">{link.salesCount}</td>
+                        <td>{formatDateTime(link.createdAt, lang)}</td>
+                      </tr>
+                    );
+                  })}
+                </tbody>
+              </table>
+            </div>
+          )}
+          <nav class="pager" aria-label={m.links.pageOf(page, pages, totalCount)}>
+            {page > 1 ? <a href={pageHref(page - 1)}>{m.links.previous}</a> : null}
+            <span class="muted">{m.links.pageOf(page, pages, totalCount)}</span>
+            {page < pages ? <a href={pageHref(page + 1)}>{m.links.next}</a> : null}
+          </nav>
+        </div>
+      </Layout>
+    ));
+  });
+}

@@ -1,0 +1,112 @@
+/** @jsxRuntime automatic @jsxImportSource preact */
+// GET /portal/overview (docs/portal.md#overview): sales and revenue per day for the last 30 days,
+// visits → sales conversion, the links that sell most, the latest payments.
+import type { FastifyInstance } from "fastify";
+import { linkTotals, listPayments, salesPerDay, topLinks } from "../db/payments-read-repository.ts";
+import { conversionPercent, dailySeries, lastDays } from "../domain/portal/daily-series.ts";
+import type { PortalContext } from "./deps.ts";
+import { formatMoney, formatNumber, PORTAL_MESSAGES } from "./i18n.ts";
+import { frameOf, sendPortalPage } from "./render.tsx";
+import { Layout } from "./views/layout.tsx";
+import { PaymentsTable } from "./views/payments-table.tsx";
+import { SalesChart } from "./views/sales-chart.tsx";
+
+export function overviewRoutes(app: FastifyInstance, { deps }: PortalContext): void {
+  app.get("/overview", async (request, reply) => {
+    const session = request.portal.session!;
+    const { lang } = request.portal;
+    const m = PORTAL_MESSAGES[lang];
+    const days = lastDays(deps.now(), 30);
+    const from = new Date(`${days[0]}T00:00:00Z`);
+    const [rows, totals, top, recent] = await Promise.all([
+      salesPerDay(deps.db, session.merchantId, from),
+      linkTotals(deps.db, session.merchantId),
+      topLinks(deps.db, session.merchantId, 5),
+      listPayments(deps.db, session.merchantId, {}, { offset: 0, limit: 8 }),
+    ]);
+    const series = dailySeries(rows, days);
+    const conversion = conversionPercent(totals.visits, totals.sales);
+    const revenue = series.totals.map((t) => formatMoney(t.revenue, t.currency, lang)).join(" · ") || "0";
+    return sendPortalPage(reply, 200, (nonce) => (
+      <Layout {...frameOf(request, nonce)} title={m.overview.title} section="overview">
+        <h1>{m.overview.title}</h1>
+        <dl class="stats">
+          <div class="stat">
+            <dt>{m.overview.sales30}</dt>
+            <dd data-stat="sales">
+              {formatNumber(
+                series.totals.reduce((sum, t) => sum + t.sales, 0),
+                lang,
+              )}
+            </dd>
+          </div>
+          <div class="stat">
+            <dt>{m.overview.revenue30}</dt>
+            <dd data-stat="revenue">{revenue}</dd>
+          </div>
+          <div class="stat">
+            <dt>{m.overview.visits}</dt>
+            <dd data-stat="visits">{formatNumber(totals.visits, lang)}</dd>
+          </div>
+          <div class="stat">
+            <dt>{m.overview.conversion}</dt>
+            <dd data-stat="conversion">{conversion === null ? m.none : `${formatNumber(conversion, lang)} %`}</dd>
+          </div>
+        </dl>
+        <section class="card" aria-labelledby="chart-title">
+          <h2 id="chart-title">{m.overview.chartTitle}</h2>
+          <SalesChart series={series} lang={lang} />
+        </section>
+        <div class="grid two">
+          <section class="card" aria-labelledby="top-title">
+            <h2 id="top-title">{m.overview.topLinks}</h2>
+            {top.length === 0 ? (
+              <p class="muted">{m.overview.noSales}</p>
+            ) : (
+              <div class="table-wrap">
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">{m.link.reference}</th>
+                      <th scope="col" class="num">
+                        {m.link.sales}
+                      </th>
+                      <th scope="col" class="num">
+                        {m.link.visits}
+                      </th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {top.map((link) => (
+                      <tr key={link.reference}>
+                        <td>
+                          <a class="mono" href={`/portal/links/${link.reference}`}>
+                            {link.reference}
+                          </a>
+                          <span class="hint">{link.description || m.link.noDescription}</span>
+                        </td>
+                        <td class="num">{link.salesCount}</td>
+                        <td class="num">{link.visitCount}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            )}
+          </section>
+          <section class="card" aria-labelledby="recent-title">
+            <h2 id="recent-title">{m.overview.recentPayments}</h2>
+            {recent.payments.length === 0 ? (
+              <p class="muted">{m.overview.noPayments}</p>
+            ) : (
+              <>
+                <PaymentsTable payments={recent.payments} lang={lang} />
+                <a href="/portal/payments">{m.overview.allPayments}</a>
+              </>
+            )}
+          </section>
+        </div>
+      </Layout>
+    ));
+  });
+}

@@ -1,0 +1,143 @@
+/** @jsxRuntime automatic @jsxImportSource preact */
+// GET /portal/payments/{checkoutReference} (docs/portal.md#payments): one payment with its link,
+// card, result, the shopper's answers and its refunds.
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { MESSAGES } from "../checkout/i18n.ts";
+import { findPayment } from "../db/payments-read-repository.ts";
+import { refundsOf } from "../db/refunds-repository.ts";
+import { AppError } from "../domain/errors.ts";
+import { parseDisplayAmount } from "../domain/money/display-amount.ts";
+import { REFUND_REASONS } from "../domain/payments/rules.ts";
+import { refundPayment } from "../payments/refund.ts";
+import { reversePayment } from "../payments/reverse.ts";
+import type { PortalContext } from "./deps.ts";
+import { formatDateTime, formatMoney, PORTAL_MESSAGES } from "./i18n.ts";
+import { frameOf, sendPortalNotFound, sendPortalPage } from "./render.tsx";
+import { formField } from "./request-state.ts";
+import { IdParams } from "./schemas.ts";
+import { Layout } from "./views/layout.tsx";
+import { StatePill } from "./views/payments-table.tsx";
+import { Refunds } from "./views/refunds.tsx";
+
+export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalContext): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const options = { schema: { params: IdParams }, attachValidation: true };
+
+  /** The payment's page; `problem` is a refund the services refused, shown beside the refund form. */
+  async function sendPayment(request: FastifyRequest, reply: FastifyReply, id: string, status: number, problem?: string) {
+    const session = request.portal.session!;
+    const { lang } = request.portal;
+    const payment = await findPayment(deps.db, session.merchantId, id);
+    if (!payment) return sendPortalNotFound(request, reply);
+    const m = PORTAL_MESSAGES[lang];
+    const refunds = payment.payfacReference ? await refundsOf(deps.db, session.merchantId, payment.payfacReference) : [];
+    const taken = refunds.filter((r) => r.state !== "failed").reduce((sum, r) => sum + r.amount, 0);
+    const left = payment.state === "approved" && payment.amount > 0 ? payment.amount - taken : null;
+    const done = formField(request.query, "refunded") === "1";
+    const fields = MESSAGES[lang].fields as Record<string, string>;
+    return sendPortalPage(reply, status, (nonce) => (
+      <Layout {...frameOf(request, nonce)} title={m.payments.paymentTitle} section="payments">
+        <h1>
+          {`${m.payments.paymentTitle} ${formatMoney(payment.amount, payment.currency, lang)} `}
+          <StatePill state={payment.state} lang={lang} />
+        </h1>
+        <div class="grid two">
+          <section class="card">
+            <dl class="facts">
+              <dt>{m.payment.date}</dt>
+              <dd>{formatDateTime(payment.createdAt, lang)}</dd>
+              <dt>{m.payment.link}</dt>
+              <dd>
+                <a class="mono" href={`/portal/links/${payment.linkReference}`}>
+                  {payment.linkReference}
+                </a>
+                {payment.linkDescription ? <span class="hint">{payment.linkDescription}</span> : null}
+              </dd>
+              <dt>{m.payments.checkoutReference}</dt>
+              <dd class="mono">{payment.checkoutReference}</dd>
+              <dt>{m.payments.payfacReference}</dt>
+              <dd class="mono">{payment.payfacReference ?? m.none}</dd>
+              <dt>{m.payment.card}</dt>
+              <dd class="mono">
+                {payment.cardMasked ? `${payment.cardBrand ?? ""} ${payment.cardMasked} ${payment.cardExpiry ?? ""}`.trim() : m.none}
+              </dd>
+              <dt>{m.payments.authCode}</dt>
+              <dd class="mono">{payment.authCode ?? m.none}</dd>
+              {payment.reason && payment.state !== "approved" ? (
+                <>
+                  <dt>{m.payments.reason}</dt>
+                  <dd>{payment.reason}</dd>
+                </>
+              ) : null}
+            </dl>
+          </section>
+          <section class="card" aria-labelledby="answers-title">
+            <h2 id="answers-title">{m.payments.answers}</h2>
+            {payment.answers.length === 0 ? (
+              <p class="muted">{m.none}</p>
+            ) : (
+              <dl class="facts">
+                {payment.answers.map((a) => (
+                  <>
+                    <dt key={`${a.field}-t`}>{fields[a.field] ?? a.field}</dt>
+                    <dd key={`${a.field}-d`}>{a.value}</dd>
+                  </>
+                ))}
+              </dl>
+            )}
+          </section>
+        </div>
+        {done ? (
+          <div class="alert ok" role="status">
+            {m.payments.refundDone}
+          </div>
+        ) : null}
+        <Refunds
+          lang={lang}
+          csrf={session.csrfToken}
+          action={`/portal/payments/${payment.checkoutReference}`}
+          refunds={refunds}
+          left={left}
+          currency={payment.currency}
+          leftText={left === null ? "" : formatMoney(left, payment.currency, lang)}
+          problem={problem}
+        />
+      </Layout>
+    ));
+  }
+
+  app.get("/payments/:id", options, async (request, reply) =>
+    request.validationError ? sendPortalNotFound(request, reply) : sendPayment(request, reply, request.params.id, 200),
+  );
+
+  // Refund and reverse go through the API's own services (the same rules, reservations and Refund
+  // webhooks); a refusal (too much, nothing left) is shown on the page.
+  for (const action of ["refund", "reverse"] as const) {
+    app.post(`/payments/:id/${action}`, options, async (request, reply) => {
+      const session = request.portal.session!;
+      const payment = request.validationError ? undefined : await findPayment(deps.db, session.merchantId, request.params.id);
+      if (!payment?.payfacReference) return sendPortalNotFound(request, reply);
+      const afterSale = { db: deps.db, processor: deps.processor, log: request.log };
+      try {
+        if (action === "refund") {
+          const amount = parseDisplayAmount(formField(request.body, "amount"), payment.currency);
+          if (amount === null) {
+            const text = PORTAL_MESSAGES[request.portal.lang].form.problems.notAmount!;
+            return sendPayment(request, reply, payment.checkoutReference, 400, text);
+          }
+          const reason = REFUND_REASONS.find((r) => r === formField(request.body, "refundReason")) ?? "OTHER";
+          const input = { payfacReference: payment.payfacReference, amount, currency: payment.currency, refundReason: reason };
+          await refundPayment(afterSale, session.merchantId, input);
+        } else {
+          await reversePayment(afterSale, session.merchantId, { payfacReference: payment.payfacReference });
+        }
+      } catch (error) {
+        if (!(error instanceof AppError) || error.status >= 500) throw error;
+        return sendPayment(request, reply, payment.checkoutReference, 400, error.message);
+      }
+      request.log.info({ checkoutReference: payment.checkoutReference, action }, "payment refunded in the portal");
+      return reply.redirect(`/portal/payments/${payment.checkoutReference}?refunded=1`, 303);
+    });
+  }
+}

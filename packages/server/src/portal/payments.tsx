@@ -1,0 +1,103 @@
+/** @jsxRuntime automatic @jsxImportSource preact */
+// GET /portal/payments and /portal/payments.csv (docs/portal.md#payments): the merchant's
+// payments in a date range (days in UTC, both ends included), 25 to a page, and the same range
+// as a CSV file for the accountant.
+import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import { listPayments } from "../db/payments-read-repository.ts";
+import { refundedAmounts } from "../db/refunds-repository.ts";
+import { lastDays } from "../domain/portal/daily-series.ts";
+import type { PortalContext } from "./deps.ts";
+import { PORTAL_MESSAGES } from "./i18n.ts";
+import { CSV_HEADER, csvRow } from "./payments-csv.ts";
+import { frameOf, sendPortalPage } from "./render.tsx";
+import { dayStart, PaymentsQuery, pageNumber } from "./schemas.ts";
+import { Layout } from "./views/layout.tsx";
+import { PaymentsTable } from "./views/payments-table.tsx";
+
+const PAGE_SIZE = 25;
+const CSV_BATCH = 500;
+
+/** The range asked for; without one, the last 30 days. */
+function range(query: { from?: string | undefined; to?: string | undefined }, now: Date) {
+  const days = lastDays(now, 30);
+  const fromText = dayStart(query.from) ? query.from! : days[0]!;
+  const toText = dayStart(query.to) ? query.to! : days[days.length - 1]!;
+  const from = dayStart(fromText)!;
+  const to = new Date(dayStart(toText)!.getTime() + 86_400_000);
+  return { fromText, toText, from, to };
+}
+
+export function paymentsRoutes(fastify: FastifyInstance, { deps }: PortalContext): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+
+  app.get("/payments", { schema: { querystring: PaymentsQuery } }, async (request, reply) => {
+    const session = request.portal.session!;
+    const { lang } = request.portal;
+    const m = PORTAL_MESSAGES[lang];
+    const { fromText, toText, from, to } = range(request.query, deps.now());
+    const page = pageNumber(request.query.page);
+    const { payments, totalCount } = await listPayments(
+      deps.db,
+      session.merchantId,
+      { from, to },
+      { offset: (page - 1) * PAGE_SIZE, limit: PAGE_SIZE },
+    );
+    const pages = Math.max(1, Math.ceil(totalCount / PAGE_SIZE));
+    const href = (n: number) => `/portal/payments?from=${fromText}&to=${toText}&page=${n}`;
+    return sendPortalPage(reply, 200, (nonce) => (
+      <Layout {...frameOf(request, nonce)} title={m.payments.title} section="payments">
+        <h1>{m.payments.title}</h1>
+        <form class="card" method="get" action="/portal/payments">
+          <div class="row">
+            <div class="field">
+              <label for="from">{m.payments.from}</label>
+              <input id="from" name="from" type="date" value={fromText} />
+            </div>
+            <div class="field">
+              <label for="to">{m.payments.to}</label>
+              <input id="to" name="to" type="date" value={toText} />
+            </div>
+            <div class="field">
+              <button type="submit">{m.payments.show}</button>
+            </div>
+            <div class="field">
+              <a class="button secondary" href={`/portal/payments.csv?from=${fromText}&to=${toText}`} download>
+                {m.payments.exportCsv}
+              </a>
+            </div>
+          </div>
+          <p class="hint">{m.payments.csvHint}</p>
+        </form>
+        <div class="card">
+          {payments.length === 0 ? <p>{m.payments.none}</p> : <PaymentsTable payments={payments} lang={lang} />}
+          <nav class="pager" aria-label={m.payments.pageOf(page, pages, totalCount)}>
+            {page > 1 ? <a href={href(page - 1)}>{m.links.previous}</a> : null}
+            <span class="muted">{m.payments.pageOf(page, pages, totalCount)}</span>
+            {page < pages ? <a href={href(page + 1)}>{m.links.next}</a> : null}
+          </nav>
+        </div>
+      </Layout>
+    ));
+  });
+
+  app.get("/payments.csv", { schema: { querystring: PaymentsQuery } }, async (request, reply) => {
+    const session = request.portal.session!;
+    const { fromText, toText, from, to } = range(request.query, deps.now());
+    const lines = [CSV_HEADER.join(",")];
+    for (let offset = 0; ; offset += CSV_BATCH) {
+      const { payments } = await listPayments(deps.db, session.merchantId, { from, to }, { offset, limit: CSV_BATCH });
+      const refunded = await refundedAmounts(
+        deps.db,
+        payments.flatMap((p) => (p.payfacReference ? [p.payfacReference] : [])),
+      );
+      for (const payment of payments) lines.push(csvRow(payment, refunded.get(payment.payfacReference ?? "") ?? 0));
+      if (payments.length < CSV_BATCH) break;
+    }
+    return reply
+      .header("content-type", "text/csv; charset=utf-8")
+      .header("content-disposition", `attachment; filename="paylink-payments-${fromText}-${toText}.csv"`)
+      .header("cache-control", "no-store")
+      .send(`${lines.join("\r\n")}\r\n`);
+  });
+}

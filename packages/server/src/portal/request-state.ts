@@ -1,0 +1,70 @@
+// What every portal request knows before its handler runs: its language and its session, and the
+// two locks in front of every handler: a page needs a session (else the sign-in page), and a POST
+// needs the session's CSRF token (else 403, nothing changed).
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { crossSite } from "../checkout/page-response.tsx";
+import { deletePortalSession, findPortalSession, type PortalSession } from "../db/portal-sessions-repository.ts";
+import { clearCookie, readCookie, SESSION_COOKIE } from "./cookies.ts";
+import { sameSecret } from "./csrf.ts";
+import { type PortalContext, SESSION_IDLE_SECONDS, SESSION_MAX_AGE_SECONDS } from "./deps.ts";
+import { type Lang, PORTAL_MESSAGES, portalLang } from "./i18n.ts";
+import { sendMessagePage } from "./render.tsx";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** Set by the portal's first hook on every /portal request. */
+    portal: { lang: Lang; session: PortalSession | undefined };
+  }
+  interface FastifyContextConfig {
+    /** A portal route open without a session (sign-in, assets). */
+    portalPublic?: boolean;
+  }
+}
+
+export function loadRequestState({ deps }: PortalContext) {
+  return async function load(request: FastifyRequest, reply: FastifyReply) {
+    const lang = portalLang(request, reply, deps.publicBaseUrl);
+    const token = readCookie(request, SESSION_COOKIE);
+    let session: PortalSession | undefined;
+    if (token && /^[A-Za-z0-9_-]{43}$/.test(token)) {
+      const limits = { idleSeconds: deps.sessionIdleSeconds ?? SESSION_IDLE_SECONDS, maxAgeSeconds: SESSION_MAX_AGE_SECONDS };
+      session = await findPortalSession(deps.db, token, limits, deps.now());
+    }
+    if (token && !session) clearCookie(reply, deps.publicBaseUrl, SESSION_COOKIE);
+    request.portal = { lang, session };
+  };
+}
+
+export function guardRequest({ deps }: PortalContext) {
+  return async function guard(request: FastifyRequest, reply: FastifyReply) {
+    if (request.routeOptions.config.portalPublic) return;
+    const { session, lang } = request.portal;
+    if (!session) {
+      // A page (or a form posted after the session ended) goes to the sign-in page; nothing runs.
+      const next = request.method === "GET" ? `&next=${encodeURIComponent(request.url)}` : "";
+      return reply.redirect(`/portal/sign-in?notice=ended${next}`, 303);
+    }
+    if (request.method !== "POST") return;
+    const given = formField(request.body, "csrf");
+    if (!sameSecret(session.csrfToken, given) || crossSite(request, deps.publicBaseUrl)) {
+      request.log.warn({ path: request.routeOptions.url }, "portal form refused: missing or wrong CSRF token");
+      const m = PORTAL_MESSAGES[lang].errors;
+      return sendMessagePage(request, reply, 403, m.forbiddenTitle, m.forbiddenText);
+    }
+  };
+}
+
+/** One posted form field as text (the first of repeated ones); "" when absent. */
+export function formField(body: unknown, name: string): string {
+  if (body === null || typeof body !== "object" || !Object.hasOwn(body, name)) return "";
+  const raw: unknown = (body as Record<string, unknown>)[name];
+  const value = Array.isArray(raw) ? raw[0] : raw;
+  return typeof value === "string" ? value : "";
+}
+
+/** Ends the session of this request's cookie, here and on every instance. */
+export async function endSession(request: FastifyRequest, reply: FastifyReply, { deps }: PortalContext): Promise<void> {
+  const token = readCookie(request, SESSION_COOKIE);
+  if (token) await deletePortalSession(deps.db, token);
+  clearCookie(reply, deps.publicBaseUrl, SESSION_COOKIE);
+}

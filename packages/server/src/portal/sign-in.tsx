@@ -1,0 +1,130 @@
+/** @jsxRuntime automatic @jsxImportSource preact */
+// GET/POST /portal/sign-in and POST /portal/sign-out (docs/portal.md#sign-in). A correct e-mail and
+// password start a new session (a fresh random value: no session fixation); wrong ones are counted
+// per account and per address, and past the limit the form answers 429 saying when to try again.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import {
+  clearSigninFailures,
+  createPortalSession,
+  deleteOldSigninFailures,
+  deleteStalePortalSessions,
+  findPortalUserByEmail,
+  recentSigninFailures,
+  recordSigninFailure,
+} from "../db/portal-sessions-repository.ts";
+import { accountSubject, addressSubject, SIGNIN_WINDOW_SECONDS, signinWaitSeconds } from "../domain/portal/signin-brake.ts";
+import { clientKey } from "../http/rate-limit.ts";
+import { verifyPassword } from "../security/passwords.ts";
+import { readCookie, SESSION_COOKIE, SIGNIN_COOKIE, setCookie } from "./cookies.ts";
+import { newSigninNonce, signinToken, validSigninToken } from "./csrf.ts";
+import { type PortalContext, SESSION_IDLE_SECONDS } from "./deps.ts";
+import { PORTAL_MESSAGES } from "./i18n.ts";
+import { frameOf, sendPortalPage } from "./render.tsx";
+import { endSession, formField } from "./request-state.ts";
+import { Layout } from "./views/layout.tsx";
+
+/** Checked against when the e-mail is unknown, so a wrong address costs as long as a wrong password. */
+const DUMMY_HASH = "scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
+
+type Notice = "wrong" | "braked" | "expiredForm" | "signedOut" | "sessionEnded";
+
+export function signInRoutes(app: FastifyInstance, context: PortalContext): void {
+  const { deps } = context;
+  const open = { config: { portalPublic: true } };
+
+  app.get("/", open, async (request, reply) => reply.redirect(request.portal.session ? "/portal/overview" : "/portal/sign-in", 303));
+
+  app.get("/sign-in", open, async (request, reply) => {
+    if (request.portal.session) return reply.redirect("/portal/overview", 303);
+    const query = request.query;
+    const noticeParam = typeof query === "object" && query !== null && "notice" in query ? query.notice : undefined;
+    const notice: Notice | undefined = noticeParam === "ended" ? "sessionEnded" : noticeParam === "signed-out" ? "signedOut" : undefined;
+    const next = typeof query === "object" && query !== null && "next" in query && typeof query.next === "string" ? query.next : "";
+    return sendSignIn(request, reply, 200, { notice, next });
+  });
+
+  app.post("/sign-in", open, async (request, reply) => {
+    const now = deps.now();
+    const email = formField(request.body, "email").trim().slice(0, 320);
+    const password = formField(request.body, "password");
+    const next = formField(request.body, "next");
+    if (!validSigninToken(context.signInKey, readCookie(request, SIGNIN_COOKIE), formField(request.body, "csrf"))) {
+      return sendSignIn(request, reply, 403, { notice: "expiredForm", email, next });
+    }
+    const subjects = [accountSubject(email), addressSubject(clientKey(request))] as const;
+    const since = new Date(now.getTime() - SIGNIN_WINDOW_SECONDS * 1000);
+    const failures = await recentSigninFailures(deps.db, [...subjects], since);
+    const wait = signinWaitSeconds(failures.get(subjects[0]), failures.get(subjects[1]), now);
+    if (wait > 0) {
+      reply.header("retry-after", String(wait));
+      return sendSignIn(request, reply, 429, { notice: "braked", waitSeconds: wait, email, next });
+    }
+    const user = email === "" ? undefined : await findPortalUserByEmail(deps.db, email);
+    const passwordOk = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
+    if (!user || !passwordOk) {
+      await recordSigninFailure(deps.db, [...subjects], now);
+      request.log.info({ address: clientKey(request) }, "portal sign-in failed");
+      return sendSignIn(request, reply, 401, { notice: "wrong", email, next });
+    }
+    await clearSigninFailures(deps.db, subjects[0]);
+    // Housekeeping where it costs nothing noticeable: old failures and dead sessions go.
+    await deleteOldSigninFailures(deps.db, since);
+    await deleteStalePortalSessions(deps.db, deps.sessionIdleSeconds ?? SESSION_IDLE_SECONDS);
+    const token = await createPortalSession(deps.db, user);
+    setCookie(reply, deps.publicBaseUrl, SESSION_COOKIE, token);
+    request.log.info({ userId: user.userId, merchantId: user.merchantId }, "portal sign-in");
+    return reply.redirect(safeNext(next), 303);
+  });
+
+  app.post("/sign-out", async (request, reply) => {
+    await endSession(request, reply, context);
+    return reply.redirect("/portal/sign-in?notice=signed-out", 303);
+  });
+
+  function sendSignIn(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    state: { notice?: Notice | undefined; waitSeconds?: number; email?: string; next?: string },
+  ) {
+    const m = PORTAL_MESSAGES[request.portal.lang].signIn;
+    // One value per browser, kept while it is valid, so two open sign-in tabs both work.
+    const existing = readCookie(request, SIGNIN_COOKIE);
+    const nonce = existing && /^[A-Za-z0-9_-]{24}$/.test(existing) ? existing : newSigninNonce();
+    setCookie(reply, deps.publicBaseUrl, SIGNIN_COOKIE, nonce);
+    const noticeText =
+      state.notice === "braked" ? m.braked(Math.ceil((state.waitSeconds ?? 60) / 60)) : state.notice ? m[state.notice] : null;
+    const problem = state.notice === "wrong" || state.notice === "braked" || state.notice === "expiredForm";
+    return sendPortalPage(reply, status, (pageNonce) => (
+      <Layout {...frameOf(request, pageNonce)} title={m.title}>
+        <div class="card narrow">
+          <h1>{m.title}</h1>
+          <p class="muted">{m.intro}</p>
+          {noticeText ? (
+            <div class={problem ? "alert" : "alert info"} role={problem ? "alert" : "status"}>
+              {noticeText}
+            </div>
+          ) : null}
+          <form method="post" action="/portal/sign-in">
+            <input type="hidden" name="csrf" value={signinToken(context.signInKey, nonce)} />
+            <input type="hidden" name="next" value={state.next ?? ""} />
+            <div class="field">
+              <label for="email">{m.email}</label>
+              <input id="email" name="email" type="email" autocomplete="username" required value={state.email ?? ""} />
+            </div>
+            <div class="field">
+              <label for="password">{m.password}</label>
+              <input id="password" name="password" type="password" autocomplete="current-password" required />
+            </div>
+            <button type="submit">{m.button}</button>
+          </form>
+        </div>
+      </Layout>
+    ));
+  }
+}
+
+/** Only a portal path of this site: never an open redirect to another one. */
+function safeNext(next: string): string {
+  return /^\/portal\/[^/\\]/.test(next) && !/[\r\n]/.test(next) ? next : "/portal/overview";
+}

@@ -1,0 +1,50 @@
+/** @jsxRuntime automatic @jsxImportSource preact */
+// The payments table of the overview and of the payments page: date, link, amount, card, result.
+import type { PaymentRow } from "../../db/payments-read-repository.ts";
+import { formatDateTime, formatMoney, type Lang, PORTAL_MESSAGES } from "../i18n.ts";
+
+export function PaymentsTable(props: { payments: PaymentRow[]; lang: Lang }) {
+  const m = PORTAL_MESSAGES[props.lang];
+  return (
+    <div class="table-wrap">
+      <table data-payments>
+        <thead>
+          <tr>
+            <th scope="col">{m.payment.date}</th>
+            <th scope="col">{m.payment.link}</th>
+            <th scope="col" class="num">
+              {m.payment.amount}
+            </th>
+            <th scope="col">{m.payment.card}</th>
+            <th scope="col">{m.payment.result}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.payments.map((p) => (
+            <tr key={p.checkoutReference}>
+              <td>
+                <a href={`/portal/payments/${p.checkoutReference}`}>{formatDateTime(p.createdAt, props.lang)}</a>
+              </td>
+              <td>
+                <a href={`/portal/links/${p.linkReference}`} class="mono">
+                  {p.linkReference}
+                </a>
+                {p.linkDescription ? <span class="hint">{p.linkDescription}</span> : null}
+              </td>
+              <td class="num">{formatMoney(p.amount, p.currency, props.lang)}</td>
+              <td class="mono">{p.cardMasked ? `${p.cardBrand ?? ""} ${p.cardMasked}`.trim() : m.none}</td>
+              <td>
+                <StatePill state={p.state} lang={props.lang} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function StatePill(props: { state: string; lang: Lang }) {
+  const tone = props.state === "approved" ? "ok" : props.state === "declined" || props.state === "failed" ? "bad" : "";
+  return <span class={`pill ${tone}`}>{PORTAL_MESSAGES[props.lang].payment.states[props.state] ?? props.state}</span>;
+}

@@ -1,0 +1,100 @@
+/** @jsxRuntime automatic @jsxImportSource preact */
+// A payment's refunds and reversals, and the forms to refund part or all of it and to reverse the
+// rest (only for an approved payment with something left to refund).
+import type { RefundRecord } from "../../db/refunds-repository.ts";
+import { REFUND_REASONS } from "../../domain/payments/rules.ts";
+import { formatDateTime, formatMoney, type Lang, PORTAL_MESSAGES } from "../i18n.ts";
+import { Csrf } from "./layout.tsx";
+
+export function Refunds(props: {
+  lang: Lang;
+  csrf: string;
+  action: string;
+  refunds: RefundRecord[];
+  /** What is left to refund (amount minus refunded and pending), or null when nothing can be. */
+  left: number | null;
+  currency: string;
+  leftText: string;
+  problem?: string | undefined;
+}) {
+  const m = PORTAL_MESSAGES[props.lang].payments;
+  return (
+    <section class="card" aria-labelledby="refunds-title">
+      <h2 id="refunds-title">{m.refunds}</h2>
+      {props.refunds.length === 0 ? (
+        <p class="muted">{m.noRefunds}</p>
+      ) : (
+        <div class="table-wrap">
+          <table data-refunds>
+            <thead>
+              <tr>
+                <th scope="col">{PORTAL_MESSAGES[props.lang].payment.date}</th>
+                <th scope="col">{m.refundTitle}</th>
+                <th scope="col" class="num">
+                  {PORTAL_MESSAGES[props.lang].payment.amount}
+                </th>
+                <th scope="col">{PORTAL_MESSAGES[props.lang].payment.result}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.refunds.map((r) => (
+                <tr key={r.payfacReference}>
+                  <td>{formatDateTime(r.createdAt, props.lang)}</td>
+                  <td>
+                    {m.kinds[r.kind]} <span class="mono hint">{r.payfacReference}</span>
+                    {r.refundReason ? <span class="hint">{r.refundReason}</span> : null}
+                  </td>
+                  <td class="num">{formatMoney(r.amount, r.currency, props.lang)}</td>
+                  <td>
+                    <span class={r.state === "succeeded" ? "pill ok" : r.state === "failed" ? "pill bad" : "pill"}>
+                      {m.refundStates[r.state] ?? r.state}
+                    </span>
+                    {r.failureReason ? <span class="hint">{r.failureReason}</span> : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {props.problem ? (
+        <div class="alert" role="alert">
+          {props.problem}
+        </div>
+      ) : null}
+      {props.left !== null && props.left > 0 ? (
+        <div class="row">
+          <form method="post" action={`${props.action}/refund`} class="row">
+            <Csrf token={props.csrf} />
+            <div class="field">
+              <label for="refund-amount">{m.refundAmount(props.leftText)}</label>
+              <input id="refund-amount" name="amount" inputmode="decimal" required />
+            </div>
+            <div class="field">
+              <label for="refund-reason">{m.refundReason}</label>
+              <select id="refund-reason" name="refundReason">
+                {REFUND_REASONS.map((reason) => (
+                  <option key={reason} value={reason}>
+                    {reason}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <div class="field">
+              <button type="submit">{m.refundButton}</button>
+            </div>
+          </form>
+          <form method="post" action={`${props.action}/reverse`}>
+            <Csrf token={props.csrf} />
+            <div class="field">
+              <span class="hint">{m.reverseHint}</span>
+              <button type="submit" class="danger">
+                {m.reverseButton}
+              </button>
+            </div>
+          </form>
+        </div>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,106 @@
+// The portal's developer pages over real HTTP, with a real webhook worker and receiver: an API key
+// created in the portal works at once and its revocation stops it at once; terminals are listed;
+// a webhook endpoint is added, edited, sent a test message (signed with its HMAC key), rotated,
+// revealed, disabled, resent and deleted.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { WebhookWorker } from "../../src/webhooks/worker.ts";
+import { startTestServer, type TestServer } from "../support/harness.ts";
+import { testKeyring } from "../support/keyring.ts";
+import { type PortalClient, type PortalPage, signedIn } from "../support/portal.ts";
+import { waitUntil } from "../support/wait.ts";
+import { independentPaymentSignature, type Receiver, startReceiver } from "../webhooks/support.ts";
+
+const secretOf = (page: PortalPage, index = 0) =>
+  [...page.html.matchAll(/<code class="secret" data-value="true">([^<]+)<\/code>/g)][index]?.[1];
+
+describe("portal developers (pglite)", () => {
+  let server: TestServer;
+  let portal: PortalClient;
+  let receiver: Receiver;
+  let worker: WebhookWorker;
+  before(async () => {
+    server = await startTestServer({ allowPrivateTargets: true });
+    portal = await signedIn(server);
+    receiver = await startReceiver();
+    worker = new WebhookWorker({ db: server.db, keyring: testKeyring(), allowPrivate: true, idleIntervalMs: 100 }).start();
+  });
+  after(async () => {
+    await worker?.stop();
+    await receiver?.close();
+    await server?.close();
+  });
+
+  test("an API key created in the portal is shown once and works; revoked, it gets 401 at once; last use is shown", async () => {
+    const page = await portal.get("/portal/developers");
+    assert.equal(page.status, 200);
+    assert.match(page.text, new RegExp(server.terminalIdentifier), "the terminal identifier is listed");
+    const created = await portal.post("/portal/developers/api-keys", { name: "Shop server" }, page);
+    assert.equal(created.status, 200);
+    const apiKey = secretOf(created);
+    assert.match(apiKey ?? "", /^plk_[0-9A-Za-z]{32}$/);
+    const list = await fetch(`${server.baseUrl}/api/v1/paymentlinks`, { headers: { "x-api-key": apiKey! } });
+    assert.equal(list.status, 200);
+    const again = await portal.get("/portal/developers");
+    assert.equal(secretOf(again), undefined, "the key is never shown again");
+    const row = new RegExp(
+      `data-key-id="(key_[A-Za-z0-9]+)"><td>Shop server</td><td class="mono">${apiKey!.slice(0, 8)}…</td><td>[^<]+</td><td>(?!Never)`,
+    );
+    const keyId = row.exec(again.html)?.[1];
+    assert.ok(keyId, "the list shows the name, the prefix and a last-used time");
+    const revoked = await portal.post(`/portal/developers/api-keys/${keyId}/revoke`, {}, again);
+    assert.equal(revoked.status, 303);
+    const refused = await fetch(`${server.baseUrl}/api/v1/paymentlinks`, { headers: { "x-api-key": apiKey! } });
+    assert.equal(refused.status, 401);
+    assert.match((await portal.get("/portal/developers?done=revoked")).text, /The key was revoked/);
+  });
+
+  test("a webhook endpoint: add, test message signed with its key, rotate, reveal, edit, disable, resend, delete", async () => {
+    const page = await portal.get("/portal/developers");
+    const bad = await portal.post("/portal/developers/webhooks", { url: "ftp://example.com/hook" }, page);
+    assert.equal(bad.status, 400);
+    const added = await portal.post("/portal/developers/webhooks", { url: `${receiver.url}/hooks`, apiKey: "receiver-secret-123" }, page);
+    assert.equal(added.status, 200);
+    assert.equal(secretOf(added, 0), "receiver-secret-123");
+    const hmacKey = secretOf(added, 1)!;
+    assert.match(hmacKey, /^[0-9a-f]{64}$/);
+    const webhookId = /data-new-webhook="(whk_[A-Za-z0-9]+)"/.exec(added.html)?.[1];
+    const path = `/portal/developers/webhooks/${webhookId}`;
+    let detail = await portal.get(path);
+    assert.equal(detail.status, 200);
+
+    const tested = await portal.post(`${path}/test`, {}, detail);
+    assert.match(tested.text, /A test message is on its way/);
+    const [request] = await receiver.waitFor(1);
+    const message = JSON.parse(request!.body);
+    assert.equal(message.additionalData.eventType, "Test");
+    assert.equal(request!.headers.authorization, "receiver-secret-123");
+    assert.equal(message.hmacSignature, independentPaymentSignature(message, hmacKey));
+    detail = await waitUntil(async () => {
+      const next = await portal.get(path);
+      return /· Test · Delivered · Attempts: 1/.test(next.text) && next;
+    });
+
+    const rotated = await portal.post(`${path}/rotate`, {}, detail);
+    const newKey = secretOf(rotated)!;
+    assert.match(newKey, /^[0-9a-f]{64}$/);
+    assert.notEqual(newKey, hmacKey);
+    const revealed = await portal.post(`${path}/reveal`, {}, rotated);
+    assert.equal(secretOf(revealed, 1), newKey);
+
+    const deliveryId = /data-delivery="(msg_[0-9a-f]+)"/.exec(detail.html)?.[1];
+    const resent = await portal.post(`${path}/deliveries/${deliveryId}/resend`, {}, detail);
+    assert.match(resent.text, /will be sent again/);
+    const [, second] = await receiver.waitFor(2);
+    const resentMessage = JSON.parse(second!.body);
+    assert.equal(resentMessage.hmacSignature, independentPaymentSignature(resentMessage, newKey), "the resend is signed with the new key");
+
+    const edited = await portal.post(path, { url: `${receiver.url}/hooks/v2`, apiKey: "" }, detail);
+    assert.match(edited.text, /Saved\./);
+    assert.match(edited.text, /\/hooks\/v2/);
+    assert.equal((await portal.post(`${path}/disable`, {}, edited)).status, 303);
+    assert.match((await portal.get(path)).text, /Disabled/);
+    assert.equal((await portal.post(`${path}/delete`, {}, edited)).status, 303);
+    assert.equal((await portal.get(path)).status, 404);
+  });
+});

@@ -1,0 +1,64 @@
+// Refund and reverse from the portal's payment page over real HTTP: the API's refund services with
+// their rules (never more than what is left), the refunds listed on the page and in the CSV, and
+// the Refund webhook in the endpoint's delivery log.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { createWebhookEndpoint } from "../../src/webhooks/endpoints-repository.ts";
+import { testBackends } from "../support/databases.ts";
+import { getLink } from "../support/fixtures.ts";
+import { startTestServer, type TestServer } from "../support/harness.ts";
+import { testKeyring } from "../support/keyring.ts";
+import { type PortalClient, signedIn } from "../support/portal.ts";
+import { createLink, pay } from "../support/shopper.ts";
+
+for (const backend of testBackends()) {
+  describe(`portal refunds (${backend.name})`, () => {
+    let server: TestServer;
+    let portal: PortalClient;
+    let webhookId: string;
+    before(async () => {
+      server = await startTestServer({ backend });
+      portal = await signedIn(server);
+      webhookId = (await createWebhookEndpoint(server.db, testKeyring(), server.merchantId, { url: "https://hooks.example.com/in" }))
+        .endpoint.webhookId;
+    });
+    after(() => server?.close());
+
+    test("refund half, then too much is refused, then reverse the rest; the CSV and the delivery log show it", async () => {
+      const reference = await createLink(server, {
+        amount: 489000,
+        items: [{ name: "Peysa", quantity: 1, unitPrice: 489000, amountWithoutDiscount: 489000, amount: 489000 }],
+      });
+      await pay(server.baseUrl, reference);
+      const checkoutReference = (await getLink(server, reference)).submissions[0].checkoutReference as string;
+      const path = `/portal/payments/${checkoutReference}`;
+      let page = await portal.get(path);
+      assert.match(page.text, /Amount to refund \(at most ISK 4,890\)/);
+      const half = await portal.post(`${path}/refund`, { amount: "2445", refundReason: "RETURN" }, page);
+      assert.equal(half.status, 303, half.text.slice(0, 300));
+      page = await portal.get(`${path}?refunded=1`);
+      assert.match(page.text, /The refund was sent/);
+      assert.match(page.text, /Refund .* RETURN ISK 2,445 Refunded/);
+      assert.match(page.text, /at most ISK 2,445/);
+
+      const tooMuch = await portal.post(`${path}/refund`, { amount: "3000", refundReason: "OTHER" }, page);
+      assert.equal(tooMuch.status, 400);
+      assert.match(tooMuch.text, /244500/, "the API's message names what is left");
+      const unreadable = await portal.post(`${path}/refund`, { amount: "lots" }, page);
+      assert.equal(unreadable.status, 400);
+
+      const today = new Date().toISOString().slice(0, 10);
+      const csv = (await portal.get(`/portal/payments.csv?from=${today}&to=${today}`)).html;
+      assert.match(csv, new RegExp(`${checkoutReference},.*,approved,2445\\r\\n`));
+
+      const reversed = await portal.post(`${path}/reverse`, {}, page);
+      assert.equal(reversed.status, 303);
+      page = await portal.get(path);
+      assert.match(page.text, /Reversal .* ISK 2,445 Refunded/);
+      assert.doesNotMatch(page.html, /action="[^"]*\/refund"/, "nothing is left to refund");
+
+      const log = await portal.get(`/portal/developers/webhooks/${webhookId}`);
+      assert.equal((log.html.match(/data-event="Refund"/g) ?? []).length, 2, "one Refund webhook per refund");
+    });
+  });
+}
