@@ -26,7 +26,14 @@ const packageName = (specifier) =>
     .split("/")
     .slice(0, specifier.startsWith("@") ? 2 : 1)
     .join("/");
-const specifiers = (code) => [...code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s*)["']([^"']+)["']/gm)].map((match) => match[1]);
+// Import and export statements start a line in tsc's output; a quoted "from" inside page text (a
+// form field named `from`) must not count, so each form is matched as a statement, not as a word.
+const IMPORT_FORMS = [
+  /^\s*(?:import|export)\s[^'"]*?\bfrom\s*["']([^"']+)["']/gm,
+  /^\s*import\s*["']([^"']+)["']/gm,
+  /\bimport\s*\(\s*["']([^"']+)["']\s*\)/g,
+];
+const specifiers = (code) => IMPORT_FORMS.flatMap((form) => [...code.matchAll(form)].map((match) => match[1]));
 
 let modules = 0;
 for (const pkg of readdirSync(join(root, "packages"))) {

@@ -41,7 +41,7 @@ export function SalesChart(props: { series: Series; lang: Lang }) {
                 </text>
               ) : null}
               {index % 5 === 0 || index === points.length - 1 ? (
-                <text x={(x + barWidth / 2).toFixed(1)} y={HEIGHT - 8} text-anchor="middle" font-size="12" fill="#4f5966">
+                <text {...dayLabelPosition(index, points.length, x, barWidth)} y={HEIGHT - 8} font-size="12" fill="#4f5966">
                   {p.day.slice(8, 10)}.{p.day.slice(5, 7)}.
                 </text>
               ) : null}
@@ -81,4 +81,11 @@ export function SalesChart(props: { series: Series; lang: Lang }) {
       </details>
     </figure>
   );
+}
+
+/** The first and last day labels are anchored inside the chart, so neither is cut at its edge. */
+function dayLabelPosition(index: number, count: number, x: number, barWidth: number) {
+  if (index === 0) return { x: x.toFixed(1), "text-anchor": "start" };
+  if (index === count - 1) return { x: (x + barWidth).toFixed(1), "text-anchor": "end" };
+  return { x: (x + barWidth / 2).toFixed(1), "text-anchor": "middle" };
 }
