@@ -151,8 +151,8 @@ export async function updateWebhookEndpoint(
 }
 
 /**
- * Removes an endpoint with its delivery log (attempts, then deliveries, then the endpoint, in one
- * transaction). Deliveries still owed to it are dropped: a deleted endpoint is owed nothing.
+ * Removes an endpoint with its delivery log and breaker state (attempts, deliveries, breaker, then
+ * the endpoint, in one transaction). Deliveries still owed to it are dropped: a deleted endpoint is owed nothing.
  */
 export async function deleteWebhookEndpoint(db: Database, merchantId: string, webhookId: string): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
@@ -167,6 +167,8 @@ export async function deleteWebhookEndpoint(db: Database, merchantId: string, we
     const deliveries = trx.selectFrom("webhook_deliveries").select("id").where("endpoint_id", "=", webhookId);
     await trx.deleteFrom("webhook_attempts").where("delivery_id", "in", deliveries).execute();
     await trx.deleteFrom("webhook_deliveries").where("endpoint_id", "=", webhookId).execute();
+    // Its circuit breaker goes with it (the row refers to the endpoint).
+    await trx.deleteFrom("webhook_endpoint_health").where("endpoint_id", "=", webhookId).execute();
     await trx.deleteFrom("webhook_endpoints").where("id", "=", webhookId).execute();
     return true;
   });
