@@ -4,6 +4,7 @@ import { createTheme } from "../db/merchants-repository.ts";
 import type { TypedApp } from "../http/typed-app.ts";
 import { requiredName, requireMerchant } from "./checks.ts";
 import type { AdminDeps } from "./deps.ts";
+import { presentTheme } from "./present-merchants.ts";
 import { CreateThemeBody, MerchantParams } from "./schemas.ts";
 import { takeLogo } from "./take-logo.ts";
 
@@ -18,13 +19,7 @@ export function registerCreateTheme(app: TypedApp, deps: AdminDeps) {
       await requireMerchant(deps.db, merchantId);
       const { logo, sourceUrl } = await takeLogo(body.logoUrl, deps.allowPrivateTargets);
       const theme = await createTheme(deps.db, merchantId, { name, primaryColor: body.primaryColor ?? null, logoUrl: sourceUrl, logo });
-      return {
-        themeKey: theme.themeKey,
-        name: theme.name,
-        primaryColor: theme.primaryColor,
-        logoUrl: theme.logoUrl,
-        hasLogo: theme.logoVersion !== null,
-      };
+      return presentTheme(theme);
     },
   );
 }

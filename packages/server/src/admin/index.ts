@@ -12,11 +12,17 @@ import { registerCreateUser } from "./create-user.ts";
 import { registerCreateWebhook } from "./create-webhook.ts";
 import type { AdminDeps } from "./deps.ts";
 import { registerEnableWebhook } from "./enable-webhook.ts";
+import { registerListApiKeys } from "./list-api-keys.ts";
 import { registerListDeliveries } from "./list-deliveries.ts";
+import { registerListMerchants } from "./list-merchants.ts";
+import { registerListTerminals } from "./list-terminals.ts";
+import { registerListThemes } from "./list-themes.ts";
+import { registerListUsers } from "./list-users.ts";
 import { registerListWebhooks } from "./list-webhooks.ts";
 import { registerResendDelivery } from "./resend-delivery.ts";
 import { registerRevokeApiKey } from "./revoke-api-key.ts";
 import { registerRotateWebhookHmacKey } from "./rotate-webhook-hmac-key.ts";
+import { registerUpdateTheme } from "./update-theme.ts";
 import { registerUpdateWebhook } from "./update-webhook.ts";
 
 export async function adminRoutes(instance: FastifyInstance, deps: AdminDeps) {
@@ -24,11 +30,17 @@ export async function adminRoutes(instance: FastifyInstance, deps: AdminDeps) {
   app.addHook("onRequest", adminTokenAuth(deps.adminToken));
   app.addHook("onRequest", requireJsonContentType);
   registerCreateMerchant(app, deps);
+  registerListMerchants(app, deps);
   registerCreateTerminal(app, deps);
+  registerListTerminals(app, deps);
   registerCreateApiKey(app, deps);
   registerRevokeApiKey(app, deps);
+  registerListApiKeys(app, deps);
   registerCreateUser(app, deps);
+  registerListUsers(app, deps);
   registerCreateTheme(app, deps);
+  registerListThemes(app, deps);
+  registerUpdateTheme(app, deps);
   registerCreateWebhook(app, deps);
   registerListWebhooks(app, deps);
   registerUpdateWebhook(app, deps);

@@ -7,6 +7,11 @@ export const MerchantParams = Type.Object({ merchantId: Id });
 export const ApiKeyParams = Type.Object({ merchantId: Id, keyId: Id });
 export const WebhookParams = Type.Object({ merchantId: Id, webhookId: Id });
 export const DeliveryParams = Type.Object({ merchantId: Id, deliveryId: Id });
+export const ThemeParams = Type.Object({ merchantId: Id, themeKey: Id });
+
+/** Paging of the admin lists: `page` 0-based, `pageSize` 1–100 (default 20). */
+const Page = Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 }));
+const PageSize = Type.Optional(Type.Integer({ minimum: 1, maximum: 100 }));
 
 export const CreateMerchantBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
 
@@ -28,17 +33,24 @@ export const CreateUserBody = Type.Object(
   { additionalProperties: false },
 );
 
+const ThemeName = Type.String({ minLength: 1, maxLength: 100 });
+const PrimaryColor = Type.String({ pattern: "^#[0-9a-fA-F]{6}$", description: "#rrggbb" });
+const LogoUrl = Type.String({
+  maxLength: 100_000,
+  description:
+    "The logo: an https URL Paylink downloads once, or a data:image/(png|jpeg|gif|webp);base64 URL; at most 64 KB. Paylink serves its own copy.",
+});
+
 export const CreateThemeBody = Type.Object(
+  { name: ThemeName, primaryColor: Type.Optional(PrimaryColor), logoUrl: Type.Optional(LogoUrl) },
+  { additionalProperties: false },
+);
+/** Fields left out stay as they are; logoUrl "" removes the logo. */
+export const UpdateThemeBody = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 100 }),
-    primaryColor: Type.Optional(Type.String({ pattern: "^#[0-9a-fA-F]{6}$", description: "#rrggbb" })),
-    logoUrl: Type.Optional(
-      Type.String({
-        maxLength: 100_000,
-        description:
-          "The logo: an https URL Paylink downloads once, or a data:image/(png|jpeg|gif|webp);base64 URL; at most 64 KB. Paylink serves its own copy.",
-      }),
-    ),
+    name: Type.Optional(ThemeName),
+    primaryColor: Type.Optional(PrimaryColor),
+    logoUrl: Type.Optional(LogoUrl),
   },
   { additionalProperties: false },
 );
@@ -60,10 +72,12 @@ export const UpdateWebhookBody = Type.Object(
 
 export const DeliveriesQuery = Type.Object(
   {
-    page: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 })),
-    pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+    page: Page,
+    pageSize: PageSize,
     webhookId: Type.Optional(Id),
     state: Type.Optional(Type.Union([Type.Literal("Pending"), Type.Literal("Delivered"), Type.Literal("Failed")])),
   },
   { additionalProperties: false },
 );
+
+export const MerchantsQuery = Type.Object({ page: Page, pageSize: PageSize }, { additionalProperties: false });

@@ -2,6 +2,7 @@
 // (never a secret: only the prefix), themes, portal users.
 import type { Database } from "./connect.ts";
 import type { Terminal, Theme } from "./merchants-repository.ts";
+import { pageTotal, WINDOW_TOTAL } from "./page-total.ts";
 
 export interface ApiKeySummary {
   keyId: string;
@@ -90,14 +91,24 @@ export interface MerchantSummary {
   createdAt: Date;
 }
 
-export async function listMerchants(db: Database, page: { offset: number; limit: number }): Promise<MerchantSummary[]> {
+/** Merchants newest first, one page of them, and how many there are in all. */
+export async function listMerchants(
+  db: Database,
+  page: { offset: number; limit: number },
+): Promise<{ merchants: MerchantSummary[]; totalCount: number }> {
   const rows = await db
     .selectFrom("merchants")
-    .select(["id", "name", "created_at"])
-    .orderBy("created_at")
-    .orderBy("id")
+    .select(["id", "name", "created_at", WINDOW_TOTAL])
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
     .offset(page.offset)
     .limit(page.limit)
     .execute();
-  return rows.map((row) => ({ merchantId: row.id, name: row.name, createdAt: row.created_at }));
+  const totalCount = await pageTotal(rows, () =>
+    db
+      .selectFrom("merchants")
+      .select((eb) => eb.fn.countAll<string>().as("count"))
+      .executeTakeFirstOrThrow(),
+  );
+  return { merchants: rows.map((row) => ({ merchantId: row.id, name: row.name, createdAt: row.created_at })), totalCount };
 }

@@ -1,0 +1,20 @@
+// GET /admin/v1/merchants/{id}/terminals: the merchant's terminals, oldest first.
+import { listTerminals } from "../db/merchant-reads-repository.ts";
+import type { TypedApp } from "../http/typed-app.ts";
+import { requireMerchant } from "./checks.ts";
+import type { AdminDeps } from "./deps.ts";
+import { presentTerminal } from "./present-merchants.ts";
+import { MerchantParams } from "./schemas.ts";
+
+export function registerListTerminals(app: TypedApp, deps: AdminDeps) {
+  app.get(
+    "/merchants/:merchantId/terminals",
+    { schema: { tags: ["Admin"], summary: "List a merchant's terminals", params: MerchantParams } },
+    async (request) => {
+      const { merchantId } = request.params;
+      await requireMerchant(deps.db, merchantId);
+      const items = await listTerminals(deps.db, merchantId);
+      return { data: items.map(presentTerminal) };
+    },
+  );
+}
