@@ -2,10 +2,10 @@
 // How every checkout response leaves: whole HTML pages under their own Content-Security-Policy,
 // the security headers every /pay response carries, the 404 page, and the cross-site check of
 // posted forms.
-import { randomBytes } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { VNode } from "preact";
 import { formActionOrigin } from "../domain/links/return-url-host.ts";
+import { sendHtmlPage } from "../http/html-page.ts";
 import type { Lang } from "./i18n.ts";
 import { acceptLanguage, requestedLang } from "./language.ts";
 import { DEFAULT_THEME, type PageTheme } from "./theme.ts";
@@ -23,26 +23,10 @@ export function sendPage(
   build: (nonce: string) => VNode,
   options: { returnUrl?: string | null } = {},
 ) {
-  const nonce = randomBytes(16).toString("base64");
-  const html = renderDocument(build(nonce));
   const formTargets = ["'self'"];
   const returnOrigin = options.returnUrl ? formActionOrigin(options.returnUrl) : undefined;
   if (returnOrigin) formTargets.push(returnOrigin);
-  const csp = [
-    "default-src 'none'",
-    "script-src 'self'",
-    `style-src 'nonce-${nonce}'`,
-    "img-src 'self' data:",
-    `form-action ${formTargets.join(" ")}`,
-    "frame-ancestors 'none'",
-    "base-uri 'none'",
-  ].join("; ");
-  return reply
-    .code(status)
-    .header("content-type", "text/html; charset=utf-8")
-    .header("cache-control", "no-store")
-    .header("content-security-policy", csp)
-    .send(html);
+  return sendHtmlPage(reply, status, (nonce) => renderDocument(build(nonce)), { formTargets });
 }
 
 /** A page with a title and one paragraph: errors, waits, and other answers without a form. */

@@ -1,32 +1,16 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
-// How every portal response leaves: a whole HTML page under its own Content-Security-Policy (no
-// inline script, styles only under this response's nonce, forms post only here), never cached;
+// How every portal response leaves: a whole HTML page (http/html-page.ts: its own
+// Content-Security-Policy, forms post only here, never cached);
 // the page frame (language, switch link, the signed-in viewer); and the message pages (404, 403…).
-import { randomBytes } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { VNode } from "preact";
 import { renderDocument } from "../checkout/views/layout.tsx";
+import { sendHtmlPage } from "../http/html-page.ts";
 import { otherLang, PORTAL_MESSAGES } from "./i18n.ts";
 import { Layout, type PageFrame } from "./views/layout.tsx";
 
 export function sendPortalPage(reply: FastifyReply, status: number, build: (nonce: string) => VNode) {
-  const nonce = randomBytes(16).toString("base64");
-  const csp = [
-    "default-src 'none'",
-    "script-src 'self'",
-    `style-src 'nonce-${nonce}'`,
-    "img-src 'self' data:",
-    "connect-src 'self'",
-    "form-action 'self'",
-    "frame-ancestors 'none'",
-    "base-uri 'none'",
-  ].join("; ");
-  return reply
-    .code(status)
-    .header("content-type", "text/html; charset=utf-8")
-    .header("cache-control", "no-store")
-    .header("content-security-policy", csp)
-    .send(renderDocument(build(nonce)));
+  return sendHtmlPage(reply, status, (nonce) => renderDocument(build(nonce)), { formTargets: ["'self'"], connectSelf: true });
 }
 
 /** The frame of this request's page, for a given nonce. */

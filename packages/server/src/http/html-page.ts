@@ -1,0 +1,33 @@
+// The one way a server-rendered page leaves Paylink, for the checkout and the portal alike: a whole
+// HTML document under its own Content-Security-Policy (no inline script, styles only under this
+// response's nonce, forms posting only where the caller allows), never cached.
+import { randomBytes } from "node:crypto";
+import type { FastifyReply } from "fastify";
+
+export interface PagePolicy {
+  /** Where the page's forms may post (and, for the checkout, the return URL a payment redirects to). */
+  formTargets: string[];
+  /** The page's script may fetch from this origin (the portal's progressive enhancements). */
+  connectSelf?: boolean;
+}
+
+export function sendHtmlPage(reply: FastifyReply, status: number, render: (nonce: string) => string, policy: PagePolicy) {
+  const nonce = randomBytes(16).toString("base64");
+  const html = render(nonce);
+  const csp = [
+    "default-src 'none'",
+    "script-src 'self'",
+    `style-src 'nonce-${nonce}'`,
+    "img-src 'self' data:",
+    ...(policy.connectSelf ? ["connect-src 'self'"] : []),
+    `form-action ${policy.formTargets.join(" ")}`,
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join("; ");
+  return reply
+    .code(status)
+    .header("content-type", "text/html; charset=utf-8")
+    .header("cache-control", "no-store")
+    .header("content-security-policy", csp)
+    .send(html);
+}
