@@ -59,6 +59,24 @@ export async function recordAttempt(
   attempt: AttemptRecord,
   breaker: BreakerPolicy = DEFAULT_BREAKER_POLICY,
 ): Promise<RecordedAttempt> {
+  // The breaker first, the delivery's row second: a failed probe reopens the breaker while its
+  // lease still holds the endpoint's one probe slot, so no claim between the two statements can
+  // send a second probe at once instead of after the cool-down. An answer from an endpoint that had
+  // nothing counted when claimed leaves its breaker as it is, saving a statement per delivery. The
+  // cost: a failure recorded by another send meanwhile is not reset by this answer, only by the
+  // next one; the count can run at most the sends in flight (4) ahead of "in a row", and a probe
+  // closes a breaker opened that way.
+  const unchanged = attempt.verdict === "answered" && claim.breakerClean;
+  let breakerUpdate: Pick<RecordedAttempt, "breaker" | "breakerError"> = {};
+  if (claim.endpointId && !unchanged) {
+    // Not thrown: the attempt must still be recorded, or it would be sent again after its lease.
+    try {
+      const change = await recordEndpointVerdict(db, claim.endpointId, attempt.verdict, claim.probe ?? false, breaker);
+      if (change) breakerUpdate = { breaker: change };
+    } catch (error) {
+      breakerUpdate = { breakerError: error };
+    }
+  }
   const next = attempt.next;
   const nextState =
     next.state === "delivered"
@@ -80,20 +98,7 @@ export async function recordAttempt(
     )
     SELECT count(*)::int AS owned FROM updated
   `.execute(db);
-  // An answer from an endpoint that had nothing counted when claimed leaves its breaker as it
-  // is, saving a statement per delivery. The cost: a failure recorded by another send meanwhile
-  // is not reset by this answer, only by the next one; the count can run at most the sends in
-  // flight (4) ahead of "in a row", and a probe closes a breaker opened that way.
-  const owned = Number(rows[0]?.owned ?? 0) > 0;
-  const unchanged = attempt.verdict === "answered" && claim.breakerClean;
-  if (!claim.endpointId || unchanged) return { owned };
-  // Not thrown: the attempt is recorded, and recording it again would log it twice.
-  try {
-    const change = await recordEndpointVerdict(db, claim.endpointId, attempt.verdict, claim.probe ?? false, breaker);
-    return { owned, ...(change ? { breaker: change } : {}) };
-  } catch (error) {
-    return { owned, breakerError: error };
-  }
+  return { owned: Number(rows[0]?.owned ?? 0) > 0, ...breakerUpdate };
 }
 
 /** Gives a claimed delivery back untouched (worker shutdown), so another worker may send it at once. */

@@ -4,7 +4,7 @@
 //            at most `perEndpointConcurrency` in flight per endpoint over all workers, none for an
 //            endpoint whose circuit breaker is open (claim.ts, breaker.ts);
 //   send   — outside any transaction, at most `concurrency` at a time, 3 s to connect, 10 s in all;
-//   record — log the attempt and set the next state in one statement, then update the breaker.
+//   record — update the breaker, then log the attempt and set the next state in one statement.
 // A payment in this process wakes the loop at once (webhookSignal); otherwise it polls every
 // `idleIntervalMs`, which also picks up retries that fall due and other instances' work.
 import type { EventEmitter } from "node:events";
