@@ -71,8 +71,24 @@ export interface NewTokenPayment {
 /**
  * Records the charge as pending — unless the token was disabled meanwhile (false then): the
  * check and the insert are one statement, so a disable that committed first always wins.
+ * `alsoInTransaction` (the Idempotency-Key waiting on this charge) commits with the insert.
  */
-export async function insertPendingTokenPayment(db: Database, payment: NewTokenPayment): Promise<boolean> {
+export async function insertPendingTokenPayment(
+  db: Database,
+  payment: NewTokenPayment,
+  alsoInTransaction?: (trx: Transaction<DB>) => Promise<void>,
+): Promise<boolean> {
+  if (alsoInTransaction) {
+    return db.transaction().execute(async (trx) => {
+      const inserted = await insertPending(trx, payment);
+      if (inserted) await alsoInTransaction(trx);
+      return inserted;
+    });
+  }
+  return insertPending(db, payment);
+}
+
+async function insertPending(db: Kysely<DB>, payment: NewTokenPayment): Promise<boolean> {
   const result = await sql`
     INSERT INTO token_payments (id, merchant_id, terminal_identifier, token, merchant_reference, amount, currency,
       recurring_processing_model, shopper_ip, origin, channel, return_url,
