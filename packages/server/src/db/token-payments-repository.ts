@@ -2,6 +2,7 @@
 // processor's answer (and the caller's webhook rows) in one transaction, only while still pending.
 import { type Kysely, type Selectable, sql, type Transaction } from "kysely";
 import type { Database } from "./connect.ts";
+import { registerPayfacReference } from "./payfac-references-repository.ts";
 import type { DB } from "./schema.ts";
 import type { TokenPaymentsTable } from "./schema-after-sale.ts";
 
@@ -132,6 +133,7 @@ export async function recordTokenPayment(
       .returningAll()
       .executeTakeFirst();
     if (!row) return undefined;
+    if (row.payfac_reference !== null) await registerPayfacReference(trx, row.payfac_reference, "token", checkoutReference);
     const payment = toTokenPayment(row);
     await alsoInTransaction(trx, payment);
     return payment;

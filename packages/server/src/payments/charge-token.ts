@@ -14,6 +14,7 @@ import {
   recordTokenPayment,
   type TokenPaymentRecord,
 } from "../db/token-payments-repository.ts";
+import { isUniqueViolation } from "../db/unique-violation.ts";
 import { AppError } from "../domain/errors.ts";
 import type { RecurringProcessingModel } from "../domain/links/types.ts";
 import { checkChargeAmount, checkMerchantReference } from "../domain/payments/rules.ts";
@@ -142,6 +143,20 @@ export async function chargeSavedCard(
     const event = tokenPaymentEvent(payment, result);
     await enqueuePaymentWebhook(trx, merchantId, event.eventType, event.message);
     await keyed?.answered(trx, { resultCode, payment, paymentMethod: result.paymentMethod });
+  }).catch(async (error: unknown) => {
+    if (!isUniqueViolation(error)) throw error;
+    // The processor answered with a payfacReference another payment holds (D-211): this answer
+    // cannot be a payment. Undo it like an unknown outcome; an operator must ask the processor why.
+    deps.log.error(
+      { checkoutReference, payfacReference: outcome.payfacReference },
+      "ALERT: the processor answered a saved-card charge with a payfacReference another payment holds; reversing it",
+    );
+    const reversed = await reverseUnknownCharge(deps, checkoutReference);
+    throw new AppError(
+      "ProcessorUnavailable",
+      `The card processor's answer could not be recorded; the charge ${checkoutReference} ${reversed ? "was reversed" : "will be reversed"} and nothing stays charged.`,
+      { "retry-after": "30" },
+    );
   });
   if (!recorded) {
     // Only the reconciler finishes a pending charge, and only long after this request's deadline.

@@ -14,8 +14,8 @@ CREATE TABLE payfac_references (
   source            text NOT NULL CHECK (source IN ('link', 'token')),
   checkout_reference text NOT NULL
 );
--- Existing payments: the first holder of a reference keeps it (a duplicate, if one ever slipped in
--- by chance, stays readable where it is but is not registered twice).
+-- Existing payments, each reference once: should chance ever have given two payments one
+-- reference, both rows stay as they are and the reference is registered once (a token charge's first).
 INSERT INTO payfac_references (payfac_reference, source, checkout_reference)
   SELECT payfac_reference, 'token', id FROM token_payments WHERE payfac_reference IS NOT NULL
   ON CONFLICT (payfac_reference) DO NOTHING;
