@@ -129,6 +129,39 @@ for (const backend of testBackends()) {
 
 const postgres = testBackends().find((backend) => backend.name === "postgres");
 
+describe("a claim taken over cannot commit its effect (PostgreSQL)", { skip: postgres ? false : "TEST_DATABASE_URL is not set" }, () => {
+  it("a create held mid-request whose key another request took over rolls back its link and answers 409 3007", async () => {
+    const server = await startTestServer({ backend: postgres! });
+    try {
+      const body = { type: "TokenizeByLink", terminalIdentifier: server.terminalIdentifier, amount: 0, currency: "ISK" };
+      const key = "taken-over";
+      const links = async () =>
+        Number(
+          (await sql<{ n: string }>`SELECT count(*) AS n FROM payment_links WHERE merchant_id = ${server.merchantId}`.execute(server.db))
+            .rows[0]!.n,
+        );
+      const before = await links();
+      let first: Promise<ApiResponse> | undefined;
+      // Hold the terminal row: the request claims its key, then waits on its INSERT's foreign key.
+      await server.db.transaction().execute(async (trx) => {
+        await sql`SELECT 1 FROM terminals WHERE terminal_identifier = ${server.terminalIdentifier} FOR UPDATE`.execute(trx);
+        first = server.api("POST", "/api/v1/paymentlinks/create", body, { "idempotency-key": key });
+        await waitUntil(
+          async () => (await sql`SELECT 1 FROM idempotency_keys WHERE key = ${key}`.execute(server.db)).rows.length === 1,
+          10_000,
+          "the key to be claimed",
+        );
+        // What a retry does two minutes later: the claim becomes another request's.
+        await sql`UPDATE idempotency_keys SET claim_token = 'another-request' WHERE key = ${key}`.execute(server.db);
+      });
+      assertError(await first!, 409, "3007");
+      assert.equal(await links(), before, "the stale request's link was rolled back");
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe("Idempotency-Key across a database outage (PostgreSQL)", { skip: postgres ? false : "TEST_DATABASE_URL is not set" }, () => {
   it("a refund whose database goes away while it is at the processor: its answer is kept, a retry replays it, one refund", async () => {
     const processor = new HeldProcessor();
