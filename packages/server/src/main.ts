@@ -15,6 +15,7 @@ import { SandboxProcessor } from "./payments/sandbox.ts";
 import { checkStoredSecrets, resolveSecretKeyring } from "./security/keyring.ts";
 import { deleteOldDeliveries } from "./webhooks/delivery-log.ts";
 import { startWebhookWorker, type WebhookWorker } from "./webhooks/worker.ts";
+import { withinMs } from "./within.ts";
 
 export async function serve(config: Config = loadConfig()): Promise<{ close(): Promise<void>; url: string }> {
   const logger = createLogger(config.logLevel);
@@ -170,15 +171,6 @@ async function drainHttp(app: { close(): Promise<unknown>; server: Server }, gra
   logger.warn({ graceMs }, "requests still running after the shutdown grace period: closing their connections");
   app.server.closeAllConnections();
   await withinMs(closing, 1_000);
-}
-
-/** Whether `promise` settled within `ms`. */
-async function withinMs(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  const settled = await Promise.race([promise.then(() => true as const), timeout]);
-  clearTimeout(timer);
-  return settled;
 }
 
 function onceAsync(fn: () => Promise<void>): () => Promise<void> {

@@ -5,6 +5,7 @@ import { apiKeyAuth } from "../http/auth.ts";
 import { requireJsonContentType } from "../http/content-type.ts";
 import { idempotency } from "../http/idempotency.ts";
 import { apiRateLimit, authFailureBrake } from "../http/rate-limit.ts";
+import { sharedAuthFailureBrake } from "../http/shared-auth-brake.ts";
 import { typed } from "../http/typed-app.ts";
 import { anyCaseValidatorCompiler } from "../http/validation.ts";
 import type { ApiDeps } from "./deps.ts";
@@ -27,7 +28,10 @@ export async function apiRoutes(instance: FastifyInstance, deps: ApiDeps) {
   // Before authentication: a flood of requests costs no database lookups once it is limited.
   const rateLimit = apiRateLimit(app, deps.apiRateLimitPerMinute ?? 0, deps.sharedRateLimit ? deps.db : undefined);
   if (rateLimit) app.addHook("onRequest", rateLimit);
-  app.addHook("onRequest", apiKeyAuth(deps.db, authFailureBrake(app, (deps.apiRateLimitPerMinute ?? 0) > 0)));
+  // Wrong keys per address: shared by the instances on PostgreSQL like the limit (D-214), else in memory.
+  const limited = (deps.apiRateLimitPerMinute ?? 0) > 0;
+  const failures = limited && deps.sharedRateLimit ? sharedAuthFailureBrake(deps.db) : authFailureBrake(app, limited);
+  app.addHook("onRequest", apiKeyAuth(deps.db, failures));
   app.addHook("onRequest", requireJsonContentType);
   app.addHook("preHandler", async (request, reply) => {
     if (request.method === "POST") return checkIdempotencyKey(request, reply);

@@ -2,6 +2,7 @@
 // against the merchant's data (terminal, currencies, theme). The API's handlers and the portal's
 // forms both call these, so a link made in the browser obeys exactly the API's rules.
 import type { Database } from "../db/connect.ts";
+import type { KeyedEffect } from "../db/idempotency-repository.ts";
 import { findLinkForUpdate, insertLink, insertLinkIfReferencesValid, saveLinkChange } from "../db/links-repository.ts";
 import { AppError } from "../domain/errors.ts";
 import { type CreateLinkRequest, termsFromCreateRequest } from "../domain/links/create.ts";
@@ -11,15 +12,30 @@ import { newLinkReference } from "../ids.ts";
 import { checkTerminalAndCurrency, checkTheme } from "./check-references.ts";
 import { CreateLinkBody, UpdateLinkBody } from "./schemas.ts";
 
-export async function createPaymentLink(db: Database, merchantId: string, request: CreateLinkRequest, now: Date): Promise<string> {
+/** `keyed`: the Idempotency-Key's answer, committed with the link (a transaction only then). */
+export async function createPaymentLink(
+  db: Database,
+  merchantId: string,
+  request: CreateLinkRequest,
+  now: Date,
+  keyed?: KeyedEffect<string>,
+): Promise<string> {
   const terms = termsFromCreateRequest(request, now);
   const reference = newLinkReference();
-  // One round trip when the terminal and theme are right; otherwise the checks report which is wrong.
-  if (!(await insertLinkIfReferencesValid(db, reference, merchantId, terms))) {
-    await checkTerminalAndCurrency(db, merchantId, terms);
-    await checkTheme(db, merchantId, terms.themeKey);
-    await insertLink(db, reference, merchantId, terms);
-  }
+  const insert = async (trx: Database) => {
+    // One round trip when the terminal and theme are right; otherwise the checks report which is wrong.
+    if (!(await insertLinkIfReferencesValid(trx, reference, merchantId, terms))) {
+      await checkTerminalAndCurrency(trx, merchantId, terms);
+      await checkTheme(trx, merchantId, terms.themeKey);
+      await insertLink(trx, reference, merchantId, terms);
+    }
+  };
+  if (!keyed) await insert(db);
+  else
+    await db.transaction().execute(async (trx) => {
+      await insert(trx);
+      await keyed.answered(trx, reference);
+    });
   return reference;
 }
 

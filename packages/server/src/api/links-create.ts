@@ -1,6 +1,7 @@
 // POST /api/v1/paymentlinks/create (docs/api.md#create)
 import { linkUrl } from "../domain/links/url.ts";
 import { envelope } from "../http/envelope.ts";
+import { keyedAnswer } from "../http/idempotency.ts";
 import type { TypedApp } from "../http/typed-app.ts";
 import type { ApiDeps } from "./deps.ts";
 import { createPaymentLink } from "./link-service.ts";
@@ -18,10 +19,15 @@ export function registerCreateLink(app: TypedApp, deps: ApiDeps) {
         response: { 200: CreateLinkResponse, ...ERROR_RESPONSES },
       },
     },
-    async (request) => {
-      const reference = await createPaymentLink(deps.db, request.merchantId, request.body, deps.now());
+    async (request, reply) => {
+      const answer = keyedAnswer(request, reply, (reference: string) => ({
+        paymentLinkReference: reference,
+        url: linkUrl(deps.publicBaseUrl, reference),
+        ...envelope(request),
+      }));
+      const reference = await createPaymentLink(deps.db, request.merchantId, request.body, deps.now(), answer.effect);
       request.log.info({ paymentLinkReference: reference }, "payment link created");
-      return { paymentLinkReference: reference, url: linkUrl(deps.publicBaseUrl, reference), ...envelope(request) };
+      return answer.body(reference);
     },
   );
 }

@@ -1,8 +1,9 @@
 // POST /api/v1/payment (docs/api.md#charge-a-saved-card): charge a saved card. Approved and refused
 // are both HTTP 200, as the live gateway answers; an unknown outcome is 503 5002, never Authorised.
 import { envelope } from "../http/envelope.ts";
+import { keyedAnswer } from "../http/idempotency.ts";
 import type { TypedApp } from "../http/typed-app.ts";
-import { chargeSavedCard } from "../payments/charge-token.ts";
+import { chargeSavedCard, type TokenCharge } from "../payments/charge-token.ts";
 import { ChargeTokenBody, ChargeTokenResponse } from "./after-sale-schemas.ts";
 import type { ApiDeps } from "./deps.ts";
 import { presentTokenCharge } from "./present-payment.ts";
@@ -20,9 +21,10 @@ export function registerChargeToken(app: TypedApp, deps: ApiDeps) {
         response: { 200: ChargeTokenResponse, ...ERROR_RESPONSES, 503: ErrorResponse },
       },
     },
-    async (request) => {
-      const charge = await chargeSavedCard({ db: deps.db, processor: deps.processor, log: request.log }, request.merchantId, request.body);
-      return { ...presentTokenCharge(charge), ...envelope(request) };
+    async (request, reply) => {
+      const answer = keyedAnswer(request, reply, (charge: TokenCharge) => ({ ...presentTokenCharge(charge), ...envelope(request) }));
+      const operationDeps = { db: deps.db, processor: deps.processor, log: request.log };
+      return answer.body(await chargeSavedCard(operationDeps, request.merchantId, request.body, answer.effect));
     },
   );
 }

@@ -1,8 +1,9 @@
 // POST /api/v1/modification/refund (docs/api.md#refund): answered "Received"; the result arrives as
 // a Refund webhook and shows on GET /payments/{payfacReference}.
 import { envelope } from "../http/envelope.ts";
+import { keyedAnswer } from "../http/idempotency.ts";
 import type { TypedApp } from "../http/typed-app.ts";
-import { refundPayment } from "../payments/refund.ts";
+import { type ModificationReceipt, refundPayment } from "../payments/refund.ts";
 import { ModificationResponse, RefundBody } from "./after-sale-schemas.ts";
 import type { ApiDeps } from "./deps.ts";
 import { ERROR_RESPONSES } from "./schemas.ts";
@@ -19,10 +20,15 @@ export function registerRefund(app: TypedApp, deps: ApiDeps) {
         response: { 200: ModificationResponse, ...ERROR_RESPONSES },
       },
     },
-    async (request) => {
-      const receipt = await refundPayment({ db: deps.db, processor: deps.processor, log: request.log }, request.merchantId, request.body);
-      const { payfacReference, originalPayfacReference, status } = receipt;
-      return { payfacReference, originalPayfacReference, status, ...envelope(request) };
+    async (request, reply) => {
+      const answer = keyedAnswer(request, reply, ({ payfacReference, originalPayfacReference, status }: ModificationReceipt) => ({
+        payfacReference,
+        originalPayfacReference,
+        status,
+        ...envelope(request),
+      }));
+      const operationDeps = { db: deps.db, processor: deps.processor, log: request.log };
+      return answer.body(await refundPayment(operationDeps, request.merchantId, request.body, answer.effect));
     },
   );
 }

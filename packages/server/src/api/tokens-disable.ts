@@ -1,5 +1,6 @@
 // POST /api/v1/tokens/disable (docs/api.md#disable-a-saved-card): idempotent; one TokenDisabled.
 import { envelope } from "../http/envelope.ts";
+import { keyedAnswer } from "../http/idempotency.ts";
 import type { TypedApp } from "../http/typed-app.ts";
 import { disableSavedCard } from "../payments/disable-token.ts";
 import { DisableTokenBody } from "./after-sale-schemas.ts";
@@ -18,9 +19,11 @@ export function registerDisableToken(app: TypedApp, deps: ApiDeps) {
         response: { 200: EnvelopeResponse, ...ERROR_RESPONSES },
       },
     },
-    async (request) => {
-      await disableSavedCard({ db: deps.db, log: request.log }, request.merchantId, request.body.tokenValue);
-      return envelope(request);
+    async (request, reply) => {
+      const answer = keyedAnswer(request, reply, () => envelope(request));
+      return answer.body(
+        await disableSavedCard({ db: deps.db, log: request.log }, request.merchantId, request.body.tokenValue, answer.effect),
+      );
     },
   );
 }

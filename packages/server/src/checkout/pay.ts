@@ -13,6 +13,7 @@ import type { CheckoutLink } from "../db/checkout-repository.ts";
 import type { Database } from "../db/connect.ts";
 import { type ProcessorOutcome, recordResult, reserveSale, type VoidReason } from "../db/reservations-repository.ts";
 import { findSubmission, type SubmissionRecord } from "../db/submissions-repository.ts";
+import { isUniqueViolation } from "../db/unique-violation.ts";
 import { withDeadline } from "../payments/deadline.ts";
 import { errorName } from "../payments/error-name.ts";
 import type { AuthorizeResult, PaymentProcessor } from "../payments/processor.ts";
@@ -119,7 +120,13 @@ export async function payWithLink(
           cardUsage: result.cardUsage,
         };
 
-  const recorded = await recordWithRetry(deps, link, checkoutReference, outcome, result);
+  const recorded = await recordWithRetry(deps, link, checkoutReference, outcome, result).catch((error: unknown) => {
+    // The answer's payfacReference is another payment's (D-211): it stays unrecorded, the attempt
+    // unknown, and the reconciler reverses it; the shopper is told the payment is not confirmed.
+    if (isUniqueViolation(error)) return "unconfirmed" as const;
+    throw error;
+  });
+  if (recorded === "unconfirmed") return { kind: "unconfirmed" };
   // Already finished by another post of this attempt: report that result.
   if (!recorded) return awaitEarlierAttempt(deps, { checkoutReference, linkReference: link.reference });
   notifyWebhookWorker();
@@ -175,6 +182,7 @@ async function recordWithRetry(
       });
     } catch (error) {
       lastError = error;
+      if (isUniqueViolation(error)) break; // a reference another payment holds: trying again cannot help
     }
   }
   deps.log.error(

@@ -64,8 +64,17 @@ export type RefundReservation =
   /** Nothing reserved: `left` can still be refunded, `pending` is held by refunds in flight. */
   | { kind: "too-high"; left: number; pending: number };
 
-/** Reserves the refund's amount and records it pending, in one short transaction; nothing is recorded when it does not fit. */
-export async function reserveRefund(db: Database, payment: RefundablePayment, refund: NewRefund): Promise<RefundReservation> {
+/**
+ * Reserves the refund's amount and records it pending, in one short transaction; nothing is
+ * recorded when it does not fit. `alsoInTransaction` (the request's Idempotency-Key answer) commits
+ * with the reservation or not at all.
+ */
+export async function reserveRefund(
+  db: Database,
+  payment: RefundablePayment,
+  refund: NewRefund,
+  alsoInTransaction?: (trx: Transaction<DB>, refund: RefundRecord) => Promise<void>,
+): Promise<RefundReservation> {
   return db.transaction().execute(async (trx): Promise<RefundReservation> => {
     // The first refund of a payment creates its balance; a racing one waits for that insert and skips.
     await sql`
@@ -118,6 +127,7 @@ export async function reserveRefund(db: Database, payment: RefundablePayment, re
       })
       .returningAll()
       .executeTakeFirstOrThrow();
+    await alsoInTransaction?.(trx, toRefund(row));
     return { kind: "reserved", refund: toRefund(row) };
   });
 }

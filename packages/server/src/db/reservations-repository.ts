@@ -10,6 +10,7 @@ import { sql, type Transaction } from "kysely";
 import { type CartItem, cartDigest } from "../domain/links/cart.ts";
 import { newCheckoutReference } from "../ids.ts";
 import type { Database } from "./connect.ts";
+import { registerPayfacReference } from "./payfac-references-repository.ts";
 import type { DB } from "./schema.ts";
 import { type Answer, liveSubmissionForAttempt, type SubmissionRecord, toSubmission } from "./submissions-repository.ts";
 import { isUniqueViolation } from "./unique-violation.ts";
@@ -208,6 +209,7 @@ export async function recordResult(
                 card_usage: outcome.cardUsage,
               }
             : { state: "failed", completed: false, reason: outcome.reason };
+    if ("payfacReference" in outcome) await registerPayfacReference(trx, outcome.payfacReference, "link", checkoutReference);
     const updated = await trx
       .updateTable("submissions")
       .set({ ...changes, completed_at: now })

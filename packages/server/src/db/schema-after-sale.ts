@@ -64,3 +64,10 @@ export interface RefundsTable {
   created_at: Timestamp;
   completed_at: NullableTimestamp;
 }
+
+/** Every payment's payfacReference, once (migration 0019). */
+export interface PayfacReferencesTable {
+  payfac_reference: string;
+  source: "link" | "token";
+  checkout_reference: string;
+}

@@ -2,7 +2,13 @@
 // values, never these shapes.
 import type { ColumnType, Generated } from "kysely";
 
-import type { DisabledTokensTable, RefundBalancesTable, RefundsTable, TokenPaymentsTable } from "./schema-after-sale.ts";
+import type {
+  DisabledTokensTable,
+  PayfacReferencesTable,
+  RefundBalancesTable,
+  RefundsTable,
+  TokenPaymentsTable,
+} from "./schema-after-sale.ts";
 import type { Json, NullableTimestamp, Timestamp } from "./schema-columns.ts";
 
 export interface MerchantsTable {
@@ -130,6 +136,10 @@ export interface IdempotencyKeysTable {
   response_status: number | null;
   response_body: string | null;
   created_at: Timestamp;
+  /** Fences a claim: a request whose claim was taken over cannot commit its effect (migration 0019). */
+  claim_token: string | null;
+  /** The saved-card charge a key waits on while its outcome is unknown (state 'applied'). */
+  charge_reference: string | null;
 }
 
 export interface WebhookEndpointsTable {
@@ -214,4 +224,5 @@ export interface DB {
   refund_balances: RefundBalancesTable;
   refunds: RefundsTable;
   checkout_attempts: CheckoutAttemptsTable;
+  payfac_references: PayfacReferencesTable;
 }

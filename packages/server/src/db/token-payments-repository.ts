@@ -2,6 +2,7 @@
 // processor's answer (and the caller's webhook rows) in one transaction, only while still pending.
 import { type Kysely, type Selectable, sql, type Transaction } from "kysely";
 import type { Database } from "./connect.ts";
+import { registerPayfacReference } from "./payfac-references-repository.ts";
 import type { DB } from "./schema.ts";
 import type { TokenPaymentsTable } from "./schema-after-sale.ts";
 
@@ -71,8 +72,24 @@ export interface NewTokenPayment {
 /**
  * Records the charge as pending — unless the token was disabled meanwhile (false then): the
  * check and the insert are one statement, so a disable that committed first always wins.
+ * `alsoInTransaction` (the Idempotency-Key waiting on this charge) commits with the insert.
  */
-export async function insertPendingTokenPayment(db: Database, payment: NewTokenPayment): Promise<boolean> {
+export async function insertPendingTokenPayment(
+  db: Database,
+  payment: NewTokenPayment,
+  alsoInTransaction?: (trx: Transaction<DB>) => Promise<void>,
+): Promise<boolean> {
+  if (alsoInTransaction) {
+    return db.transaction().execute(async (trx) => {
+      const inserted = await insertPending(trx, payment);
+      if (inserted) await alsoInTransaction(trx);
+      return inserted;
+    });
+  }
+  return insertPending(db, payment);
+}
+
+async function insertPending(db: Kysely<DB>, payment: NewTokenPayment): Promise<boolean> {
   const result = await sql`
     INSERT INTO token_payments (id, merchant_id, terminal_identifier, token, merchant_reference, amount, currency,
       recurring_processing_model, shopper_ip, origin, channel, return_url,
@@ -116,6 +133,7 @@ export async function recordTokenPayment(
       .returningAll()
       .executeTakeFirst();
     if (!row) return undefined;
+    if (row.payfac_reference !== null) await registerPayfacReference(trx, row.payfac_reference, "token", checkoutReference);
     const payment = toTokenPayment(row);
     await alsoInTransaction(trx, payment);
     return payment;

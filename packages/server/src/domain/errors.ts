@@ -171,7 +171,7 @@ export const ERRORS = {
     code: "3007",
     status: 409,
     title: "Idempotent request in progress",
-    when: "A request with the same Idempotency-Key is still running.",
+    when: "A request with the same Idempotency-Key is still running, or its saved-card charge is at the card processor with an outcome not known yet; retry later to get its answer.",
   },
   ProcessorUnavailable: {
     code: "5002",

@@ -1,14 +1,24 @@
 // Idempotency-Key on POST (docs/api.md#idempotency): the first response to a key is stored and replayed for
-// the same body; a different body is refused (3004); a concurrent duplicate gets 409 (3007).
+// the same body; a different body is refused (3004); a concurrent duplicate gets 409 (3007). An
+// operation with an effect stores its answer in the transaction of that effect (keyedEffect), so no
+// crash or database blip between the two can let a retry do it twice (D-210).
 import { createHash } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Database } from "../db/connect.ts";
-import { claimIdempotencyKey, completeIdempotencyKey, releaseIdempotencyKey } from "../db/idempotency-repository.ts";
+import {
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  type KeyClaim,
+  type KeyedEffect,
+  markKeyAppliedToCharge,
+  releaseIdempotencyKey,
+  storeAnswerWithEffect,
+} from "../db/idempotency-repository.ts";
 import { AppError } from "../domain/errors.ts";
 
 declare module "fastify" {
   interface FastifyRequest {
-    idempotencyKey?: string;
+    idempotencyClaim?: KeyClaim;
   }
 }
 
@@ -37,20 +47,56 @@ export function idempotency(db: Database) {
     if (claim.outcome === "done") {
       return reply.code(claim.status).header("idempotent-replayed", "true").type("application/json; charset=utf-8").send(claim.body);
     }
-    request.idempotencyKey = key;
+    request.idempotencyClaim = { merchantId: request.merchantId, key, token: claim.token };
   }
 
-  /** onSend: store the first response; forget the key if we failed, so a retry can succeed. */
+  /**
+   * onSend: store the first response unless the operation's effect already stored it; forget the
+   * key if we failed before any effect, so a retry can succeed. Both only touch a key still
+   * 'running' under this request's claim: an answer committed with an effect is never replaced.
+   */
   async function storeResponse(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
-    const key = request.idempotencyKey;
-    if (key === undefined) return payload;
-    request.idempotencyKey = undefined;
-    if (reply.statusCode >= 500) await releaseIdempotencyKey(db, request.merchantId, key);
-    else await completeIdempotencyKey(db, request.merchantId, key, reply.statusCode, String(payload));
+    const claim = request.idempotencyClaim;
+    if (claim === undefined) return payload;
+    request.idempotencyClaim = undefined;
+    if (claim.answeredWithEffect && reply.statusCode < 500) return payload;
+    if (reply.statusCode >= 500) await releaseIdempotencyKey(db, claim);
+    else await completeIdempotencyKey(db, claim, reply.statusCode, String(payload));
     return payload;
   }
 
   return { checkIdempotencyKey, storeResponse };
+}
+
+/**
+ * The answer of an operation with an effect, bound to the request's key: `effect` goes to the
+ * operation, which calls it inside its transactions; `body(result)` is what the handler returns —
+ * the very object stored with the effect (same responseDateTime), so a replay matches the first
+ * answer. Without an Idempotency-Key, `effect` is undefined and nothing more is written.
+ */
+export function keyedAnswer<T, B>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  present: (result: T) => B,
+): { effect: KeyedEffect<T> | undefined; body(result: T): B } {
+  let stored: { body: B } | undefined;
+  const claim = request.idempotencyClaim;
+  const takenOver = () =>
+    new AppError("IdempotencyInProgress", "Another request with this Idempotency-Key took it over; retry to get its answer.");
+  const effect: KeyedEffect<T> | undefined = claim && {
+    async answered(trx, result) {
+      const body = present(result);
+      if (!(await storeAnswerWithEffect(trx, claim, reply.statusCode, String(reply.serialize(body))))) throw takenOver();
+      stored = { body };
+      // Called last in the effect's transaction: if its commit fails, the request ends in a 5xx,
+      // and the release below finds the key running again.
+      claim.answeredWithEffect = true;
+    },
+    async started(trx, chargeReference) {
+      if (!(await markKeyAppliedToCharge(trx, claim, chargeReference))) throw takenOver();
+    },
+  };
+  return { effect, body: (result) => (stored ? stored.body : present(result)) };
 }
 
 /**

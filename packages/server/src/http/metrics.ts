@@ -1,6 +1,6 @@
 // GET /metrics: Prometheus text format. Counts requests by route and status, and their total
-// duration, without a client library: the format is a few lines of text. The webhook queue's
-// gauges come from the database at scrape time, so every instance reports the same truth.
+// duration, without a client library: the format is a few lines of text. The webhook queue's and
+// the refunds' gauges come from the database at scrape time, so every instance reports the same truth.
 import type { FastifyInstance } from "fastify";
 import { sql } from "kysely";
 import type { Database } from "../db/connect.ts";
@@ -30,8 +30,8 @@ export function registerMetrics(app: FastifyInstance, db: Database, options: { t
       "# HELP paylink_uptime_seconds Seconds since the process started serving.",
       "# TYPE paylink_uptime_seconds gauge",
       `paylink_uptime_seconds ${((Date.now() - started) / 1000).toFixed(0)}`,
-      ...(await webhookQueueLines(db).then(
-        (queue) => [...databaseUpLines(1), ...queue],
+      ...(await Promise.all([webhookQueueLines(db), pendingRefundLines(db)]).then(
+        ([queue, refunds]) => [...databaseUpLines(1), ...queue, ...refunds],
         (error) => {
           // A scrape still answers when the database does not, and says so.
           request.log.warn({ err: error }, "webhook queue metrics unavailable");
@@ -87,5 +87,25 @@ async function webhookQueueLines(db: Database): Promise<string[]> {
     "# HELP paylink_webhook_deliveries_held Pending webhook deliveries waiting for an endpoint whose circuit breaker is open (included in pending).",
     "# TYPE paylink_webhook_deliveries_held gauge",
     `paylink_webhook_deliveries_held ${Number(row.held)}`,
+  ];
+}
+
+/**
+ * Refunds and reversals still waiting for the processor's final answer (D-212). A refund normally
+ * settles in its own request; one pending for long means the processor keeps not answering (the
+ * reconciler asks again, at most hourly) and the merchant's money is held: an operator must look.
+ */
+async function pendingRefundLines(db: Database): Promise<string[]> {
+  const { rows } = await sql<{ pending: string; oldest_seconds: number | null }>`
+    SELECT count(*) AS pending, extract(epoch FROM now() - min(created_at))::float8 AS oldest_seconds
+    FROM refunds WHERE state = 'pending'`.execute(db);
+  const row = rows[0]!;
+  return [
+    "# HELP paylink_refunds_pending Refunds and reversals waiting for the processor's final answer (all instances).",
+    "# TYPE paylink_refunds_pending gauge",
+    `paylink_refunds_pending ${Number(row.pending)}`,
+    "# HELP paylink_refund_oldest_pending_seconds Age of the oldest refund or reversal still waiting for the processor's final answer (0 when none is).",
+    "# TYPE paylink_refund_oldest_pending_seconds gauge",
+    `paylink_refund_oldest_pending_seconds ${Math.max(0, row.oldest_seconds ?? 0).toFixed(1)}`,
   ];
 }

@@ -5,6 +5,7 @@
 //
 //   insertPendingTokenPayment ──► processor.chargeToken ──► recordTokenPayment (+ outbox)
 //   (one statement)               (no trx, deadline)        (short trx)
+import type { KeyedEffect } from "../db/idempotency-repository.ts";
 import { findTerminal } from "../db/merchants-repository.ts";
 import { findSavedCard } from "../db/saved-cards-repository.ts";
 import {
@@ -13,6 +14,7 @@ import {
   recordTokenPayment,
   type TokenPaymentRecord,
 } from "../db/token-payments-repository.ts";
+import { isUniqueViolation } from "../db/unique-violation.ts";
 import { AppError } from "../domain/errors.ts";
 import type { RecurringProcessingModel } from "../domain/links/types.ts";
 import { checkChargeAmount, checkMerchantReference } from "../domain/payments/rules.ts";
@@ -44,7 +46,16 @@ export interface TokenCharge {
   paymentMethod: string;
 }
 
-export async function chargeSavedCard(deps: AfterSaleDeps, merchantId: string, input: TokenChargeInput): Promise<TokenCharge> {
+/**
+ * `keyed`: the Idempotency-Key waits on the charge from its pending insert (a retry meanwhile is
+ * 409 3007, never a second processor call) and gets its answer with the result (D-210).
+ */
+export async function chargeSavedCard(
+  deps: AfterSaleDeps,
+  merchantId: string,
+  input: TokenChargeInput,
+  keyed?: KeyedEffect<TokenCharge>,
+): Promise<TokenCharge> {
   const { amount, currency } = checkChargeAmount(input.amount, input.currency);
   const reference = checkMerchantReference("reference", input.reference);
   const terminal = await findTerminal(deps.db, merchantId, input.terminalIdentifier);
@@ -65,21 +76,25 @@ export async function chargeSavedCard(deps: AfterSaleDeps, merchantId: string, i
   const recurringProcessingModel = (input.tokenDetails.recurringProcessingModel ??
     card.recurringProcessingModel) as RecurringProcessingModel | null;
   const facts = { brand: card.cardBrand, masked: card.cardMasked, last4: card.cardLast4, expiry: card.cardExpiry, usage: card.cardUsage };
-  const inserted = await insertPendingTokenPayment(deps.db, {
-    checkoutReference,
-    merchantId,
-    terminalIdentifier: terminal.terminalIdentifier,
-    token,
-    merchantReference: reference,
-    amount,
-    currency,
-    recurringProcessingModel,
-    shopperIp: input.shopperIp ?? null,
-    origin: input.origin ?? null,
-    channel: input.channel ?? null,
-    returnUrl: input.returnUrl ?? null,
-    card: facts,
-  });
+  const inserted = await insertPendingTokenPayment(
+    deps.db,
+    {
+      checkoutReference,
+      merchantId,
+      terminalIdentifier: terminal.terminalIdentifier,
+      token,
+      merchantReference: reference,
+      amount,
+      currency,
+      recurringProcessingModel,
+      shopperIp: input.shopperIp ?? null,
+      origin: input.origin ?? null,
+      channel: input.channel ?? null,
+      returnUrl: input.returnUrl ?? null,
+      card: facts,
+    },
+    keyed && ((trx) => keyed.started(trx, checkoutReference)),
+  );
   if (!inserted) throw disabled();
 
   let result: AuthorizeResult;
@@ -123,9 +138,25 @@ export async function chargeSavedCard(deps: AfterSaleDeps, merchantId: string, i
         cardBrand: result.cardBrand,
         cardUsage: result.cardUsage,
       };
+  const resultCode = result.approved ? ("Authorised" as const) : ("Refused" as const);
   const recorded = await recordTokenPayment(deps.db, checkoutReference, outcome, async (trx, payment) => {
     const event = tokenPaymentEvent(payment, result);
     await enqueuePaymentWebhook(trx, merchantId, event.eventType, event.message);
+    await keyed?.answered(trx, { resultCode, payment, paymentMethod: result.paymentMethod });
+  }).catch(async (error: unknown) => {
+    if (!isUniqueViolation(error)) throw error;
+    // The processor answered with a payfacReference another payment holds (D-211): this answer
+    // cannot be a payment. Undo it like an unknown outcome; an operator must ask the processor why.
+    deps.log.error(
+      { checkoutReference, payfacReference: outcome.payfacReference },
+      "ALERT: the processor answered a saved-card charge with a payfacReference another payment holds; reversing it",
+    );
+    const reversed = await reverseUnknownCharge(deps, checkoutReference);
+    throw new AppError(
+      "ProcessorUnavailable",
+      `The card processor's answer could not be recorded; the charge ${checkoutReference} ${reversed ? "was reversed" : "will be reversed"} and nothing stays charged.`,
+      { "retry-after": "30" },
+    );
   });
   if (!recorded) {
     // Only the reconciler finishes a pending charge, and only long after this request's deadline.
@@ -141,5 +172,5 @@ export async function chargeSavedCard(deps: AfterSaleDeps, merchantId: string, i
   }
   notifyWebhookWorker();
   deps.log.info({ checkoutReference, payfacReference: recorded.payfacReference, state: recorded.state }, "saved card charged");
-  return { resultCode: result.approved ? "Authorised" : "Refused", payment: recorded, paymentMethod: result.paymentMethod };
+  return { resultCode, payment: recorded, paymentMethod: result.paymentMethod };
 }

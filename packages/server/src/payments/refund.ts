@@ -2,6 +2,7 @@
 // conditional UPDATE, so refunds that race never pass the payment — then the processor is asked.
 // The answer is always "Received": the result (or, if the processor's answer is lost, the
 // reconciler's result) arrives as a Refund webhook and shows on the payment's read.
+import type { KeyedEffect } from "../db/idempotency-repository.ts";
 import { findPayment, type PaymentRecord } from "../db/payments-repository.ts";
 import { reserveRefund } from "../db/refunds-repository.ts";
 import { AppError } from "../domain/errors.ts";
@@ -28,17 +29,22 @@ export interface ModificationReceipt {
   amount: number;
 }
 
-export async function refundPayment(deps: AfterSaleDeps, merchantId: string, input: RefundInput): Promise<ModificationReceipt> {
+/** `keyed`: the Idempotency-Key's answer, stored with the reservation (the refund's effect). */
+export async function refundPayment(
+  deps: AfterSaleDeps,
+  merchantId: string,
+  input: RefundInput,
+  keyed?: KeyedEffect<ModificationReceipt>,
+): Promise<ModificationReceipt> {
   const payment = await authorisedPayment(deps, merchantId, input.payfacReference);
   const amount = checkRefundAmount(input.amount, input.currency, payment);
   const merchantReference = input.reference == null ? null : checkMerchantReference("reference", input.reference);
-  const reservation = await reserveRefund(deps.db, payment, {
-    payfacReference: newUpperAlnum(16),
-    kind: "refund",
-    amount,
-    merchantReference,
-    refundReason: input.refundReason ?? null,
-  });
+  const reservation = await reserveRefund(
+    deps.db,
+    payment,
+    { payfacReference: newUpperAlnum(16), kind: "refund", amount, merchantReference, refundReason: input.refundReason ?? null },
+    keyed && ((trx, refund) => keyed.answered(trx, receipt(refund))),
+  );
   if (reservation.kind === "too-high") throw refundTooHigh(payment.payfacReference, amount, reservation.left, reservation.pending);
   const refund = await settleRefund(deps, payment, reservation.refund);
   return receipt(refund);

@@ -2,6 +2,7 @@
 // died between the charge and its result). Like the checkout's rule: such a charge never becomes a
 // payment. It is reversed at the processor by its checkoutReference, and only once the processor
 // confirms, it is recorded as failed (no payfacReference, no webhook).
+import { releaseKeyOfReversedCharge } from "../db/idempotency-repository.ts";
 import { recordTokenPayment } from "../db/token-payments-repository.ts";
 import type { AfterSaleDeps } from "./after-sale-deps.ts";
 import { withDeadline } from "./deadline.ts";
@@ -13,7 +14,10 @@ const REVERSE_TIMEOUT_MS = 10_000;
 export async function reverseUnknownCharge(deps: AfterSaleDeps, checkoutReference: string): Promise<boolean> {
   try {
     await withDeadline(deps.processor.reverseCharge(checkoutReference), REVERSE_TIMEOUT_MS);
-    await recordTokenPayment(deps.db, checkoutReference, { kind: "failed", reason: "Processor unavailable" }, async () => {});
+    // Nothing was charged: the Idempotency-Key that waited on this charge may run anew (D-103, D-210).
+    await recordTokenPayment(deps.db, checkoutReference, { kind: "failed", reason: "Processor unavailable" }, (trx) =>
+      releaseKeyOfReversedCharge(trx, checkoutReference),
+    );
     return true;
   } catch (error) {
     deps.log.error(

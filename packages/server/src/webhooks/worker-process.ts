@@ -5,6 +5,7 @@ import { ConfigError, loadConfig } from "../config.ts";
 import { openDatabase } from "../db/connect.ts";
 import { createLogger } from "../logging.ts";
 import { checkStoredSecrets, resolveSecretKeyring } from "../security/keyring.ts";
+import { withinMs } from "../within.ts";
 import { startWebhookWorker } from "./worker.ts";
 
 export async function runWorker(): Promise<number> {
@@ -32,12 +33,24 @@ export async function runWorker(): Promise<number> {
     logger,
   });
   logger.info("Paylink webhook worker running");
-  await new Promise<void>((resolve) => {
-    process.once("SIGTERM", () => resolve());
-    process.once("SIGINT", () => resolve());
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once("SIGTERM", () => resolve("SIGTERM"));
+    process.once("SIGINT", () => resolve("SIGINT"));
   });
-  await worker.stop();
-  await database.close();
+  // Bounded like `paylink serve` (D-131, D-213): sends in flight get the grace period, then are
+  // aborted and their deliveries handed back; the database gets 5 s; a timer ends the rest.
+  const graceMs = config.shutdownGraceSeconds * 1000;
+  logger.info({ signal, graceSeconds: config.shutdownGraceSeconds }, "shutting down: finishing webhook sends in flight");
+  setTimeout(() => {
+    logger.error("shutdown took too long: exiting now");
+    process.exit(1);
+  }, graceMs + 10_000).unref();
+  await worker.stop(graceMs).catch((error) => logger.error({ err: error }, "stopping the webhook worker failed"));
+  const closed = await withinMs(
+    database.close().catch((error) => logger.error({ err: error }, "closing the database failed")),
+    5_000,
+  );
+  if (!closed) logger.error("the database did not close within 5 s; exiting without it");
   logger.info("stopped");
   return 0;
 }
