@@ -39,6 +39,8 @@ h3{font-size:1rem;margin:16px 0 8px}
 .sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
 .mono,.ref{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9rem;overflow-wrap:anywhere}
 .table-wrap{overflow-x:auto;margin:0 0 8px;position:relative}
+.table-wrap:focus-visible{outline:3px solid #2f7de1;outline-offset:1px}
+td.nowrap{white-space:nowrap;overflow-wrap:normal}
 table{width:100%;border-collapse:collapse}
 th,td{text-align:left;padding:8px 10px;border-bottom:1px solid #e6eaef;vertical-align:top}
 th{font-size:.85rem;color:#4f5966;font-weight:600;white-space:nowrap}
@@ -64,6 +66,7 @@ button,.button{display:inline-flex;align-items:center;justify-content:center;gap
 button.secondary,.button.secondary{background:#fff;color:#14213d}
 button.danger{background:#fff;color:#8c1d18;border-color:#8c1d18}
 .actions{display:flex;flex-wrap:wrap;gap:8px;margin:12px 0 0}
+.actions+form{margin-top:20px}
 .alert{border:2px solid #b3261e;background:#fdf0ef;border-radius:10px;padding:12px 14px;margin:0 0 16px}
 .alert.info{border-color:#9ab3d6;background:#eef4fb}
 .alert.ok{border-color:#6fb386;background:#eef8f1}
@@ -73,6 +76,7 @@ button.danger{background:#fff;color:#8c1d18;border-color:#8c1d18}
 dl.facts{display:grid;grid-template-columns:minmax(110px,auto) 1fr;gap:6px 16px;margin:0}
 dl.facts dt{color:#4f5966}
 dl.facts dd{margin:0;overflow-wrap:anywhere;min-width:0}
+.chart{margin:0}
 .chart svg{display:block;width:100%;height:auto}
 .narrow{max-width:420px;margin:24px auto}
 .pager{display:flex;gap:12px;align-items:center;margin-top:8px}
