@@ -40,7 +40,7 @@ h3{font-size:1rem;margin:16px 0 8px}
 .mono,.ref{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9rem;overflow-wrap:anywhere}
 .table-wrap{overflow-x:auto;margin:0 0 8px;position:relative}
 .table-wrap:focus-visible{outline:3px solid #2f7de1;outline-offset:1px}
-td.nowrap{white-space:nowrap;overflow-wrap:normal}
+td.masked-card{overflow-wrap:normal}
 table{width:100%;border-collapse:collapse}
 th,td{text-align:left;padding:8px 10px;border-bottom:1px solid #e6eaef;vertical-align:top}
 th{font-size:.85rem;color:#4f5966;font-weight:600;white-space:nowrap}

@@ -159,7 +159,7 @@ export function linkDetailRoutes(fastify: FastifyInstance, { deps }: PortalConte
                           </span>
                         ))}
                       </td>
-                      <td class="mono nowrap">{s.cardMasked ? `${s.cardBrand ?? ""} ${s.cardMasked}`.trim() : m.none}</td>
+                      <td class="mono masked-card">{s.cardMasked ? `${s.cardBrand ?? ""} ${s.cardMasked}`.trim() : m.none}</td>
                       <td class="num">{formatMoney(s.amount, s.currency, lang)}</td>
                       <td>
                         <StatePill state={s.state} lang={lang} />

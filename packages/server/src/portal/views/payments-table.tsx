@@ -33,7 +33,7 @@ export function PaymentsTable(props: { payments: PaymentRow[]; lang: Lang }) {
                 {p.linkDescription ? <span class="hint">{p.linkDescription}</span> : null}
               </td>
               <td class="num">{formatMoney(p.amount, p.currency, props.lang)}</td>
-              <td class="mono nowrap">{p.cardMasked ? `${p.cardBrand ?? ""} ${p.cardMasked}`.trim() : m.none}</td>
+              <td class="mono masked-card">{p.cardMasked ? `${p.cardBrand ?? ""} ${p.cardMasked}`.trim() : m.none}</td>
               <td>
                 <StatePill state={p.state} lang={props.lang} />
               </td>
