@@ -55,7 +55,13 @@ label,.label{display:block;font-weight:600;margin:0 0 4px}
 .hint{display:block;font-weight:400;color:#4f5966;font-size:.85rem}
 input,select,textarea{font:inherit;color:inherit;background:#fff;border:1px solid #8d97a3;border-radius:8px;padding:8px 10px;min-height:42px;width:100%;max-width:100%}
 input[type=color]{width:64px;padding:2px}
-input[type=checkbox]{width:auto;min-height:0}
+input[type=checkbox],input[type=radio]{width:auto;min-height:0;margin:0 6px 0 0;vertical-align:middle}
+fieldset{min-width:0}
+fieldset.field{border:0;padding:0}
+fieldset.card>legend{float:left;width:100%;padding:0;margin:0 0 12px;font-size:1.1rem}
+fieldset.card>legend+*{clear:both}
+[data-item]{border-bottom:1px solid #e6eaef;margin:0 0 12px}
+[data-item]>button{margin:0 0 14px}
 textarea{min-height:80px}
 input:focus,select:focus,textarea:focus,a:focus-visible,button:focus-visible{outline:3px solid #2f7de1;outline-offset:1px}
 [aria-invalid=true]{border:2px solid #b3261e}
