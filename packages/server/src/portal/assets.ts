@@ -69,6 +69,8 @@ input:focus,select:focus,textarea:focus,a:focus-visible,button:focus-visible{out
 .row{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-end}
 .row>.field{flex:1 1 160px}
 button,.button{display:inline-flex;align-items:center;justify-content:center;gap:6px;min-height:42px;border-radius:8px;border:1px solid #14213d;background:#14213d;color:#fff;font:inherit;font-weight:600;padding:8px 16px;cursor:pointer;text-decoration:none}
+.row>h1+.button{margin:0 0 16px}
+h1 .mono{font-size:inherit}
 button.secondary,.button.secondary{background:#fff;color:#14213d}
 button.danger{background:#fff;color:#8c1d18;border-color:#8c1d18}
 .actions{display:flex;flex-wrap:wrap;gap:8px;margin:12px 0 0}
