@@ -39,6 +39,8 @@ h3{font-size:1rem;margin:16px 0 8px}
 .sr-only{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0,0,0,0);white-space:nowrap;border:0}
 .mono,.ref{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9rem;overflow-wrap:anywhere}
 .table-wrap{overflow-x:auto;margin:0 0 8px;position:relative}
+.table-wrap:focus-visible{outline:3px solid #2f7de1;outline-offset:1px}
+td.masked-card{overflow-wrap:normal}
 table{width:100%;border-collapse:collapse}
 th,td{text-align:left;padding:8px 10px;border-bottom:1px solid #e6eaef;vertical-align:top}
 th{font-size:.85rem;color:#4f5966;font-weight:600;white-space:nowrap}
@@ -53,7 +55,13 @@ label,.label{display:block;font-weight:600;margin:0 0 4px}
 .hint{display:block;font-weight:400;color:#4f5966;font-size:.85rem}
 input,select,textarea{font:inherit;color:inherit;background:#fff;border:1px solid #8d97a3;border-radius:8px;padding:8px 10px;min-height:42px;width:100%;max-width:100%}
 input[type=color]{width:64px;padding:2px}
-input[type=checkbox]{width:auto;min-height:0}
+input[type=checkbox],input[type=radio]{width:auto;min-height:0;margin:0 6px 0 0;vertical-align:middle}
+fieldset{min-width:0}
+fieldset.field{border:0;padding:0}
+fieldset.card>legend{float:left;width:100%;padding:0;margin:0 0 12px;font-size:1.1rem}
+fieldset.card>legend+*{clear:both}
+[data-item]{border-bottom:1px solid #e6eaef;margin:0 0 12px}
+[data-item]>button{margin:0 0 14px}
 textarea{min-height:80px}
 input:focus,select:focus,textarea:focus,a:focus-visible,button:focus-visible{outline:3px solid #2f7de1;outline-offset:1px}
 [aria-invalid=true]{border:2px solid #b3261e}
@@ -61,9 +69,12 @@ input:focus,select:focus,textarea:focus,a:focus-visible,button:focus-visible{out
 .row{display:flex;flex-wrap:wrap;gap:12px;align-items:flex-end}
 .row>.field{flex:1 1 160px}
 button,.button{display:inline-flex;align-items:center;justify-content:center;gap:6px;min-height:42px;border-radius:8px;border:1px solid #14213d;background:#14213d;color:#fff;font:inherit;font-weight:600;padding:8px 16px;cursor:pointer;text-decoration:none}
+.row>h1+.button{margin:0 0 16px}
+h1 .mono{font-size:inherit}
 button.secondary,.button.secondary{background:#fff;color:#14213d}
 button.danger{background:#fff;color:#8c1d18;border-color:#8c1d18}
 .actions{display:flex;flex-wrap:wrap;gap:8px;margin:12px 0 0}
+.actions+form{margin-top:20px}
 .alert{border:2px solid #b3261e;background:#fdf0ef;border-radius:10px;padding:12px 14px;margin:0 0 16px}
 .alert.info{border-color:#9ab3d6;background:#eef4fb}
 .alert.ok{border-color:#6fb386;background:#eef8f1}
@@ -73,6 +84,7 @@ button.danger{background:#fff;color:#8c1d18;border-color:#8c1d18}
 dl.facts{display:grid;grid-template-columns:minmax(110px,auto) 1fr;gap:6px 16px;margin:0}
 dl.facts dt{color:#4f5966}
 dl.facts dd{margin:0;overflow-wrap:anywhere;min-width:0}
+.chart{margin:0}
 .chart svg{display:block;width:100%;height:auto}
 .narrow{max-width:420px;margin:24px auto}
 .pager{display:flex;gap:12px;align-items:center;margin-top:8px}

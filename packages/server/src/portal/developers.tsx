@@ -17,6 +17,7 @@ import { formField } from "./request-state.ts";
 import { IdParams } from "./schemas.ts";
 import { CopyValue } from "./views/copy-value.tsx";
 import { Csrf, Layout } from "./views/layout.tsx";
+import { TableWrap } from "./views/table-wrap.tsx";
 
 export function developersRoutes(fastify: FastifyInstance, { deps }: PortalContext): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -43,7 +44,7 @@ export function developersRoutes(fastify: FastifyInstance, { deps }: PortalConte
         <section class="card" aria-labelledby="keys-title">
           <h2 id="keys-title">{m.dev.apiKeys}</h2>
           <p class="muted">{m.dev.apiKeysIntro}</p>
-          <div class="table-wrap">
+          <TableWrap label={m.dev.apiKeys}>
             <table data-api-keys>
               <thead>
                 <tr>
@@ -79,7 +80,7 @@ export function developersRoutes(fastify: FastifyInstance, { deps }: PortalConte
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
           <form method="post" action="/portal/developers/api-keys" class="row">
             <Csrf token={session.csrfToken} />
             <div class="field">

@@ -16,6 +16,7 @@ import { frameOf, sendPortalNotFound, sendPortalPage } from "./render.tsx";
 import { ReferenceParams } from "./schemas.ts";
 import { Csrf, Layout } from "./views/layout.tsx";
 import { StatePill } from "./views/payments-table.tsx";
+import { TableWrap } from "./views/table-wrap.tsx";
 
 export function linkDetailRoutes(fastify: FastifyInstance, { deps }: PortalContext): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -93,7 +94,7 @@ export function linkDetailRoutes(fastify: FastifyInstance, { deps }: PortalConte
         {terms.items.length > 0 ? (
           <section class="card" aria-labelledby="items-title">
             <h2 id="items-title">{m.detail.items}</h2>
-            <div class="table-wrap">
+            <TableWrap label={m.detail.items}>
               <table>
                 <thead>
                   <tr>
@@ -120,7 +121,7 @@ export function linkDetailRoutes(fastify: FastifyInstance, { deps }: PortalConte
                   ))}
                 </tbody>
               </table>
-            </div>
+            </TableWrap>
           </section>
         ) : null}
         <section class="card" aria-labelledby="subs-title">
@@ -128,7 +129,7 @@ export function linkDetailRoutes(fastify: FastifyInstance, { deps }: PortalConte
           {submissions.length === 0 ? (
             <p class="muted">{m.detail.noSubmissions}</p>
           ) : (
-            <div class="table-wrap">
+            <TableWrap label={m.detail.submissions}>
               <table data-submissions>
                 <thead>
                   <tr>
@@ -158,7 +159,7 @@ export function linkDetailRoutes(fastify: FastifyInstance, { deps }: PortalConte
                           </span>
                         ))}
                       </td>
-                      <td class="mono">{s.cardMasked ? `${s.cardBrand ?? ""} ${s.cardMasked}`.trim() : m.none}</td>
+                      <td class="mono masked-card">{s.cardMasked ? `${s.cardBrand ?? ""} ${s.cardMasked}`.trim() : m.none}</td>
                       <td class="num">{formatMoney(s.amount, s.currency, lang)}</td>
                       <td>
                         <StatePill state={s.state} lang={lang} />
@@ -168,7 +169,7 @@ export function linkDetailRoutes(fastify: FastifyInstance, { deps }: PortalConte
                   ))}
                 </tbody>
               </table>
-            </div>
+            </TableWrap>
           )}
         </section>
       </Layout>

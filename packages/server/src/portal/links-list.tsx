@@ -11,6 +11,7 @@ import { formatDateTime, formatMoney, PORTAL_MESSAGES } from "./i18n.ts";
 import { frameOf, sendPortalPage } from "./render.tsx";
 import { dayStart, LinksQuery, pageNumber } from "./schemas.ts";
 import { Layout } from "./views/layout.tsx";
+import { TableWrap } from "./views/table-wrap.tsx";
 
 const PAGE_SIZE = 20;
 
@@ -99,7 +100,7 @@ export function linksListRoute(fastify: FastifyInstance, { deps }: PortalContext
           {links.length === 0 ? (
             <p>{m.links.none}</p>
           ) : (
-            <div class="table-wrap">
+            <TableWrap label={m.links.title}>
               <table data-links>
                 <thead>
                   <tr>
@@ -143,7 +144,7 @@ export function linksListRoute(fastify: FastifyInstance, { deps }: PortalContext
                   })}
                 </tbody>
               </table>
-            </div>
+            </TableWrap>
           )}
           <nav class="pager" aria-label={m.links.pageOf(page, pages, totalCount)}>
             {page > 1 ? <a href={pageHref(page - 1)}>{m.links.previous}</a> : null}

@@ -10,6 +10,7 @@ import { frameOf, sendPortalPage } from "./render.tsx";
 import { Layout } from "./views/layout.tsx";
 import { PaymentsTable } from "./views/payments-table.tsx";
 import { SalesChart } from "./views/sales-chart.tsx";
+import { TableWrap } from "./views/table-wrap.tsx";
 
 export function overviewRoutes(app: FastifyInstance, { deps }: PortalContext): void {
   app.get("/overview", async (request, reply) => {
@@ -63,7 +64,7 @@ export function overviewRoutes(app: FastifyInstance, { deps }: PortalContext): v
             {top.length === 0 ? (
               <p class="muted">{m.overview.noSales}</p>
             ) : (
-              <div class="table-wrap">
+              <TableWrap label={m.overview.topLinks}>
                 <table>
                   <thead>
                     <tr>
@@ -91,7 +92,7 @@ export function overviewRoutes(app: FastifyInstance, { deps }: PortalContext): v
                     ))}
                   </tbody>
                 </table>
-              </div>
+              </TableWrap>
             )}
           </section>
           <section class="card" aria-labelledby="recent-title">

@@ -23,6 +23,7 @@ import { formField } from "./request-state.ts";
 import { IdParams, WebhookDeliveryParams } from "./schemas.ts";
 import { CopyValue } from "./views/copy-value.tsx";
 import { Csrf, Layout } from "./views/layout.tsx";
+import { TableWrap } from "./views/table-wrap.tsx";
 
 export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: PortalContext): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -95,7 +96,7 @@ export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: Portal
                 {`${formatDateTime(d.createdAt, lang)} · ${d.eventType} · ${m.dev.deliveryStates[d.state] ?? d.state} · ${m.dev.attempts}: ${d.attempts.length}`}
               </summary>
               <pre>{JSON.stringify(d.message, null, 2)}</pre>
-              <div class="table-wrap">
+              <TableWrap label={m.dev.attempts}>
                 <table>
                   <thead>
                     <tr>
@@ -118,7 +119,7 @@ export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: Portal
                     ))}
                   </tbody>
                 </table>
-              </div>
+              </TableWrap>
               <form method="post" action={action(`deliveries/${d.deliveryId}/resend`)}>
                 <Csrf token={session.csrfToken} />
                 <button type="submit" class="secondary">

@@ -2,11 +2,12 @@
 // The payments table of the overview and of the payments page: date, link, amount, card, result.
 import type { PaymentRow } from "../../db/payments-read-repository.ts";
 import { formatDateTime, formatMoney, type Lang, PORTAL_MESSAGES } from "../i18n.ts";
+import { TableWrap } from "./table-wrap.tsx";
 
 export function PaymentsTable(props: { payments: PaymentRow[]; lang: Lang }) {
   const m = PORTAL_MESSAGES[props.lang];
   return (
-    <div class="table-wrap">
+    <TableWrap label={m.payments.title}>
       <table data-payments>
         <thead>
           <tr>
@@ -32,7 +33,7 @@ export function PaymentsTable(props: { payments: PaymentRow[]; lang: Lang }) {
                 {p.linkDescription ? <span class="hint">{p.linkDescription}</span> : null}
               </td>
               <td class="num">{formatMoney(p.amount, p.currency, props.lang)}</td>
-              <td class="mono">{p.cardMasked ? `${p.cardBrand ?? ""} ${p.cardMasked}`.trim() : m.none}</td>
+              <td class="mono masked-card">{p.cardMasked ? `${p.cardBrand ?? ""} ${p.cardMasked}`.trim() : m.none}</td>
               <td>
                 <StatePill state={p.state} lang={props.lang} />
               </td>
@@ -40,7 +41,7 @@ export function PaymentsTable(props: { payments: PaymentRow[]; lang: Lang }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </TableWrap>
   );
 }
 

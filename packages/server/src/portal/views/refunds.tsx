@@ -5,6 +5,7 @@ import type { RefundRecord } from "../../db/refunds-repository.ts";
 import { REFUND_REASONS } from "../../domain/payments/rules.ts";
 import { formatDateTime, formatMoney, type Lang, PORTAL_MESSAGES } from "../i18n.ts";
 import { Csrf } from "./layout.tsx";
+import { TableWrap } from "./table-wrap.tsx";
 
 export function Refunds(props: {
   lang: Lang;
@@ -24,7 +25,7 @@ export function Refunds(props: {
       {props.refunds.length === 0 ? (
         <p class="muted">{m.noRefunds}</p>
       ) : (
-        <div class="table-wrap">
+        <TableWrap label={m.refunds}>
           <table data-refunds>
             <thead>
               <tr>
@@ -55,7 +56,7 @@ export function Refunds(props: {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       )}
       {props.problem ? (
         <div class="alert" role="alert">

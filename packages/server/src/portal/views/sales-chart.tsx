@@ -4,6 +4,7 @@
 // for screen readers and for anyone who wants exact figures.
 import type { Series } from "../../domain/portal/daily-series.ts";
 import { formatMoney, type Lang, PORTAL_MESSAGES } from "../i18n.ts";
+import { TableWrap } from "./table-wrap.tsx";
 
 const WIDTH = 720;
 const HEIGHT = 220;
@@ -52,7 +53,7 @@ export function SalesChart(props: { series: Series; lang: Lang }) {
       <figcaption class="muted">{currency ? m.chartCaption(currency) : m.noSales}</figcaption>
       <details>
         <summary>{m.chartTable}</summary>
-        <div class="table-wrap">
+        <TableWrap label={m.chartTable}>
           <table>
             <thead>
               <tr>
@@ -77,7 +78,7 @@ export function SalesChart(props: { series: Series; lang: Lang }) {
                 ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       </details>
     </figure>
   );
