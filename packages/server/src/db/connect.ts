@@ -1,6 +1,7 @@
 // Opens the database Paylink runs on: PostgreSQL when a URL is given, otherwise the embedded
 // PostgreSQL (PGlite) in a data directory. Both get the same migrations and the same queries.
 import { PGlite } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { type DataDirLock, lockDataDir } from "./data-dir-lock.ts";
@@ -70,6 +71,8 @@ async function openPGlite(target: { kind: "pglite"; dataDir: string } | { kind: 
   try {
     const pglite = await PGlite.create(target.kind === "pglite" ? target.dataDir : "memory://", {
       parsers: { [INT8_OID]: parseInt8 },
+      // The trigram indexes of link search (migration 0015) need the extension's code loaded.
+      extensions: { pg_trgm },
     });
     const db = new Kysely<DB>({ dialect: new SerializedPGliteDialect({ pglite }) });
     return {

@@ -1,6 +1,7 @@
 // The list at scale (migration 0015): the unfiltered totalCount comes from each merchant's link
 // counter, which must count links however they are written (the API, the portal, a bulk INSERT, a
-// DELETE), one merchant apart from another.
+// DELETE), one merchant apart from another; and search finds its matches through the trigram index
+// with unchanged results.
 
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -82,6 +83,48 @@ for (const backend of testBackends()) {
       );
       assert.notEqual(refused.status, 200);
       assert.equal((await list(merchant)).totalCount, 1);
+    });
+
+    describe("search among many links", () => {
+      let merchant: MerchantFixture;
+      before(async () => {
+        merchant = await server.addMerchant();
+        await bulkInsert(merchant, "Bsearch", 3000);
+        await sql`ANALYZE payment_links`.execute(server.db);
+      });
+
+      it("finds the same links as reading every description would", async () => {
+        const page = await list(merchant, `?search=${encodeURIComponent("ORDER 77")}&pageSize=100`);
+        // 77, 770–779 and 7700–7799 are beyond 3000 except 77 and 770–779: 11 matches.
+        assert.equal(page.totalCount, 11);
+        assert.deepEqual(
+          page.data.map((entry) => entry.description),
+          ["Bulk order 77", ...Array.from({ length: 10 }, (_, i) => `Bulk order ${770 + i}`)],
+        );
+        // References Bsearch00002990 to Bsearch00002999.
+        assert.equal((await list(merchant, "?search=bSEARCH0000299")).totalCount, 10);
+        assert.equal((await list(merchant, "?search=r%2012")).totalCount, 1 + 10 + 100);
+      });
+
+      it("answers short searches, which no trigram covers, the same way", async () => {
+        const page = await list(merchant, "?search=99");
+        const expected = Array.from({ length: 3000 }, (_, i) => `Bulk order ${i + 1}`).filter((text) => text.includes("99"));
+        assert.equal(page.totalCount, expected.length);
+      });
+
+      it("reads the trigram index, not every link, for the search's matches", async () => {
+        // With a few thousand links the planner rightly prefers the merchant's own index; what must
+        // hold on both databases is that the trigram index serves ILIKE on both columns at all.
+        const plan = await server.db.transaction().execute(async (trx) => {
+          await sql`SET LOCAL enable_seqscan = off`.execute(trx);
+          const { rows } = await sql<{ "QUERY PLAN": string }>`
+            EXPLAIN SELECT count(*) FROM payment_links
+            WHERE reference ILIKE '%order 77%' OR description ILIKE '%order 77%'
+          `.execute(trx);
+          return rows.map((row) => row["QUERY PLAN"]).join("\n");
+        });
+        assert.match(plan, /payment_links_search/);
+      });
     });
   });
 }

@@ -1,4 +1,4 @@
--- Growth to a million links per merchant (docs/decisions.md D-190).
+-- Growth to a million links per merchant (docs/decisions.md D-190, D-191).
 --
 -- 1. The list's totalCount without counting: each merchant's number of links, kept by a trigger in
 --    the transaction that inserts (or deletes) links, so the count a list reads is exactly as
@@ -30,3 +30,11 @@ CREATE TRIGGER payment_links_counted_on_delete AFTER DELETE ON payment_links
 
 INSERT INTO merchant_link_counts (merchant_id, slot, link_count)
 SELECT merchant_id, 0, count(*) FROM payment_links GROUP BY merchant_id;
+
+-- 2. Search ("text anywhere in the reference or the description, any letter case", ILIKE '%…%')
+--    through trigram indexes instead of reading every link of the merchant. pg_trgm ships with
+--    PostgreSQL (a trusted extension: the database owner may create it) and with PGlite, which
+--    loads it in db/connect.ts.
+CREATE EXTENSION IF NOT EXISTS pg_trgm;
+
+CREATE INDEX payment_links_search ON payment_links USING gin (description gin_trgm_ops, reference gin_trgm_ops);
