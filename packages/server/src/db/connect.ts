@@ -6,6 +6,7 @@ import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { type DataDirLock, lockDataDir } from "./data-dir-lock.ts";
 import { migrate } from "./migrate.ts";
+import { initializeDataDirApart } from "./pglite-first-start.ts";
 import type { DB } from "./schema.ts";
 import { SerializedPGliteDialect } from "./serialized-pglite-dialect.ts";
 
@@ -69,6 +70,7 @@ async function openPGlite(target: { kind: "pglite"; dataDir: string } | { kind: 
   let lock: DataDirLock | undefined;
   if (target.kind === "pglite") lock = lockDataDir(target.dataDir);
   try {
+    if (target.kind === "pglite") await initializeDataDirApart(target.dataDir);
     const pglite = await PGlite.create(target.kind === "pglite" ? target.dataDir : "memory://", {
       parsers: { [INT8_OID]: parseInt8 },
       // The trigram indexes of link search (migration 0015) need the extension's code loaded.
