@@ -223,18 +223,26 @@ export async function listLinks(
     const pattern = `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     query = query.where((eb) => eb.or([eb("reference", "ilike", pattern), eb("description", "ilike", pattern)]));
   }
-  // The total is a scalar subquery of the same statement (one snapshot, so page and total agree):
-  // the page walks the (merchant_id, created_at, reference) index and stops after `limit` rows, and
-  // the count reads that index alone. count(*) over () made every list read and sort every row of
-  // the merchant's links (5 s at 1 M links, 0.4 s this way).
+  // The total is a scalar subquery of the same statement (one snapshot, so page and total agree),
+  // and the page walks the (merchant_id, created_at, reference) index and stops after `limit` rows.
+  // Without a filter the total is the merchant's link counter (migration 0015, kept in the
+  // inserting transaction): constant time, where counting read 1 M index entries (0.1 s) at 1 M
+  // links. A filtered total is counted; search finds its matches through the trigram index.
+  const filtered = Boolean(filter.status || filter.type || filter.createdFrom || filter.createdTo || filter.search);
+  const total = filtered ? sql<string>`(${query.select(sql`count(*)`.as("count"))})` : merchantLinkCount(merchantId);
   const rows = await query
     .selectAll()
-    .select(sql<string>`(${query.select(sql`count(*)`.as("count"))})`.as("total_count"))
+    .select(total.as("total_count"))
     .orderBy("created_at", "desc")
     .orderBy("reference", "desc")
     .offset(page.offset)
     .limit(page.limit)
     .execute();
-  const totalCount = await pageTotal(rows, () => query.select(sql<string>`count(*)`.as("count")).executeTakeFirstOrThrow());
+  const totalCount = await pageTotal(rows, () => db.selectNoFrom(total.as("count")).executeTakeFirstOrThrow());
   return { links: rows.map(toRecord), totalCount };
+}
+
+/** The merchant's number of links: the sum of its counter slots (migration 0015). */
+function merchantLinkCount(merchantId: string) {
+  return sql<string>`(SELECT coalesce(sum(link_count), 0) FROM merchant_link_counts WHERE merchant_id = ${merchantId})`;
 }

@@ -36,7 +36,8 @@ export async function migrate(db: Kysely<DB>): Promise<string[]> {
 
 /**
  * PGlite runs one statement per query (extended protocol), so files are split into statements
- * at each `;` that ends a line. Migrations therefore keep to plain DDL/DML: no function bodies.
+ * at each `;` that ends a line. Migrations therefore keep to plain DDL/DML; a function body (a
+ * trigger's) is written on one line, so that none of its own `;` ends a line.
  */
 export function splitStatements(text: string): string[] {
   return text

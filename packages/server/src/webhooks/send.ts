@@ -11,6 +11,7 @@ import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
 import { OutboundTargetRefused, type Resolver, type VettedAddress, vetOutboundHost } from "../net/outbound-guard.ts";
+import { connectionPool } from "./connections.ts";
 import type { OutgoingWebhook } from "./message.ts";
 import { parseRetryAfter } from "./schedule.ts";
 
@@ -153,10 +154,10 @@ function exchange(target: URL, request: OutgoingWebhook, context: ExchangeContex
       target,
       {
         method: "POST",
-        headers: { ...request.headers, "content-length": String(body.length), connection: "close" },
-        // A fresh connection per attempt: no pooled socket can carry a request to an address
-        // other than the one vetted for it.
-        agent: false,
+        headers: { ...request.headers, "content-length": String(body.length) },
+        // Kept-alive sockets, pooled per vetted address (connections.ts): a pooled socket never
+        // carries a request to an address other than the one vetted for it.
+        agent: connectionPool(target, vetted),
         signal,
         ...(vetted ? { lookup: pinnedLookup(vetted) } : {}),
       },
@@ -164,7 +165,8 @@ function exchange(target: URL, request: OutgoingWebhook, context: ExchangeContex
         const statusCode = response.statusCode ?? 0;
         const chunks: Buffer[] = [];
         let size = 0;
-        const finish = () => {
+        // `whole`: the answer ended, so its socket may go back to the pool; otherwise it is closed.
+        const finish = (whole: boolean) => {
           if (settled) return;
           const retryAfterMs =
             statusCode === 429 || statusCode === 503 ? parseRetryAfter(header(response.headers["retry-after"])) : undefined;
@@ -176,18 +178,18 @@ function exchange(target: URL, request: OutgoingWebhook, context: ExchangeContex
             error: null,
             ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
           });
-          // The rest of the answer is of no interest; do not wait for (or download) it.
-          response.destroy();
+          // The rest of a longer answer is of no interest; do not wait for (or download) it.
+          if (!whole) response.destroy();
         };
         response.on("data", (chunk: Buffer) => {
           if (size < RESPONSE_EXCERPT_BYTES) chunks.push(chunk.subarray(0, RESPONSE_EXCERPT_BYTES - size));
           size += chunk.length;
-          if (size >= RESPONSE_EXCERPT_BYTES) finish();
+          if (size > RESPONSE_EXCERPT_BYTES) finish(false);
         });
-        response.on("end", finish);
+        response.on("end", () => finish(true));
         // An answer whose body stalls or breaks still has its status: that is the outcome.
-        response.on("error", finish);
-        response.on("close", finish);
+        response.on("error", () => finish(false));
+        response.on("close", () => finish(false));
       },
     );
     // The connect time-out starts when the socket does (after the SSRF guard's lookup) and ends at

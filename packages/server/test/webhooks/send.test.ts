@@ -1,5 +1,7 @@
 // One attempt over real HTTP, and the SSRF guard (docs/webhooks.md#where-webhooks-may-go) that decides where it may go.
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { after, describe, test } from "node:test";
 import { checkWebhookUrl, isPublicAddress, OutboundTargetRefused, vetOutboundHost } from "../../src/net/outbound-guard.ts";
 import { buildWebhookRequest } from "../../src/webhooks/message.ts";
@@ -201,6 +203,37 @@ describe("sending one attempt", () => {
     });
     assert.equal(result.delivered, true, result.error ?? "");
     assert.equal(hook.requests[0]!.headers.host, `paylink-test.invalid:${hook.port}`);
+  });
+
+  test("attempts to one receiver reuse a kept-alive connection, one pool per vetted address", async () => {
+    // The address each connection was made to, as the receiver saw it.
+    const connectedTo: string[] = [];
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => res.end("ok"));
+    });
+    server.on("connection", (socket) => connectedTo.push((socket.localAddress ?? "").replace(/^::ffff:/, "")));
+    await new Promise<void>((resolve) => server.listen(0, resolve));
+    const port = (server.address() as AddressInfo).port;
+    const sendVia = async (address: string) => {
+      const result = await sendWebhook(`http://paylink-test.invalid:${port}/x`, request(), {
+        allowPrivate: false,
+        vet: async () => ({ address, family: 4 }),
+      });
+      assert.equal(result.delivered, true, result.error ?? "");
+    };
+    try {
+      for (let i = 0; i < 3; i++) await sendVia("127.0.0.1");
+      assert.deepEqual(connectedTo, ["127.0.0.1"]);
+      // The same name vetted to another address never rides the first address's socket.
+      await sendVia("127.0.0.2");
+      await sendVia("127.0.0.2");
+      await sendVia("127.0.0.1");
+      assert.deepEqual(connectedTo, ["127.0.0.1", "127.0.0.2"]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 
   test("the timeout covers the DNS lookup of the guard and a receiver that never answers", async () => {
