@@ -1,17 +1,11 @@
 // Domain values → the link JSON of Straumur's payment-links API. Nothing else builds link JSON.
+
+import type { LinkSubmission } from "../db/link-with-submissions-repository.ts";
 import type { PaymentLinkRecord } from "../db/links-repository.ts";
-import type { SubmissionRecord } from "../db/submissions-repository.ts";
 import { linkStatus } from "../domain/links/status.ts";
 import { linkUrl } from "../domain/links/url.ts";
 
-/** `refunded`: what is refunded of each payment, by payfacReference (absent: nothing). */
-export function presentLink(
-  link: PaymentLinkRecord,
-  submissions: SubmissionRecord[],
-  publicBaseUrl: string,
-  now: Date,
-  refunded: ReadonlyMap<string, number> = new Map(),
-) {
+export function presentLink(link: PaymentLinkRecord, submissions: LinkSubmission[], publicBaseUrl: string, now: Date) {
   const { terms } = link;
   return {
     terminalIdentifier: terms.terminalIdentifier,
@@ -41,7 +35,7 @@ export function presentLink(
       currency: s.currency,
       token: s.token,
       payfacReference: s.payfacReference,
-      refundedAmount: (s.payfacReference && refunded.get(s.payfacReference)) || 0,
+      refundedAmount: s.refundedAmount,
       createdAt: s.createdAt.toISOString(),
     })),
   };
