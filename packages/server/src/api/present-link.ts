@@ -1,4 +1,5 @@
-// Domain values → the link JSON of Straumur's payment-links API. Nothing else builds link JSON.
+// Domain values → the link JSON of Straumur's payment-links API. Nothing else builds link JSON, except
+// the submissions of a link read, which its one statement builds (db/link-with-submissions-repository.ts).
 
 import type { LinkSubmission } from "../db/link-with-submissions-repository.ts";
 import type { PaymentLinkRecord } from "../db/links-repository.ts";
@@ -27,17 +28,8 @@ export function presentLink(link: PaymentLinkRecord, submissions: LinkSubmission
     maxSalesCount: terms.maxSalesCount,
     items: terms.items,
     shopperInfo: terms.shopperInfo,
-    submissions: submissions.map((s) => ({
-      checkoutReference: s.checkoutReference,
-      answers: s.answers,
-      completed: s.completed,
-      amount: s.amount,
-      currency: s.currency,
-      token: s.token,
-      payfacReference: s.payfacReference,
-      refundedAmount: s.refundedAmount,
-      createdAt: s.createdAt.toISOString(),
-    })),
+    // Already in their wire shape (db/link-with-submissions-repository.ts).
+    submissions,
   };
 }
 

@@ -7,7 +7,7 @@ import { type PaymentLinkRecord, toRecord } from "./links-repository.ts";
 import type { PaymentLinksTable } from "./schema.ts";
 import type { Answer } from "./submissions-repository.ts";
 
-/** A submission as the API's link read shows it. */
+/** A submission exactly as the API's link read shows it (built by the statement, in the wire's key order). */
 export interface LinkSubmission {
   checkoutReference: string;
   answers: Answer[];
@@ -18,10 +18,9 @@ export interface LinkSubmission {
   payfacReference: string | null;
   /** What is refunded of this payment so far (0 when nothing, or no payment). */
   refundedAmount: number;
-  createdAt: Date;
+  /** ISO 8601 in UTC to the millisecond, ending in Z. */
+  createdAt: string;
 }
-
-type SubmissionJson = Omit<LinkSubmission, "createdAt"> & { createdAtMs: number };
 
 /** A merchant's link with its submissions, oldest first; another merchant's link is reported as missing. */
 export async function findLinkWithSubmissions(
@@ -29,15 +28,16 @@ export async function findLinkWithSubmissions(
   merchantId: string,
   reference: string,
 ): Promise<{ link: PaymentLinkRecord; submissions: LinkSubmission[] } | undefined> {
-  // Times travel as epoch milliseconds (truncated, as the driver's Dates are): a timestamp's text
-  // inside JSON would depend on the session's time zone.
-  const { rows } = await sql<Selectable<PaymentLinksTable> & { submissions_json: SubmissionJson[] }>`
+  // The submissions need no mapping in JavaScript: each is built here in its wire shape. The time is
+  // formatted from UTC explicitly (a timestamp's own text in JSON would follow the session's time
+  // zone), truncated to the millisecond like the driver's Dates.
+  const { rows } = await sql<Selectable<PaymentLinksTable> & { submissions_json: LinkSubmission[] }>`
     SELECT l.*, (
       SELECT coalesce(json_agg(json_build_object(
                'checkoutReference', s.id, 'answers', s.answers, 'completed', s.completed, 'amount', s.amount,
                'currency', s.currency, 'token', s.token, 'payfacReference', s.payfac_reference,
                'refundedAmount', coalesce(r.refunded_amount, 0),
-               'createdAtMs', floor(extract(epoch FROM s.created_at) * 1000)
+               'createdAt', to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
              ) ORDER BY s.created_at, s.id), '[]'::json)
       FROM submissions s LEFT JOIN refund_balances r ON r.payfac_reference = s.payfac_reference
       WHERE s.link_reference = l.reference
@@ -47,11 +47,5 @@ export async function findLinkWithSubmissions(
   `.execute(db);
   const row = rows[0];
   if (!row) return undefined;
-  const submissions = row.submissions_json.map(({ createdAtMs, ...submission }) => ({
-    ...submission,
-    amount: Number(submission.amount),
-    refundedAmount: Number(submission.refundedAmount),
-    createdAt: new Date(Number(createdAtMs)),
-  }));
-  return { link: toRecord(row), submissions };
+  return { link: toRecord(row), submissions: row.submissions_json };
 }
