@@ -1,6 +1,5 @@
 // GET /api/v1/paymentlinks/{reference} (docs/api.md#read)
-import { findLink, listSubmissions } from "../db/links-repository.ts";
-import { refundedAmounts } from "../db/refunds-repository.ts";
+import { findLinkWithSubmissions } from "../db/link-with-submissions-repository.ts";
 import { AppError } from "../domain/errors.ts";
 import { envelope } from "../http/envelope.ts";
 import type { TypedApp } from "../http/typed-app.ts";
@@ -23,14 +22,9 @@ export function registerGetLink(app: TypedApp, deps: ApiDeps) {
     async (request) => {
       const { reference } = request.params;
       // References are at most 64 characters; a longer one is not looked up.
-      const link = reference.length <= 64 ? await findLink(deps.db, request.merchantId, reference) : undefined;
-      if (!link) throw notFound(reference);
-      const submissions = await listSubmissions(deps.db, reference);
-      const refunded = await refundedAmounts(
-        deps.db,
-        submissions.flatMap((s) => (s.payfacReference ? [s.payfacReference] : [])),
-      );
-      return { paymentLink: presentLink(link, submissions, deps.publicBaseUrl, deps.now(), refunded), ...envelope(request) };
+      const found = reference.length <= 64 ? await findLinkWithSubmissions(deps.db, request.merchantId, reference) : undefined;
+      if (!found) throw notFound(reference);
+      return { paymentLink: presentLink(found.link, found.submissions, deps.publicBaseUrl, deps.now()), ...envelope(request) };
     },
   );
 }

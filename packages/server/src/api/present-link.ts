@@ -1,17 +1,12 @@
-// Domain values → the link JSON of Straumur's payment-links API. Nothing else builds link JSON.
+// Domain values → the link JSON of Straumur's payment-links API. Nothing else builds link JSON, except
+// the submissions of a link read, which its one statement builds (db/link-with-submissions-repository.ts).
+
+import type { LinkSubmission } from "../db/link-with-submissions-repository.ts";
 import type { PaymentLinkRecord } from "../db/links-repository.ts";
-import type { SubmissionRecord } from "../db/submissions-repository.ts";
 import { linkStatus } from "../domain/links/status.ts";
 import { linkUrl } from "../domain/links/url.ts";
 
-/** `refunded`: what is refunded of each payment, by payfacReference (absent: nothing). */
-export function presentLink(
-  link: PaymentLinkRecord,
-  submissions: SubmissionRecord[],
-  publicBaseUrl: string,
-  now: Date,
-  refunded: ReadonlyMap<string, number> = new Map(),
-) {
+export function presentLink(link: PaymentLinkRecord, submissions: LinkSubmission[], publicBaseUrl: string, now: Date) {
   const { terms } = link;
   return {
     terminalIdentifier: terms.terminalIdentifier,
@@ -33,17 +28,8 @@ export function presentLink(
     maxSalesCount: terms.maxSalesCount,
     items: terms.items,
     shopperInfo: terms.shopperInfo,
-    submissions: submissions.map((s) => ({
-      checkoutReference: s.checkoutReference,
-      answers: s.answers,
-      completed: s.completed,
-      amount: s.amount,
-      currency: s.currency,
-      token: s.token,
-      payfacReference: s.payfacReference,
-      refundedAmount: (s.payfacReference && refunded.get(s.payfacReference)) || 0,
-      createdAt: s.createdAt.toISOString(),
-    })),
+    // Already in their wire shape (db/link-with-submissions-repository.ts).
+    submissions,
   };
 }
 

@@ -3,6 +3,7 @@
 import { createHash } from "node:crypto";
 import type { LogoImage } from "../domain/themes/logo.ts";
 import { hashApiKey, newApiKey, newApiKeyId, newMerchantId, newTerminalIdentifier, newThemeKey, newUserId } from "../ids.ts";
+import { apiKeyCacheOf } from "./api-key-cache.ts";
 import type { Database } from "./connect.ts";
 
 export interface Terminal {
@@ -62,20 +63,41 @@ export async function createApiKey(db: Database, merchantId: string, name: strin
   return { keyId, apiKey };
 }
 
+/**
+ * The merchant of an active API key. Keys are remembered in this process (db/api-key-cache.ts): a
+ * known key costs no statement, except the cache's once-a-second generation check.
+ */
 export async function findMerchantIdByApiKey(db: Database, apiKey: string): Promise<string | undefined> {
-  const row = await db
-    .selectFrom("api_keys")
-    .select(["id", "merchant_id", "last_used_at"])
-    .where("key_hash", "=", hashApiKey(apiKey))
-    .where("revoked_at", "is", null)
-    .executeTakeFirst();
-  // "Last used" for the portal's key list, written at most once a minute per key, not per request.
-  if (row && (!row.last_used_at || Date.now() - row.last_used_at.getTime() > 60_000)) {
-    await db.updateTable("api_keys").set({ last_used_at: new Date() }).where("id", "=", row.id).execute();
+  const keyHash = hashApiKey(apiKey);
+  const cache = apiKeyCacheOf(db);
+  await cache.confirm();
+  let key = cache.get(keyHash);
+  if (!key) {
+    const epoch = cache.epoch;
+    const row = await db
+      .selectFrom("api_keys")
+      .select(["id", "merchant_id", "last_used_at"])
+      .where("key_hash", "=", keyHash)
+      .where("revoked_at", "is", null)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    key = { keyId: row.id, merchantId: row.merchant_id, lastUsedAt: row.last_used_at?.getTime() ?? null };
+    cache.remember(keyHash, key, epoch);
   }
-  return row?.merchant_id;
+  // "Last used" for the portal's key list, written at most once a minute per key and process, not per request.
+  const now = Date.now();
+  if (key.lastUsedAt === null || now - key.lastUsedAt > 60_000) {
+    key.lastUsedAt = now;
+    await db
+      .updateTable("api_keys")
+      .set({ last_used_at: new Date(now) })
+      .where("id", "=", key.keyId)
+      .execute();
+  }
+  return key.merchantId;
 }
 
+/** Revokes a key; this process refuses it from the moment this returns, other instances within about a second. */
 export async function revokeApiKey(db: Database, merchantId: string, keyId: string): Promise<boolean> {
   const result = await db
     .updateTable("api_keys")
@@ -84,6 +106,7 @@ export async function revokeApiKey(db: Database, merchantId: string, keyId: stri
     .where("merchant_id", "=", merchantId)
     .where("revoked_at", "is", null)
     .executeTakeFirst();
+  apiKeyCacheOf(db).forgetAll();
   return result.numUpdatedRows > 0n;
 }
 

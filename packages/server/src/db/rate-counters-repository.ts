@@ -10,15 +10,18 @@ export interface WindowCount {
   resetMs: number;
 }
 
-/** Counts one request for `key` in the current window of `windowSeconds`; one statement, atomic. */
-export async function countRequest(db: Database, key: string, windowSeconds: number): Promise<WindowCount> {
+/**
+ * Counts `requests` (default one) for `key` in the current window of `windowSeconds`; one
+ * statement, atomic. The count returned includes them.
+ */
+export async function countRequest(db: Database, key: string, windowSeconds: number, requests = 1): Promise<WindowCount> {
   const { rows } = await sql<{ count: number; reset_ms: number }>`
     WITH clock AS (
       SELECT to_timestamp(floor(extract(epoch FROM now()) / ${windowSeconds}) * ${windowSeconds}) AS window_start
     )
     INSERT INTO api_rate_counters AS c (key, window_start, count)
-    SELECT ${key}, clock.window_start, 1 FROM clock
-    ON CONFLICT (key, window_start) DO UPDATE SET count = c.count + 1
+    SELECT ${key}, clock.window_start, ${requests}::integer FROM clock
+    ON CONFLICT (key, window_start) DO UPDATE SET count = c.count + ${requests}::integer
     RETURNING c.count,
       (extract(epoch FROM c.window_start + make_interval(secs => ${windowSeconds}) - now()) * 1000)::float8 AS reset_ms
   `.execute(db);

@@ -1,5 +1,5 @@
 // Rate limits: error 3002 (429 with Retry-After) on the API. The API limit per key is shared by
-// every instance on PostgreSQL (one atomic upsert per request, D-132); on the embedded database
+// every instance on PostgreSQL (atomic upserts claiming requests in batches, D-181); on the embedded database
 // (one process) it lives in memory (@fastify/rate-limit's LRU store, fixed windows). The
 // checkout's card-testing brake is counted in the database (checkout/brake.ts): it must hold
 // under concurrency, and it guards the processor.
@@ -7,8 +7,8 @@ import { createHash } from "node:crypto";
 import rateLimit, { normalizeIP } from "@fastify/rate-limit";
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from "fastify";
 import type { Database } from "../db/connect.ts";
-import { countRequest } from "../db/rate-counters-repository.ts";
 import { AppError } from "../domain/errors.ts";
+import { SharedApiLimit } from "./shared-api-limit.ts";
 
 export interface RateLimits {
   /** Requests per minute per API key on /api/v1 (keys are told apart by a hash). 0 turns it off. */
@@ -54,18 +54,19 @@ export function apiRateLimit(app: FastifyInstance, perMinute: number, shared?: D
 }
 
 /**
- * The API limit per key counted in the database every instance shares (D-132): N instances behind
- * a load balancer allow the limit once, not N times. One atomic upsert per request on an UNLOGGED
- * table; the answer and headers are those of the in-memory limiter.
+ * The API limit per key counted in the database every instance shares (D-181): N instances
+ * behind a load balancer allow the limit once, not N times. Counted in batches (http/shared-api-limit.ts);
+ * the answer and headers are those of the in-memory limiter.
  */
 function sharedApiRateLimit(db: Database, perMinute: number): onRequestAsyncHookHandler {
+  const limit = new SharedApiLimit(db, perMinute);
   return async function sharedLimit(request, reply) {
-    // A database that is away fails this like any other query: 503 5003 (http/errors.ts).
-    const { count, resetMs } = await countRequest(db, apiLimitKey(request), 60);
+    // A database that is away fails a claim like any other query: 503 5003 (http/errors.ts).
+    const admission = await limit.admit(apiLimitKey(request));
     reply.header("x-ratelimit-limit", String(perMinute));
-    reply.header("x-ratelimit-remaining", String(Math.max(0, perMinute - count)));
-    reply.header("x-ratelimit-reset", String(Math.ceil(resetMs / 1000)));
-    if (count > perMinute) throw apiRateLimited(perMinute, resetMs);
+    reply.header("x-ratelimit-remaining", String(admission.admitted ? admission.remaining : 0));
+    reply.header("x-ratelimit-reset", String(Math.ceil(admission.resetMs / 1000)));
+    if (!admission.admitted) throw apiRateLimited(perMinute, admission.resetMs);
   };
 }
 
