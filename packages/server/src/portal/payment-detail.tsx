@@ -1,6 +1,7 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
-// GET /portal/payments/{checkoutReference} (docs/portal.md#payments): one payment with its link,
-// card, result, the shopper's answers and its refunds.
+// GET /portal/payments/{checkoutReference} (docs/portal.md#payments): one payment — a link sale
+// or a saved-card charge — with its link or reference, card, result, the shopper's answers and its
+// refunds, and the forms to refund and reverse it.
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { MESSAGES } from "../checkout/i18n.ts";
@@ -17,7 +18,7 @@ import { frameOf, sendPortalNotFound, sendPortalPage } from "./render.tsx";
 import { formField } from "./request-state.ts";
 import { IdParams } from "./schemas.ts";
 import { Layout } from "./views/layout.tsx";
-import { StatePill } from "./views/payments-table.tsx";
+import { PaymentReference, StatePill } from "./views/payments-table.tsx";
 import { Refunds } from "./views/refunds.tsx";
 
 export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalContext): void {
@@ -47,12 +48,11 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
             <dl class="facts">
               <dt>{m.payment.date}</dt>
               <dd>{formatDateTime(payment.createdAt, lang)}</dd>
-              <dt>{m.payment.link}</dt>
+              <dt>{m.payment.type}</dt>
+              <dd data-source={payment.source}>{m.payment.sources[payment.source]}</dd>
+              <dt>{payment.source === "link" ? m.payment.link : m.payment.merchantReference}</dt>
               <dd>
-                <a class="mono" href={`/portal/links/${payment.linkReference}`}>
-                  {payment.linkReference}
-                </a>
-                {payment.linkDescription ? <span class="hint">{payment.linkDescription}</span> : null}
+                <PaymentReference payment={payment} />
               </dd>
               <dt>{m.payments.checkoutReference}</dt>
               <dd class="mono">{payment.checkoutReference}</dd>

@@ -1,6 +1,6 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
 // /portal/themes (docs/portal.md#themes): the merchant's checkout themes; create and edit (name,
-// colour, logo) beside a live preview. Logos are taken in like the admin API's (take-logo.ts).
+// colour or none, logo) beside a live preview. Logos are taken in like the admin API's (take-logo.ts).
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { takeLogo } from "../admin/take-logo.ts";
@@ -72,8 +72,11 @@ export function themesRoutes(fastify: FastifyInstance, { deps }: PortalContext):
     const values = { name: formField(request.body, "name").trim(), primaryColor: formField(request.body, "primaryColor").trim() };
     const problems = new Map<string, string>();
     if (values.name === "" || values.name.length > 100) problems.set("name", "name must be 1 to 100 characters.");
-    const primaryColor = normaliseHexColour(values.primaryColor);
-    if (!primaryColor) problems.set("primaryColor", "primaryColor must be a colour such as #0f766e.");
+    // Without a colour of its own, the theme takes the checkout's default (the box's meaning).
+    const noColour = formField(request.body, "defaultColour") === "1";
+    if (noColour) values.primaryColor = "";
+    const primaryColor = noColour ? null : normaliseHexColour(values.primaryColor);
+    if (!noColour && !primaryColor) problems.set("primaryColor", "primaryColor must be a colour such as #0f766e.");
     let logo: { image: NonNullable<Awaited<ReturnType<typeof takeLogo>>["logo"]>; sourceUrl: string | null } | null | undefined;
     const logoUrl = formField(request.body, "logoUrl").trim();
     try {
