@@ -1,6 +1,7 @@
 // The portal's texts in English. This table fixes the keys; TypeScript makes every other
 // language complete.
 import { devEn } from "./en-developers.ts";
+import type { ApiErrorTexts } from "./is-api-errors.ts";
 
 export const en = {
   portal: "Merchant portal",
@@ -217,7 +218,10 @@ export const en = {
     previewPay: "Pay",
     saved: "Theme saved.",
     edit: "Edit",
+    problems: { name: "Enter a name of 1 to 100 characters.", primaryColor: "Choose a colour such as #0f766e." },
   },
+  /** Errors of the shared services: English pages show the API's own message (see error-text.ts). */
+  apiErrors: null as ApiErrorTexts | null,
   fieldErrors: "Please correct the fields marked below.",
   saved: "Saved.",
   copy: "Copy",

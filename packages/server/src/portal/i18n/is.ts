@@ -1,5 +1,6 @@
 // The portal's texts in Icelandic.
 import type { Messages } from "./en.ts";
+import { isApiErrors } from "./is-api-errors.ts";
 import { devIs } from "./is-developers.ts";
 
 export const is: Messages = {
@@ -210,7 +211,9 @@ export const is: Messages = {
     previewPay: "Greiða",
     saved: "Útlit vistað.",
     edit: "Breyta",
+    problems: { name: "Sláðu inn heiti, 1 til 100 stafi.", primaryColor: "Veldu lit, t.d. #0f766e." },
   },
+  apiErrors: isApiErrors,
   fieldErrors: "Lagaðu reitina sem eru merktir hér fyrir neðan.",
   saved: "Vistað.",
   copy: "Afrita",
