@@ -1,6 +1,7 @@
 // What every payment carries about the processor's answer and the card, whichever table holds it
 // (submissions for link sales, token_payments for saved-card charges): one shape and one mapper,
 // so the checkout's, the API's and the portal's reads of a payment cannot drift apart.
+import type { SubmissionsTable } from "./schema.ts";
 
 export interface PaymentFacts {
   payfacReference: string | null;
@@ -13,17 +14,18 @@ export interface PaymentFacts {
   cardUsage: string | null;
 }
 
-/** The columns of PaymentFacts, named alike in both tables. */
-export interface PaymentFactColumns {
-  payfac_reference: string | null;
-  auth_code: string | null;
-  reason: string | null;
-  card_brand: string | null;
-  card_masked: string | null;
-  card_last4: string | null;
-  card_expiry: string | null;
-  card_usage: string | null;
-}
+/** The columns of PaymentFacts, named and typed alike in both tables. */
+export const PAYMENT_FACT_COLUMNS = [
+  "payfac_reference",
+  "auth_code",
+  "reason",
+  "card_brand",
+  "card_masked",
+  "card_last4",
+  "card_expiry",
+  "card_usage",
+] as const;
+export type PaymentFactColumns = Pick<SubmissionsTable, (typeof PAYMENT_FACT_COLUMNS)[number]>;
 
 export function paymentFactsOf(row: PaymentFactColumns): PaymentFacts {
   return {

@@ -4,7 +4,7 @@
 import { type Kysely, sql } from "kysely";
 import type { Database } from "./connect.ts";
 import { pageTotal, WINDOW_TOTAL } from "./page-total.ts";
-import { type PaymentFactColumns, type PaymentFacts, paymentFactsOf } from "./payment-facts.ts";
+import { PAYMENT_FACT_COLUMNS, type PaymentFactColumns, type PaymentFacts, paymentFactsOf } from "./payment-facts.ts";
 import type { DB } from "./schema.ts";
 import type { Answer } from "./submissions-repository.ts";
 
@@ -42,17 +42,6 @@ export interface PaymentFilter {
   search?: string | undefined;
 }
 
-const FACT_COLUMNS = [
-  "payfac_reference",
-  "auth_code",
-  "reason",
-  "card_brand",
-  "card_masked",
-  "card_last4",
-  "card_expiry",
-  "card_usage",
-] as const;
-
 /** Both kinds of payment in one shape of columns, each side filtered before they are joined. */
 function paymentsQuery(db: Kysely<DB>, merchantId: string, filter: PaymentFilter) {
   const pattern = filter.search ? `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
@@ -71,7 +60,7 @@ function paymentsQuery(db: Kysely<DB>, merchantId: string, filter: PaymentFilter
       "s.currency",
       "s.state",
       sql<Answer[]>`s.answers`.as("answers"),
-      ...FACT_COLUMNS.map((column) => `s.${column}` as const),
+      ...PAYMENT_FACT_COLUMNS.map((column) => `s.${column}` as const),
       "s.created_at",
     ]);
   let tokens = db
@@ -88,7 +77,7 @@ function paymentsQuery(db: Kysely<DB>, merchantId: string, filter: PaymentFilter
       "t.currency",
       "t.state",
       sql<Answer[]>`'[]'::jsonb`.as("answers"),
-      ...FACT_COLUMNS.map((column) => `t.${column}` as const),
+      ...PAYMENT_FACT_COLUMNS.map((column) => `t.${column}` as const),
       "t.created_at",
     ]);
   if (filter.from) {

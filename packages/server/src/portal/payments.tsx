@@ -13,6 +13,7 @@ import { PORTAL_MESSAGES } from "./i18n.ts";
 import { CSV_HEADER, csvRow } from "./payments-csv.ts";
 import { frameOf, sendPortalPage } from "./render.tsx";
 import { dayStart, PaymentsQuery, pageNumber } from "./schemas.ts";
+import { FilterSelect } from "./views/form-bits.tsx";
 import { Layout } from "./views/layout.tsx";
 import { PaymentsTable } from "./views/payments-table.tsx";
 
@@ -71,28 +72,20 @@ export function paymentsRoutes(fastify: FastifyInstance, { deps }: PortalContext
               <label for="search">{m.payments.search}</label>
               <input id="search" name="search" type="search" value={filter.search ?? ""} />
             </div>
-            <div class="field">
-              <label for="type">{m.payment.type}</label>
-              <select id="type" name="type">
-                <option value="">{m.payments.anyType}</option>
-                {PAYMENT_SOURCES.map((s) => (
-                  <option key={s} value={s} selected={s === filter.source}>
-                    {m.payment.sources[s]}
-                  </option>
-                ))}
-              </select>
-            </div>
-            <div class="field">
-              <label for="result">{m.payment.result}</label>
-              <select id="result" name="result">
-                <option value="">{m.payments.anyResult}</option>
-                {FINISHED_STATES.map((s) => (
-                  <option key={s} value={s} selected={s === filter.state}>
-                    {m.payment.states[s]}
-                  </option>
-                ))}
-              </select>
-            </div>
+            <FilterSelect
+              name="type"
+              label={m.payment.type}
+              anyLabel={m.payments.anyType}
+              options={PAYMENT_SOURCES.map((s) => ({ value: s, label: m.payment.sources[s]! }))}
+              selected={filter.source}
+            />
+            <FilterSelect
+              name="result"
+              label={m.payment.result}
+              anyLabel={m.payments.anyResult}
+              options={FINISHED_STATES.map((s) => ({ value: s, label: m.payment.states[s]! }))}
+              selected={filter.state}
+            />
             <div class="field">
               <label for="from">{m.payments.from}</label>
               <input id="from" name="from" type="date" value={fromText} />
