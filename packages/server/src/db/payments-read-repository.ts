@@ -1,17 +1,34 @@
-// What the portal reads about a merchant's payments: the finished checkout submissions of its
-// links (approved, declined, failed), sales per day, and the links that sell most. Read-only;
-// every query is scoped to one merchant through the link's merchant_id.
-import { sql } from "kysely";
+// What the portal reads about a merchant's payments: every finished payment, whether a sale through
+// one of its links (a submission) or a charge of one of its saved cards (a token payment); sales per
+// day; the links that sell most. Read-only; every query is scoped to one merchant.
+import { type Kysely, sql } from "kysely";
 import type { Database } from "./connect.ts";
 import { pageTotal, WINDOW_TOTAL } from "./page-total.ts";
-import { type SubmissionRecord, toSubmission } from "./submissions-repository.ts";
+import { PAYMENT_FACT_COLUMNS, type PaymentFactColumns, type PaymentFacts, paymentFactsOf } from "./payment-facts.ts";
+import type { DB } from "./schema.ts";
+import type { Answer } from "./submissions-repository.ts";
 
-/** Submissions that are payments a merchant should see: pending and abandoned ones never became one. */
-const FINISHED = ["approved", "declined", "failed"];
+/** Payments a merchant should see: pending ones have no result yet, abandoned ones never became one. */
+export const FINISHED_STATES = ["approved", "declined", "failed"] as const;
+export const PAYMENT_SOURCES = ["link", "token"] as const;
+export type PaymentSource = (typeof PAYMENT_SOURCES)[number];
 
-export interface PaymentRow extends SubmissionRecord {
+export interface PaymentRow extends PaymentFacts {
+  /** "link": a sale through a payment link; "token": a charge of a saved card (POST /payment). */
+  source: PaymentSource;
+  checkoutReference: string;
+  /** The link of a link sale; null for a token payment. */
+  linkReference: string | null;
+  /** The link's description; "" for a token payment. */
   linkDescription: string;
-  linkType: string;
+  /** The merchant's own reference of a token payment; null for a link sale. */
+  merchantReference: string | null;
+  amount: number;
+  currency: string;
+  state: string;
+  /** The shopper's answers to the link's fields; none for a token payment. */
+  answers: Answer[];
+  createdAt: Date;
 }
 
 export interface PaymentFilter {
@@ -19,17 +36,98 @@ export interface PaymentFilter {
   from?: Date | undefined;
   /** Exclusive upper bound of created_at. */
   to?: Date | undefined;
+  state?: (typeof FINISHED_STATES)[number] | undefined;
+  source?: PaymentSource | undefined;
+  /** Part of a reference (checkout, payfac, link, the merchant's own) or of the link's description. */
+  search?: string | undefined;
 }
 
-function paymentsQuery(db: Database, merchantId: string, filter: PaymentFilter) {
-  let query = db
+/** Both kinds of payment in one shape of columns, each side filtered before they are joined. */
+function paymentsQuery(db: Kysely<DB>, merchantId: string, filter: PaymentFilter) {
+  const pattern = filter.search ? `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
+  let links = db
     .selectFrom("submissions as s")
     .innerJoin("payment_links as l", "l.reference", "s.link_reference")
     .where("l.merchant_id", "=", merchantId)
-    .where("s.state", "in", FINISHED);
-  if (filter.from) query = query.where("s.created_at", ">=", filter.from);
-  if (filter.to) query = query.where("s.created_at", "<", filter.to);
-  return query;
+    .where("s.state", "in", filter.state ? [filter.state] : [...FINISHED_STATES])
+    .select([
+      sql<PaymentSource>`'link'`.as("source"),
+      "s.id",
+      sql<string | null>`s.link_reference`.as("link_reference"),
+      "l.description as link_description",
+      sql<string | null>`NULL::text`.as("merchant_reference"),
+      "s.amount",
+      "s.currency",
+      "s.state",
+      sql<Answer[]>`s.answers`.as("answers"),
+      ...PAYMENT_FACT_COLUMNS.map((column) => `s.${column}` as const),
+      "s.created_at",
+    ]);
+  let tokens = db
+    .selectFrom("token_payments as t")
+    .where("t.merchant_id", "=", merchantId)
+    .where("t.state", "in", filter.state ? [filter.state] : [...FINISHED_STATES])
+    .select([
+      sql<PaymentSource>`'token'`.as("source"),
+      "t.id",
+      sql<string | null>`NULL::text`.as("link_reference"),
+      sql<string>`''::text`.as("link_description"),
+      sql<string | null>`t.merchant_reference`.as("merchant_reference"),
+      "t.amount",
+      "t.currency",
+      "t.state",
+      sql<Answer[]>`'[]'::jsonb`.as("answers"),
+      ...PAYMENT_FACT_COLUMNS.map((column) => `t.${column}` as const),
+      "t.created_at",
+    ]);
+  if (filter.from) {
+    links = links.where("s.created_at", ">=", filter.from);
+    tokens = tokens.where("t.created_at", ">=", filter.from);
+  }
+  if (filter.to) {
+    links = links.where("s.created_at", "<", filter.to);
+    tokens = tokens.where("t.created_at", "<", filter.to);
+  }
+  if (pattern) {
+    links = links.where((eb) =>
+      eb.or(["s.id", "s.payfac_reference", "s.link_reference", "l.description"].map((c) => eb(eb.ref(c as "s.id"), "ilike", pattern))),
+    );
+    tokens = tokens.where((eb) =>
+      eb.or(["t.id", "t.payfac_reference", "t.merchant_reference"].map((c) => eb(eb.ref(c as "t.id"), "ilike", pattern))),
+    );
+  }
+  const union = filter.source === "link" ? links : filter.source === "token" ? tokens : links.unionAll(tokens);
+  return db.selectFrom(union.as("p"));
+}
+
+/** A row of paymentsQuery. */
+interface PaymentColumns extends PaymentFactColumns {
+  source: PaymentSource;
+  id: string;
+  link_reference: string | null;
+  link_description: string;
+  merchant_reference: string | null;
+  amount: number | string;
+  currency: string;
+  state: string;
+  answers: Answer[];
+  created_at: Date | string;
+}
+
+function toPaymentRow(row: PaymentColumns): PaymentRow {
+  return {
+    ...paymentFactsOf(row),
+    source: row.source,
+    checkoutReference: row.id,
+    linkReference: row.link_reference,
+    linkDescription: row.link_description,
+    merchantReference: row.merchant_reference,
+    amount: Number(row.amount),
+    currency: row.currency,
+    state: row.state,
+    answers: row.answers,
+    createdAt: new Date(row.created_at),
+  };
 }
 
 export async function listPayments(
@@ -40,29 +138,21 @@ export async function listPayments(
 ): Promise<{ payments: PaymentRow[]; totalCount: number }> {
   const query = paymentsQuery(db, merchantId, filter);
   const rows = await query
-    .selectAll("s")
-    .select(["l.description as link_description", "l.type as link_type"])
+    .selectAll("p")
     .select(WINDOW_TOTAL)
-    .orderBy("s.created_at", "desc")
-    .orderBy("s.id", "desc")
+    .orderBy("p.created_at", "desc")
+    .orderBy("p.id", "desc")
     .offset(page.offset)
     .limit(page.limit)
     .execute();
   const totalCount = await pageTotal(rows, () => query.select(sql<string>`count(*)`.as("count")).executeTakeFirstOrThrow());
-  return {
-    totalCount,
-    payments: rows.map((row) => ({ ...toSubmission(row), linkDescription: row.link_description, linkType: row.link_type })),
-  };
+  return { totalCount, payments: rows.map(toPaymentRow) };
 }
 
-/** One payment of this merchant by its checkoutReference; another merchant's is undefined. */
+/** One payment (link sale or token payment) of this merchant by its checkoutReference; another merchant's is undefined. */
 export async function findPayment(db: Database, merchantId: string, checkoutReference: string): Promise<PaymentRow | undefined> {
-  const row = await paymentsQuery(db, merchantId, {})
-    .where("s.id", "=", checkoutReference)
-    .selectAll("s")
-    .select(["l.description as link_description", "l.type as link_type"])
-    .executeTakeFirst();
-  return row && { ...toSubmission(row), linkDescription: row.link_description, linkType: row.link_type };
+  const row = await paymentsQuery(db, merchantId, {}).selectAll("p").where("p.id", "=", checkoutReference).executeTakeFirst();
+  return row && toPaymentRow(row);
 }
 
 export interface DailySales {

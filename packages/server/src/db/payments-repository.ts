@@ -2,9 +2,10 @@
 // charge of a saved card (a token payment). Found by the processor's payfacReference, and only
 // among the merchant's own: another merchant's payment is not found.
 import { type Kysely, sql } from "kysely";
+import { type PaymentFactColumns, type PaymentFacts, paymentFactsOf } from "./payment-facts.ts";
 import type { DB } from "./schema.ts";
 
-export interface PaymentRecord {
+export interface PaymentRecord extends PaymentFacts {
   source: "link" | "token";
   checkoutReference: string;
   payfacReference: string;
@@ -16,17 +17,10 @@ export interface PaymentRecord {
   currency: string;
   /** pending, approved, declined, failed, abandoned. */
   state: string;
-  reason: string | null;
-  authCode: string | null;
-  cardBrand: string | null;
-  cardMasked: string | null;
-  cardLast4: string | null;
-  cardExpiry: string | null;
-  cardUsage: string | null;
   createdAt: Date;
 }
 
-interface PaymentRow {
+interface PaymentRow extends PaymentFactColumns {
   source: "link" | "token";
   id: string;
   payfac_reference: string;
@@ -36,13 +30,6 @@ interface PaymentRow {
   amount: number | string;
   currency: string;
   state: string;
-  reason: string | null;
-  auth_code: string | null;
-  card_brand: string | null;
-  card_masked: string | null;
-  card_last4: string | null;
-  card_expiry: string | null;
-  card_usage: string | null;
   created_at: Date | string;
 }
 
@@ -60,6 +47,7 @@ export async function findPayment(db: Kysely<DB>, merchantId: string, payfacRefe
   const row = result.rows[0];
   return (
     row && {
+      ...paymentFactsOf(row),
       source: row.source,
       checkoutReference: row.id,
       payfacReference: row.payfac_reference,
@@ -69,13 +57,6 @@ export async function findPayment(db: Kysely<DB>, merchantId: string, payfacRefe
       amount: Number(row.amount),
       currency: row.currency,
       state: row.state,
-      reason: row.reason,
-      authCode: row.auth_code,
-      cardBrand: row.card_brand,
-      cardMasked: row.card_masked,
-      cardLast4: row.card_last4,
-      cardExpiry: row.card_expiry,
-      cardUsage: row.card_usage,
       createdAt: new Date(row.created_at),
     }
   );

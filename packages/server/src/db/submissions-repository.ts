@@ -2,6 +2,7 @@
 // shape for every read, the checkout's and the API's.
 import type { Kysely, Selectable } from "kysely";
 import type { Database } from "./connect.ts";
+import { type PaymentFacts, paymentFactsOf } from "./payment-facts.ts";
 import type { DB, SubmissionsTable } from "./schema.ts";
 
 /** Rows one sweep takes on; the next sweep takes the rest. */
@@ -12,7 +13,7 @@ export interface Answer {
   value: string;
 }
 
-export interface SubmissionRecord {
+export interface SubmissionRecord extends PaymentFacts {
   checkoutReference: string;
   linkReference: string;
   /** The shopper fields the link asked for, as answered. */
@@ -23,14 +24,6 @@ export interface SubmissionRecord {
   amount: number;
   currency: string;
   token: string | null;
-  payfacReference: string | null;
-  authCode: string | null;
-  reason: string | null;
-  cardBrand: string | null;
-  cardMasked: string | null;
-  cardLast4: string | null;
-  cardExpiry: string | null;
-  cardUsage: string | null;
   createdAt: Date;
   completedAt: Date | null;
 }
@@ -45,14 +38,7 @@ export function toSubmission(row: Selectable<SubmissionsTable>): SubmissionRecor
     amount: row.amount,
     currency: row.currency,
     token: row.token,
-    payfacReference: row.payfac_reference,
-    authCode: row.auth_code,
-    reason: row.reason,
-    cardBrand: row.card_brand,
-    cardMasked: row.card_masked,
-    cardLast4: row.card_last4,
-    cardExpiry: row.card_expiry,
-    cardUsage: row.card_usage,
+    ...paymentFactsOf(row),
     createdAt: row.created_at,
     completedAt: row.completed_at,
   };

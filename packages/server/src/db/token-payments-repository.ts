@@ -3,6 +3,7 @@
 import { type Kysely, type Selectable, sql, type Transaction } from "kysely";
 import type { Database } from "./connect.ts";
 import { registerPayfacReference } from "./payfac-references-repository.ts";
+import { type PaymentFacts, paymentFactsOf } from "./payment-facts.ts";
 import type { DB } from "./schema.ts";
 import type { TokenPaymentsTable } from "./schema-after-sale.ts";
 
@@ -10,7 +11,7 @@ import type { TokenPaymentsTable } from "./schema-after-sale.ts";
 export const TOKEN_PAYMENT_TTL_SECONDS = 5 * 60;
 const SWEEP_LIMIT = 100;
 
-export interface TokenPaymentRecord {
+export interface TokenPaymentRecord extends PaymentFacts {
   checkoutReference: string;
   merchantId: string;
   terminalIdentifier: string;
@@ -20,14 +21,6 @@ export interface TokenPaymentRecord {
   currency: string;
   /** pending, approved, declined, failed (outcome unknown, reversed at the processor). */
   state: string;
-  payfacReference: string | null;
-  authCode: string | null;
-  reason: string | null;
-  cardBrand: string | null;
-  cardMasked: string | null;
-  cardLast4: string | null;
-  cardExpiry: string | null;
-  cardUsage: string | null;
   createdAt: Date;
 }
 
@@ -41,14 +34,7 @@ export function toTokenPayment(row: Selectable<TokenPaymentsTable>): TokenPaymen
     amount: Number(row.amount),
     currency: row.currency,
     state: row.state,
-    payfacReference: row.payfac_reference,
-    authCode: row.auth_code,
-    reason: row.reason,
-    cardBrand: row.card_brand,
-    cardMasked: row.card_masked,
-    cardLast4: row.card_last4,
-    cardExpiry: row.card_expiry,
-    cardUsage: row.card_usage,
+    ...paymentFactsOf(row),
     createdAt: row.created_at,
   };
 }

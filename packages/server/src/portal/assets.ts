@@ -137,17 +137,20 @@ if(preview){
 var form=preview.closest("form")||document;
 var colour=form.querySelector("[name=primaryColor]");
 var name=form.querySelector("[name=name]");
+var noColour=form.querySelector("[name=defaultColour]");
 var update=function(){
-if(colour&&/^#[0-9a-fA-F]{6}$/.test(colour.value)){
-preview.style.setProperty("--brand",colour.value);
+var value=noColour&&noColour.checked?preview.getAttribute("data-default-brand"):colour&&colour.value;
+if(value&&/^#[0-9a-fA-F]{6}$/.test(value)){
+preview.style.setProperty("--brand",value);
 var lum=function(h){return [1,3,5].map(function(i){var v=parseInt(h.slice(i,i+2),16)/255;return v<=0.03928?v/12.92:Math.pow((v+0.055)/1.055,2.4);}).reduce(function(a,v,i){return a+v*[0.2126,0.7152,0.0722][i];},0);};
-var l=lum(colour.value),white=1.05/(l+0.05),black=(l+0.05)/0.05;
+var l=lum(value),white=1.05/(l+0.05),black=(l+0.05)/0.05;
 preview.style.setProperty("--on-brand",white>=4.5||white>=black?"#ffffff":"#111111");
 }
 var label=preview.querySelector("[data-preview-name]");
 if(label&&name)label.textContent=name.value||name.getAttribute("placeholder")||"";
 };
-if(colour)colour.addEventListener("input",update);
+if(colour)colour.addEventListener("input",function(){if(noColour)noColour.checked=false;update();});
+if(noColour)noColour.addEventListener("change",update);
 if(name)name.addEventListener("input",update);
 }
 })();

@@ -11,6 +11,7 @@ import { AppError } from "../domain/errors.ts";
 import { checkWebhookUrl } from "../net/outbound-guard.ts";
 import { createWebhookEndpoint, listWebhookEndpoints } from "../webhooks/endpoints-repository.ts";
 import type { PortalContext } from "./deps.ts";
+import { errorText } from "./error-text.ts";
 import { formatDateTime, PORTAL_MESSAGES } from "./i18n.ts";
 import { frameOf, sendPortalNotFound, sendPortalPage } from "./render.tsx";
 import { formField } from "./request-state.ts";
@@ -18,6 +19,7 @@ import { IdParams } from "./schemas.ts";
 import { CopyValue } from "./views/copy-value.tsx";
 import { Csrf, Layout } from "./views/layout.tsx";
 import { TableWrap } from "./views/table-wrap.tsx";
+import { WebhookForm } from "./views/webhook-form.tsx";
 
 export function developersRoutes(fastify: FastifyInstance, { deps }: PortalContext): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -113,24 +115,15 @@ export function developersRoutes(fastify: FastifyInstance, { deps }: PortalConte
               </li>
             ))}
           </ul>
-          <form method="post" action="/portal/developers/webhooks">
-            <Csrf token={session.csrfToken} />
-            <div class="row">
-              <div class="field">
-                <label for="webhook-url">{m.dev.url}</label>
-                <input id="webhook-url" name="url" type="url" required placeholder="https://" />
-              </div>
-              <div class="field">
-                <label for="webhook-key">
-                  {m.dev.authKey} <span class="hint">{m.dev.authKeyHint}</span>
-                </label>
-                <input id="webhook-key" name="apiKey" autocomplete="off" />
-              </div>
-              <div class="field">
-                <button type="submit">{m.dev.addWebhook}</button>
-              </div>
-            </div>
-          </form>
+          <WebhookForm
+            action="/portal/developers/webhooks"
+            csrf={session.csrfToken}
+            idPrefix="webhook-"
+            urlLabel={m.dev.url}
+            keyLabel={m.dev.authKey}
+            keyHint={m.dev.authKeyHint}
+            button={m.dev.addWebhook}
+          />
         </section>
       </Layout>
     ));
@@ -170,15 +163,19 @@ export function developersRoutes(fastify: FastifyInstance, { deps }: PortalConte
     const m = PORTAL_MESSAGES[request.portal.lang].dev;
     const url = formField(request.body, "url").trim();
     const apiKey = formField(request.body, "apiKey").trim() || undefined;
-    const problem = checkWebhookUrl(url, deps.allowPrivateTargets) ?? (apiKey && apiKey.length > 500 ? "the key is too long" : null);
+    const urlProblem = checkWebhookUrl(url, deps.allowPrivateTargets);
+    const problem = urlProblem
+      ? { label: m.url, text: errorText(new AppError("UnsupportedValue", urlProblem), "url", request.portal.lang) }
+      : apiKey && apiKey.length > 500
+        ? { label: m.apiKeyHeader, text: errorText(new AppError("TooLong", "the key is too long"), "apiKey", request.portal.lang) }
+        : null;
     if (problem) {
-      const message = new AppError("UnsupportedValue", problem).message;
       return sendDevelopers(
         request,
         reply,
         400,
         <div class="alert" role="alert">
-          {`${m.url}: ${message}`}
+          {`${problem.label}: ${problem.text}`}
         </div>,
       );
     }

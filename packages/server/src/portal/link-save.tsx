@@ -9,6 +9,7 @@ import { findLink } from "../db/links-repository.ts";
 import { listTerminals, listThemes } from "../db/merchant-reads-repository.ts";
 import { AppError } from "../domain/errors.ts";
 import type { PortalContext } from "./deps.ts";
+import { errorText } from "./error-text.ts";
 import { PORTAL_MESSAGES } from "./i18n.ts";
 import { fieldOfError, formValuesOf, type LinkFormValues, linkRequestOf, readLinkForm } from "./link-form.ts";
 import { frameOf, sendPortalNotFound, sendPortalPage } from "./render.tsx";
@@ -68,7 +69,8 @@ export function linkSaveRoutes(fastify: FastifyInstance, { deps }: PortalContext
         return reply.redirect(await save(body), 303);
       } catch (error) {
         if (!(error instanceof AppError) || error.status >= 500) throw error;
-        shown.set(shopperKey(fieldOfError(error.message), body), error.message);
+        const field = shopperKey(fieldOfError(error.message), body);
+        shown.set(field, errorText(error, field, request.portal.lang));
       }
     }
     return sendForm(request, reply, 400, mode, values, shown);

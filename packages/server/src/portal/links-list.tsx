@@ -10,6 +10,7 @@ import type { PortalContext } from "./deps.ts";
 import { formatDateTime, formatMoney, PORTAL_MESSAGES } from "./i18n.ts";
 import { frameOf, sendPortalPage } from "./render.tsx";
 import { dayStart, LinksQuery, pageNumber } from "./schemas.ts";
+import { FilterSelect } from "./views/form-bits.tsx";
 import { Layout } from "./views/layout.tsx";
 import { TableWrap } from "./views/table-wrap.tsx";
 
@@ -61,28 +62,20 @@ export function linksListRoute(fastify: FastifyInstance, { deps }: PortalContext
               <label for="search">{m.links.search}</label>
               <input id="search" name="search" type="search" value={search ?? ""} />
             </div>
-            <div class="field">
-              <label for="status">{m.link.status}</label>
-              <select id="status" name="status">
-                <option value="">{m.links.anyStatus}</option>
-                {LINK_STATUSES.map((s) => (
-                  <option key={s} value={s} selected={s === status}>
-                    {m.links.statuses[s]}
-                  </option>
-                ))}
-              </select>
-            </div>
-            <div class="field">
-              <label for="type">{m.link.type}</label>
-              <select id="type" name="type">
-                <option value="">{m.links.anyType}</option>
-                {LINK_TYPES.map((t) => (
-                  <option key={t} value={t} selected={t === type}>
-                    {m.links.types[t]}
-                  </option>
-                ))}
-              </select>
-            </div>
+            <FilterSelect
+              name="status"
+              label={m.link.status}
+              anyLabel={m.links.anyStatus}
+              options={LINK_STATUSES.map((s) => ({ value: s, label: m.links.statuses[s]! }))}
+              selected={status}
+            />
+            <FilterSelect
+              name="type"
+              label={m.link.type}
+              anyLabel={m.links.anyType}
+              options={LINK_TYPES.map((t) => ({ value: t, label: m.links.types[t]! }))}
+              selected={type}
+            />
             <div class="field">
               <label for="createdFrom">{m.links.createdFrom}</label>
               <input id="createdFrom" name="createdFrom" type="date" value={createdFrom ? q.createdFrom : ""} />

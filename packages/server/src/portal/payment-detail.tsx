@@ -1,6 +1,7 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
-// GET /portal/payments/{checkoutReference} (docs/portal.md#payments): one payment with its link,
-// card, result, the shopper's answers and its refunds.
+// GET /portal/payments/{checkoutReference} (docs/portal.md#payments): one payment — a link sale
+// or a saved-card charge — with its link or reference, card, result, the shopper's answers and its
+// refunds, and the forms to refund and reverse it.
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { MESSAGES } from "../checkout/i18n.ts";
@@ -12,12 +13,13 @@ import { REFUND_REASONS } from "../domain/payments/rules.ts";
 import { refundPayment } from "../payments/refund.ts";
 import { reversePayment } from "../payments/reverse.ts";
 import type { PortalContext } from "./deps.ts";
+import { errorText } from "./error-text.ts";
 import { formatDateTime, formatMoney, PORTAL_MESSAGES } from "./i18n.ts";
 import { frameOf, sendPortalNotFound, sendPortalPage } from "./render.tsx";
 import { formField } from "./request-state.ts";
 import { IdParams } from "./schemas.ts";
 import { Layout } from "./views/layout.tsx";
-import { StatePill } from "./views/payments-table.tsx";
+import { PaymentReference, StatePill } from "./views/payments-table.tsx";
 import { Refunds } from "./views/refunds.tsx";
 
 export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalContext): void {
@@ -47,12 +49,11 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
             <dl class="facts">
               <dt>{m.payment.date}</dt>
               <dd>{formatDateTime(payment.createdAt, lang)}</dd>
-              <dt>{m.payment.link}</dt>
+              <dt>{m.payment.type}</dt>
+              <dd data-source={payment.source}>{m.payment.sources[payment.source]}</dd>
+              <dt>{payment.source === "link" ? m.payment.link : m.payment.merchantReference}</dt>
               <dd>
-                <a class="mono" href={`/portal/links/${payment.linkReference}`}>
-                  {payment.linkReference}
-                </a>
-                {payment.linkDescription ? <span class="hint">{payment.linkDescription}</span> : null}
+                <PaymentReference payment={payment} />
               </dd>
               <dt>{m.payments.checkoutReference}</dt>
               <dd class="mono">{payment.checkoutReference}</dd>
@@ -134,7 +135,7 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
         }
       } catch (error) {
         if (!(error instanceof AppError) || error.status >= 500) throw error;
-        return sendPayment(request, reply, payment.checkoutReference, 400, error.message);
+        return sendPayment(request, reply, payment.checkoutReference, 400, errorText(error, action, request.portal.lang));
       }
       request.log.info({ checkoutReference: payment.checkoutReference, action }, "payment refunded in the portal");
       return reply.redirect(`/portal/payments/${payment.checkoutReference}?refunded=1`, 303);

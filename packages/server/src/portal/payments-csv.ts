@@ -1,5 +1,6 @@
-// The payments CSV an accountant imports (docs/portal.md#payments): one row per payment, RFC 4180
-// quoting, amounts with a dot and the currency's decimals, times in UTC. Pure: rows in, text out.
+// The payments CSV an accountant imports (docs/portal.md#payments): one row per payment (link sales
+// and saved-card charges), RFC 4180 quoting, amounts with a dot and the currency's decimals, times
+// in UTC. Pure: rows in, text out.
 import type { PaymentRow } from "../db/payments-read-repository.ts";
 import { formatDisplayAmount } from "../domain/money/display-amount.ts";
 
@@ -15,7 +16,12 @@ export const CSV_HEADER = [
   "cardLast4",
   "result",
   "refundedAmount",
+  "paymentType",
+  "merchantReference",
 ];
+
+/** The paymentType column: a sale through a payment link, or a charge of a saved card. */
+const PAYMENT_TYPES = { link: "linkSale", token: "savedCard" } as const;
 
 /**
  * A cell: quoted when it holds a comma, quote or line break; a text starting with = + - @ (which a
@@ -31,7 +37,7 @@ export function csvRow(payment: PaymentRow, refundedAmount: number): string {
     payment.createdAt.toISOString(),
     payment.checkoutReference,
     payment.payfacReference ?? "",
-    payment.linkReference,
+    payment.linkReference ?? "",
     payment.linkDescription,
     formatDisplayAmount(payment.amount, payment.currency),
     payment.currency,
@@ -39,6 +45,8 @@ export function csvRow(payment: PaymentRow, refundedAmount: number): string {
     payment.cardLast4 ?? "",
     payment.state,
     formatDisplayAmount(refundedAmount, payment.currency),
+    PAYMENT_TYPES[payment.source],
+    payment.merchantReference ?? "",
   ]
     .map(csvCell)
     .join(",");

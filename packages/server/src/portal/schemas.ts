@@ -22,7 +22,7 @@ export const LinksQuery = Type.Object({
   lang: Text,
 });
 
-export const PaymentsQuery = Type.Object({ from: Text, to: Text, page: Text, lang: Text });
+export const PaymentsQuery = Type.Object({ from: Text, to: Text, search: Text, type: Text, result: Text, page: Text, lang: Text });
 
 /** A page number from the query (1-based on screen), 1 when missing or unreadable. */
 export function pageNumber(text: string | undefined): number {

@@ -1,6 +1,6 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
 // /portal/themes (docs/portal.md#themes): the merchant's checkout themes; create and edit (name,
-// colour, logo) beside a live preview. Logos are taken in like the admin API's (take-logo.ts).
+// colour or none, logo) beside a live preview. Logos are taken in like the admin API's (take-logo.ts).
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { takeLogo } from "../admin/take-logo.ts";
@@ -9,6 +9,7 @@ import { listThemes } from "../db/merchant-reads-repository.ts";
 import { createTheme, findTheme, type Theme, updateTheme } from "../db/merchants-repository.ts";
 import { AppError } from "../domain/errors.ts";
 import type { PortalContext } from "./deps.ts";
+import { errorText } from "./error-text.ts";
 import { PORTAL_MESSAGES } from "./i18n.ts";
 import { frameOf, sendPortalNotFound, sendPortalPage } from "./render.tsx";
 import { formField } from "./request-state.ts";
@@ -71,9 +72,13 @@ export function themesRoutes(fastify: FastifyInstance, { deps }: PortalContext):
   async function readForm(request: FastifyRequest) {
     const values = { name: formField(request.body, "name").trim(), primaryColor: formField(request.body, "primaryColor").trim() };
     const problems = new Map<string, string>();
-    if (values.name === "" || values.name.length > 100) problems.set("name", "name must be 1 to 100 characters.");
-    const primaryColor = normaliseHexColour(values.primaryColor);
-    if (!primaryColor) problems.set("primaryColor", "primaryColor must be a colour such as #0f766e.");
+    const m = PORTAL_MESSAGES[request.portal.lang].themes;
+    if (values.name === "" || values.name.length > 100) problems.set("name", m.problems.name);
+    // Without a colour of its own, the theme takes the checkout's default (the box's meaning).
+    const noColour = formField(request.body, "defaultColour") === "1";
+    if (noColour) values.primaryColor = "";
+    const primaryColor = noColour ? null : normaliseHexColour(values.primaryColor);
+    if (!noColour && !primaryColor) problems.set("primaryColor", m.problems.primaryColor);
     let logo: { image: NonNullable<Awaited<ReturnType<typeof takeLogo>>["logo"]>; sourceUrl: string | null } | null | undefined;
     const logoUrl = formField(request.body, "logoUrl").trim();
     try {
@@ -81,7 +86,7 @@ export function themesRoutes(fastify: FastifyInstance, { deps }: PortalContext):
       if (taken.logo) logo = { image: taken.logo, sourceUrl: taken.sourceUrl };
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
-      problems.set("logoUrl", error.message);
+      problems.set("logoUrl", errorText(error, "logoUrl", request.portal.lang));
     }
     if (logo === undefined && formField(request.body, "removeLogo") === "1") logo = null;
     return { values, problems, changes: { name: values.name, primaryColor, logo } };

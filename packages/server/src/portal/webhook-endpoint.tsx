@@ -5,6 +5,7 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ComponentChildren } from "preact";
+import { AppError } from "../domain/errors.ts";
 import { checkWebhookUrl } from "../net/outbound-guard.ts";
 import { listDeliveries, resendDelivery } from "../webhooks/delivery-log.ts";
 import {
@@ -17,6 +18,7 @@ import {
 import { notifyWebhookWorker } from "../webhooks/outbox.ts";
 import { enqueueTestMessage } from "../webhooks/test-message.ts";
 import type { PortalContext } from "./deps.ts";
+import { errorText } from "./error-text.ts";
 import { formatDateTime, PORTAL_MESSAGES } from "./i18n.ts";
 import { frameOf, sendPortalNotFound, sendPortalPage } from "./render.tsx";
 import { formField } from "./request-state.ts";
@@ -24,6 +26,7 @@ import { IdParams, WebhookDeliveryParams } from "./schemas.ts";
 import { CopyValue } from "./views/copy-value.tsx";
 import { Csrf, Layout } from "./views/layout.tsx";
 import { TableWrap } from "./views/table-wrap.tsx";
+import { WebhookForm } from "./views/webhook-form.tsx";
 
 export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: PortalContext): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
@@ -70,22 +73,15 @@ export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: Portal
             {button(endpoint.enabled ? "disable" : "enable", endpoint.enabled ? m.dev.disable : m.dev.enable)}
             {button("delete", m.dev.delete, "danger")}
           </div>
-          <form method="post" action={`/portal/developers/webhooks/${id}`}>
-            <Csrf token={session.csrfToken} />
-            <div class="row">
-              <div class="field">
-                <label for="url">{m.dev.url}</label>
-                <input id="url" name="url" type="url" value={endpoint.url} required />
-              </div>
-              <div class="field">
-                <label for="apiKey">{m.dev.newAuthKey}</label>
-                <input id="apiKey" name="apiKey" autocomplete="off" />
-              </div>
-              <div class="field">
-                <button type="submit">{m.dev.edit}</button>
-              </div>
-            </div>
-          </form>
+          <WebhookForm
+            action={`/portal/developers/webhooks/${id}`}
+            csrf={session.csrfToken}
+            idPrefix="webhook-"
+            urlLabel={m.dev.url}
+            url={endpoint.url}
+            keyLabel={m.dev.newAuthKey}
+            button={m.dev.edit}
+          />
         </section>
         <section class="card" aria-labelledby="log-title">
           <h2 id="log-title">{m.dev.deliveries}</h2>
@@ -149,7 +145,10 @@ export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: Portal
     const url = formField(request.body, "url").trim();
     const apiKey = formField(request.body, "apiKey").trim() || undefined;
     const problem = checkWebhookUrl(url, deps.allowPrivateTargets);
-    if (problem) return sendEndpoint(request, reply, request.params.id, 400, notice(`${m.url}: ${problem}`, ""));
+    if (problem) {
+      const text = errorText(new AppError("UnsupportedValue", problem), "url", request.portal.lang);
+      return sendEndpoint(request, reply, request.params.id, 400, notice(`${m.url}: ${text}`, ""));
+    }
     const changes = { url, apiKey: apiKey?.slice(0, 500) };
     const endpoint = await updateWebhookEndpoint(deps.db, deps.keyring, request.portal.session!.merchantId, request.params.id, changes);
     if (!endpoint) return sendPortalNotFound(request, reply);
@@ -176,34 +175,24 @@ export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: Portal
     return reply.redirect("/portal/developers", 303);
   });
 
-  app.post("/developers/webhooks/:id/reveal", byId, async (request, reply) => {
-    const { merchantId } = request.portal.session!;
-    const secrets = request.validationError ? undefined : await revealWebhookSecrets(deps.db, deps.keyring, merchantId, request.params.id);
-    if (!secrets) return sendPortalNotFound(request, reply);
-    const m = PORTAL_MESSAGES[request.portal.lang].dev;
-    return sendEndpoint(
-      request,
-      reply,
-      request.params.id,
-      200,
-      <Secrets lang={request.portal.lang} apiKey={secrets.apiKey} hmacKey={secrets.hmacKey} title={m.reveal} />,
-    );
-  });
-
-  app.post("/developers/webhooks/:id/rotate", byId, async (request, reply) => {
-    const { merchantId } = request.portal.session!;
-    const rotated = request.validationError ? undefined : await rotateWebhookHmacKey(deps.db, deps.keyring, merchantId, request.params.id);
-    if (!rotated) return sendPortalNotFound(request, reply);
-    request.log.info({ webhookId: request.params.id }, "webhook HMAC key rotated in the portal");
-    const m = PORTAL_MESSAGES[request.portal.lang].dev;
-    return sendEndpoint(
-      request,
-      reply,
-      request.params.id,
-      200,
-      <Secrets lang={request.portal.lang} hmacKey={rotated.hmacKey} title={m.rotated} />,
-    );
-  });
+  // Reveal shows both secrets; rotate makes a new HMAC key (which signs from now on) and shows it.
+  for (const action of ["reveal", "rotate"] as const) {
+    app.post(`/developers/webhooks/:id/${action}`, byId, async (request, reply) => {
+      const { merchantId } = request.portal.session!;
+      const id = request.params.id;
+      const secrets: { apiKey?: string; hmacKey: string } | undefined = request.validationError
+        ? undefined
+        : action === "reveal"
+          ? await revealWebhookSecrets(deps.db, deps.keyring, merchantId, id)
+          : await rotateWebhookHmacKey(deps.db, deps.keyring, merchantId, id);
+      if (!secrets) return sendPortalNotFound(request, reply);
+      if (action === "rotate") request.log.info({ webhookId: id }, "webhook HMAC key rotated in the portal");
+      const m = PORTAL_MESSAGES[request.portal.lang].dev;
+      const title = action === "reveal" ? m.reveal : m.rotated;
+      const shown = <Secrets lang={request.portal.lang} apiKey={secrets.apiKey} hmacKey={secrets.hmacKey} title={title} />;
+      return sendEndpoint(request, reply, id, 200, shown);
+    });
+  }
 
   app.post("/developers/webhooks/:id/test", byId, async (request, reply) => {
     const queued = request.validationError

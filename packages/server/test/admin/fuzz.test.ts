@@ -13,11 +13,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { testBackends } from "../support/databases.ts";
-import { assertErrorShape, rowCount, simplePayByLink } from "../support/fixtures.ts";
-import { IN_FLIGHT, inPool, newOutcome, type Outcome, Random, report, tally } from "../support/fuzz.ts";
+import { rowCount, simplePayByLink } from "../support/fixtures.ts";
+import { Random, report } from "../support/fuzz.ts";
 import {
   ACTION_ENDPOINTS,
-  type AdminCase,
   BODY_ENDPOINTS,
   type Context,
   generateActionCases,
@@ -25,55 +24,15 @@ import {
   TARGET_WEBHOOK,
 } from "../support/fuzz-admin.ts";
 import { generateQueryCases } from "../support/fuzz-admin-query.ts";
+import { runAdminCases } from "../support/fuzz-admin-run.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
-import { closeRawAgent, type Reply, send, sendAdminJson } from "../support/raw-http.ts";
+import { closeRawAgent, sendAdminJson } from "../support/raw-http.ts";
 import { createLink } from "../support/shopper.ts";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_240_611);
 const CASES = Math.max(300, Number(process.env.FUZZ_CASES ?? 300));
 /** Edge-value cases sent on top of the malformed ones, per endpoint. */
 const EDGE_CASES = Math.round(CASES / 5);
-
-async function runAdminCases(server: TestServer, cases: AdminCase[]): Promise<Outcome> {
-  const outcome = newOutcome();
-  await inPool(cases, IN_FLIGHT, async (c, index) => {
-    const headers: Record<string, string> = { ...c.headers };
-    if (c.contentType) headers["content-type"] = c.contentType;
-    let response: Reply;
-    try {
-      response = await send(server.baseUrl, c.method, c.path, { body: c.body, headers });
-    } catch (error) {
-      outcome.failures.push(`#${index} ${c.label}: request failed: ${String(error)}`);
-      return;
-    }
-    const code = typeof response.body === "object" && response.body !== null ? String((response.body as any).errorCode) : "(none)";
-    const key = response.status === 200 ? "200" : `${response.status} ${code}`;
-    if (c.edge) {
-      outcome.edgeCodes ??= new Map();
-      outcome.edgeCodes.set(key, (outcome.edgeCodes.get(key) ?? 0) + 1);
-    } else {
-      outcome.sent++;
-      tally(outcome, key);
-    }
-    if (response.status === 200 && c.mayPass) {
-      outcome.successes++;
-      return;
-    }
-    try {
-      assert.ok(
-        response.status >= 400 && response.status < 500,
-        `status ${response.status} is not 4xx${response.status === 200 ? " (and the case was certainly invalid)" : ""}`,
-      );
-      assertErrorShape(response);
-    } catch (error) {
-      const sent = c.body ? c.body.subarray(0, 200).toString("utf8") : "(no body)";
-      outcome.failures.push(
-        `#${index} ${c.label}: ${(error as Error).message.split("\n")[0]} — got ${response.status} ${response.text.slice(0, 200)} — ${c.method} ${c.path.slice(0, 150)} — sent ${sent}`,
-      );
-    }
-  });
-  return outcome;
-}
 
 for (const backend of testBackends()) {
   describe(`generated malformed admin input never gets a 5xx (${backend.name})`, () => {

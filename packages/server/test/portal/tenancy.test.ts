@@ -7,6 +7,7 @@ import { after, before, describe, test } from "node:test";
 import { createApiKey, createTheme } from "../../src/db/merchants-repository.ts";
 import { createWebhookEndpoint, listWebhookEndpoints } from "../../src/webhooks/endpoints-repository.ts";
 import { enqueueTestMessage } from "../../src/webhooks/test-message.ts";
+import { chargeBody, saveCard } from "../support/after-sale.ts";
 import { testBackends } from "../support/databases.ts";
 import { getLink } from "../support/fixtures.ts";
 import type { MerchantFixture, TestServer } from "../support/harness.ts";
@@ -18,25 +19,47 @@ import { CARDS, cardFields, createLink, pay } from "../support/shopper.ts";
 interface Objects {
   link: string;
   payment: string;
+  /** A charge of a saved card (POST /api/v1/payment): its checkoutReference and payfacReference. */
+  tokenPayment: string;
+  tokenPayfacReference: string;
   keyId: string;
   webhookId: string;
   deliveryId: string;
   themeKey: string;
 }
 
-/** A link with one approved payment, an endpoint with a delivery, an extra key and a theme. */
+/** A link with one approved payment, a saved card charged once, an endpoint with a delivery, an extra key and a theme. */
 async function objectsOf(server: TestServer, merchant: MerchantFixture): Promise<Objects> {
   const link = await createLink({ ...merchant, baseUrl: server.baseUrl }, { description: `Link of ${merchant.merchantId}` });
   const payment = (await pay(server.baseUrl, link)).html;
   assert.match(payment, /Lopapeysa|489/);
   const paymentId = (await getLink(server, link, { "x-api-key": merchant.apiKey })).submissions[0].checkoutReference as string;
+  const asMerchant = { "x-api-key": merchant.apiKey };
+  const shop = { ...merchant, baseUrl: server.baseUrl, api: server.api.bind(server) };
+  const token = await saveCard(shop, undefined, asMerchant);
+  const charged = await server.api(
+    "POST",
+    "/api/v1/payment",
+    chargeBody(merchant, token, { reference: `order-${merchant.merchantId}` }),
+    asMerchant,
+  );
+  assert.equal(charged.body.resultCode, "Authorised", JSON.stringify(charged.body));
   const { endpoint } = await createWebhookEndpoint(server.db, testKeyring(), merchant.merchantId, {
     url: `https://hooks.example.com/${merchant.merchantId}`,
   });
   const deliveryId = (await enqueueTestMessage(server.db, merchant.merchantId, endpoint.webhookId))!;
   const { keyId } = await createApiKey(server.db, merchant.merchantId, "Extra key");
   const theme = await createTheme(server.db, merchant.merchantId, { name: "B theme", primaryColor: "#aa0000", logoUrl: null });
-  return { link, payment: paymentId, keyId, webhookId: endpoint.webhookId, deliveryId, themeKey: theme.themeKey };
+  return {
+    link,
+    payment: paymentId,
+    tokenPayment: charged.body.checkoutReference,
+    tokenPayfacReference: charged.body.payfacReference,
+    keyId,
+    webhookId: endpoint.webhookId,
+    deliveryId,
+    themeKey: theme.themeKey,
+  };
 }
 
 for (const backend of testBackends()) {
@@ -66,6 +89,10 @@ for (const backend of testBackends()) {
       assert.equal(page.status, 200);
       assert.match(page.text, new RegExp(ofA.payment));
       assert.match(page.text, /1111/);
+      const tokenPage = await a.get(`/portal/payments/${ofA.tokenPayment}`);
+      assert.equal(tokenPage.status, 200);
+      assert.match(tokenPage.text, /Saved card/);
+      assert.match(tokenPage.text, new RegExp(`order-${server.merchantId}`));
       const today = new Date().toISOString().slice(0, 10);
       const csv = await a.get(`/portal/payments.csv?from=${today}&to=${today}`);
       assert.equal(csv.status, 200);
@@ -73,13 +100,38 @@ for (const backend of testBackends()) {
       const rows = csv.html.trim().split("\r\n");
       assert.equal(
         rows[0],
-        "date,checkoutReference,payfacReference,paymentLinkReference,description,amount,currency,cardBrand,cardLast4,result,refundedAmount",
+        "date,checkoutReference,payfacReference,paymentLinkReference,description,amount,currency,cardBrand,cardLast4,result,refundedAmount,paymentType,merchantReference",
       );
-      assert.equal(rows.length, 3, csv.html);
+      assert.equal(rows.length, 5, `the sale, the saved card's link payment, its charge, the declined one: ${csv.html}`);
       const approved = rows.find((row) => row.includes(ofA.payment))!.split(",");
-      assert.deepEqual(approved.slice(3), [ofA.link, `Link of ${server.merchantId}`, "489", "ISK", "VI", "1111", "approved", "0"]);
+      assert.deepEqual(approved.slice(3), [
+        ofA.link,
+        `Link of ${server.merchantId}`,
+        "489",
+        "ISK",
+        "VI",
+        "1111",
+        "approved",
+        "0",
+        "linkSale",
+        "",
+      ]);
+      const charged = rows.find((row) => row.includes(ofA.tokenPayment))!.split(",");
+      assert.deepEqual(charged.slice(2), [
+        ofA.tokenPayfacReference,
+        "",
+        "",
+        "1299",
+        "ISK",
+        "VI",
+        "1111",
+        "approved",
+        "0",
+        "savedCard",
+        `order-${server.merchantId}`,
+      ]);
       assert.match(approved[0]!, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
-      assert.ok(rows.some((row) => row.endsWith(",declined,0")));
+      assert.ok(rows.some((row) => row.endsWith(",declined,0,linkSale,")));
       const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
       assert.equal((await a.get(`/portal/payments.csv?from=${yesterday}&to=${yesterday}`)).html.trim().split("\r\n").length, 1);
     });
@@ -91,6 +143,7 @@ for (const backend of testBackends()) {
         `/portal/links/${ofB.link}`,
         `/portal/links/${ofB.link}/edit`,
         `/portal/payments/${ofB.payment}`,
+        `/portal/payments/${ofB.tokenPayment}`,
         `/portal/developers/webhooks/${ofB.webhookId}`,
         `/portal/themes/${ofB.themeKey}`,
       ];
@@ -106,6 +159,7 @@ for (const backend of testBackends()) {
         `/portal/developers/webhooks/${ofB.webhookId}/deliveries/${ofB.deliveryId}/resend`,
         `/portal/developers/webhooks/${ofA.webhookId}/deliveries/${ofB.deliveryId}/resend`,
         `/portal/themes/${ofB.themeKey}`,
+        ...[ofB.payment, ofB.tokenPayment].flatMap((id) => [`/portal/payments/${id}/refund`, `/portal/payments/${id}/reverse`]),
       ];
       const answers = [
         ...(await Promise.all(gets.map(async (path) => ({ path, page: await a.get(path) })))),
@@ -113,22 +167,45 @@ for (const backend of testBackends()) {
       ];
       for (const { path, page } of answers) {
         assert.equal(page.status, 404, path);
-        for (const secret of [ofB.link, ofB.payment, b.merchantId, b.terminalIdentifier, "B theme", ...secretsOfB]) {
+        for (const secret of [
+          ofB.link,
+          ofB.payment,
+          ofB.tokenPayment,
+          ofB.tokenPayfacReference,
+          b.merchantId,
+          b.terminalIdentifier,
+          "B theme",
+          ...secretsOfB,
+        ]) {
           assert.ok(!page.html.includes(secret), `${path} shows ${secret}`);
         }
       }
       const today = new Date().toISOString().slice(0, 10);
       const csv = await a.get(`/portal/payments.csv?from=${today}&to=${today}`);
-      assert.ok(!csv.html.includes(ofB.payment) && !csv.html.includes(ofB.link), "A's CSV holds none of B's payments");
+      for (const secret of [ofB.payment, ofB.link, ofB.tokenPayment, b.merchantId]) {
+        assert.ok(!csv.html.includes(secret), `A's CSV holds none of B's payments: ${secret}`);
+      }
       for (const page of [
         await a.get("/portal/links"),
         await a.get("/portal/overview"),
         await a.get("/portal/developers"),
         await a.get("/portal/payments"),
       ]) {
-        for (const secret of [ofB.link, ofB.payment, b.terminalIdentifier, ...secretsOfB]) assert.ok(!page.html.includes(secret), secret);
+        for (const secret of [ofB.link, ofB.payment, ofB.tokenPayment, b.terminalIdentifier, ...secretsOfB]) {
+          assert.ok(!page.html.includes(secret), secret);
+        }
       }
-      // B's objects are untouched.
+      for (const search of [ofB.tokenPayment, ofB.tokenPayfacReference, `order-${b.merchantId}`, ofB.link]) {
+        const found = await a.get(`/portal/payments?search=${encodeURIComponent(search)}`);
+        assert.doesNotMatch(found.html, /data-source=/, `searching for B's ${search} finds nothing`);
+      }
+      // B's objects are untouched: nothing of its payments was refunded.
+      for (const payfacReference of [ofB.tokenPayfacReference]) {
+        const read = await server.api("GET", `/api/v1/payments/${payfacReference}`, undefined, { "x-api-key": b.apiKey });
+        assert.equal(read.status, 200);
+        assert.deepEqual(read.body.payment.refunds, []);
+      }
+      assert.equal((await getLink(server, ofB.link, { "x-api-key": b.apiKey })).submissions[0].refundedAmount, 0);
       assert.equal((await getLink(server, ofB.link, { "x-api-key": b.apiKey })).status, "Active");
       assert.equal((await listWebhookEndpoints(server.db, testKeyring(), b.merchantId)).length, 1);
     });
@@ -150,6 +227,12 @@ for (const backend of testBackends()) {
         [`/portal/developers/webhooks/${ofA.webhookId}/deliveries/${ofA.deliveryId}/resend`, {}],
         ["/portal/themes", { name: "sneaky", primaryColor: "#000000" }],
         [`/portal/themes/${ofA.themeKey}`, { name: "sneaky", primaryColor: "#000000" }],
+        ...[ofA.payment, ofA.tokenPayment].flatMap(
+          (id): Array<[string, Record<string, string>]> => [
+            [`/portal/payments/${id}/refund`, { amount: "100", refundReason: "OTHER" }],
+            [`/portal/payments/${id}/reverse`, {}],
+          ],
+        ),
         ["/portal/sign-out", {}],
       ];
       const linksBefore = (await server.api("GET", "/api/v1/paymentlinks")).body.totalCount;
@@ -162,6 +245,9 @@ for (const backend of testBackends()) {
       }
       assert.equal((await server.api("GET", "/api/v1/paymentlinks")).body.totalCount, linksBefore);
       assert.equal((await getLink(server, ofA.link)).status, "Active");
+      assert.equal((await getLink(server, ofA.link)).submissions[0].refundedAmount, 0, "no refund of the link sale");
+      const tokenPayment = await server.api("GET", `/api/v1/payments/${ofA.tokenPayfacReference}`);
+      assert.deepEqual(tokenPayment.body.payment.refunds, [], "no refund of the saved-card charge");
       assert.equal((await listWebhookEndpoints(server.db, testKeyring(), server.merchantId)).length, 1);
       assert.equal((await a.get("/portal/overview")).status, 200, "the session survived the refused sign-out");
     });

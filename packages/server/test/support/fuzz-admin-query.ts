@@ -1,4 +1,5 @@
-// Generated query strings for the admin delivery log (GET /admin/v1/merchants/{id}/deliveries):
+// Generated query strings for the admin delivery log (GET /admin/v1/merchants/{id}/deliveries)
+// and the merchants list (GET /admin/v1/merchants, whose only parameters are page and pageSize):
 // a few parameters that may be valid, then one that is certainly not.
 import { alnum, BROKEN_PERCENT, percentEncode, type Random, randomString } from "./fuzz.ts";
 import { type AdminCase, adminAuth, type Context, merchantSegment } from "./fuzz-admin.ts";
@@ -113,7 +114,14 @@ export function encodeQuery(r: Random, params: QueryParam[]): string {
     .join("&");
 }
 
-export function generateQueryCases(r: Random, ctx: Context, token: string, count: number): AdminCase[] {
+/** `list` is the list's path for a merchant id: the delivery log by default, or the merchants list (which ignores the id). */
+export function generateQueryCases(
+  r: Random,
+  ctx: Context,
+  token: string,
+  count: number,
+  list: (merchantId: string) => string = (merchantId) => `/admin/v1/merchants/${merchantId}/deliveries`,
+): AdminCase[] {
   const cases: AdminCase[] = [];
   for (let i = 0; i < count; i++) {
     const auth = adminAuth(r, token);
@@ -132,7 +140,7 @@ export function generateQueryCases(r: Random, ctx: Context, token: string, count
     cases.push({
       label: `${auth.label}${merchant.junk ? "junk id; " : ""}${broken.label}; ?${query.slice(0, 200)}`,
       method: "GET",
-      path: `/admin/v1/merchants/${merchant.id}/deliveries?${query}`,
+      path: `${list(merchant.id)}?${query}`,
       headers: auth.headers,
       mayPass: false,
     });

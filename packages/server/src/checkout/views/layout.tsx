@@ -6,6 +6,7 @@ import { render } from "preact-render-to-string";
 import { CHECKOUT_CSS, CHECKOUT_JS_PATH } from "../assets.ts";
 import { type Lang, MESSAGES, otherLang } from "../i18n.ts";
 import type { PageTheme } from "../theme.ts";
+import { PageHead } from "./page-head.tsx";
 
 export interface LayoutProps {
   lang: Lang;
@@ -26,19 +27,13 @@ export function Layout(props: LayoutProps) {
   const themeCss = `:root{--brand:${theme.brand};--on-brand:${theme.onBrand};--accent:${theme.accent}}`;
   return (
     <html lang={props.lang}>
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="robots" content="noindex, nofollow" />
-        <meta name="referrer" content="same-origin" />
-        <meta name="color-scheme" content="light" />
-        {/* No favicon request: the page makes no request it does not need. */}
-        <link rel="icon" href="data:," />
-        <title>{props.title}</title>
-        <style nonce={props.nonce}>{CHECKOUT_CSS}</style>
-        <style nonce={props.nonce}>{themeCss}</style>
-        {props.script ? <script src={CHECKOUT_JS_PATH} defer /> : null}
-      </head>
+      <PageHead
+        title={props.title}
+        nonce={props.nonce}
+        styles={[CHECKOUT_CSS, themeCss]}
+        scriptPath={props.script ? CHECKOUT_JS_PATH : null}
+        lightOnly
+      />
       <body>
         <header class="top">
           <div class="wrap">

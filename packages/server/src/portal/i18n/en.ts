@@ -1,6 +1,7 @@
 // The portal's texts in English. This table fixes the keys; TypeScript makes every other
 // language complete.
 import { devEn } from "./en-developers.ts";
+import type { ApiErrorTexts } from "./is-api-errors.ts";
 
 export const en = {
   portal: "Merchant portal",
@@ -57,6 +58,10 @@ export const en = {
   payment: {
     date: "Date",
     link: "Link",
+    reference: "Reference",
+    type: "Type",
+    sources: { link: "Link sale", token: "Saved card" } as Record<string, string>,
+    merchantReference: "Your reference",
     amount: "Amount",
     card: "Card",
     result: "Result",
@@ -170,6 +175,9 @@ export const en = {
     to: "To",
     show: "Show",
     exportCsv: "Download CSV",
+    search: "Search (references or description)",
+    anyType: "Any type",
+    anyResult: "Any result",
     csvHint: "For your accountant: date, references, amount, currency, card, result and refunded amount.",
     none: "No payments in this period.",
     pageOf: (page: number, pages: number, total: number) => `Page ${page} of ${pages} (${total} payments)`,
@@ -198,6 +206,7 @@ export const en = {
     none: "No themes yet.",
     name: "Name shown on the checkout page",
     colour: "Main colour",
+    defaultColour: "No colour of its own (Paylink's default)",
     logo: "Logo address (https://, or a data:image URL)",
     logoHint: "PNG, JPEG, GIF or WebP, at most 64 KB. Paylink keeps its own copy. Leave empty to keep the current logo.",
     removeLogo: "Remove the logo",
@@ -209,7 +218,10 @@ export const en = {
     previewPay: "Pay",
     saved: "Theme saved.",
     edit: "Edit",
+    problems: { name: "Enter a name of 1 to 100 characters.", primaryColor: "Choose a colour such as #0f766e." },
   },
+  /** Errors of the shared services: English pages show the API's own message (see error-text.ts). */
+  apiErrors: null as ApiErrorTexts | null,
   fieldErrors: "Please correct the fields marked below.",
   saved: "Saved.",
   copy: "Copy",

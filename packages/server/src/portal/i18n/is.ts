@@ -1,5 +1,6 @@
 // The portal's texts in Icelandic.
 import type { Messages } from "./en.ts";
+import { isApiErrors } from "./is-api-errors.ts";
 import { devIs } from "./is-developers.ts";
 
 export const is: Messages = {
@@ -56,6 +57,10 @@ export const is: Messages = {
   payment: {
     date: "Dagsetning",
     link: "Hlekkur",
+    reference: "Tilvísun",
+    type: "Tegund",
+    sources: { link: "Sala um hlekk", token: "Vistað kort" },
+    merchantReference: "Þín tilvísun",
     amount: "Upphæð",
     card: "Kort",
     result: "Niðurstaða",
@@ -163,6 +168,9 @@ export const is: Messages = {
     to: "Til",
     show: "Sýna",
     exportCsv: "Sækja CSV",
+    search: "Leit (tilvísanir eða lýsing)",
+    anyType: "Allar tegundir",
+    anyResult: "Allar niðurstöður",
     csvHint: "Fyrir bókarann: dagsetning, tilvísanir, upphæð, gjaldmiðill, kort, niðurstaða og endurgreitt.",
     none: "Engar greiðslur á tímabilinu.",
     pageOf: (page: number, pages: number, total: number) => `Síða ${page} af ${pages} (${total} greiðslur)`,
@@ -191,6 +199,7 @@ export const is: Messages = {
     none: "Ekkert útlit enn.",
     name: "Nafn á greiðslusíðu",
     colour: "Aðallitur",
+    defaultColour: "Enginn eigin litur (sjálfgefinn litur Paylink)",
     logo: "Slóð merkis (https:// eða data:image slóð)",
     logoHint: "PNG, JPEG, GIF eða WebP, mest 64 KB. Paylink geymir eigið afrit. Tómt heldur núverandi merki.",
     removeLogo: "Fjarlægja merkið",
@@ -202,7 +211,9 @@ export const is: Messages = {
     previewPay: "Greiða",
     saved: "Útlit vistað.",
     edit: "Breyta",
+    problems: { name: "Sláðu inn heiti, 1 til 100 stafi.", primaryColor: "Veldu lit, t.d. #0f766e." },
   },
+  apiErrors: isApiErrors,
   fieldErrors: "Lagaðu reitina sem eru merktir hér fyrir neðan.",
   saved: "Vistað.",
   copy: "Afrita",

@@ -1,5 +1,6 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
-// Small pieces of the portal's forms: a problem shown beside its field, and an item row's input.
+// Small pieces of the portal's forms: a problem shown beside its field, an item row's input, and a
+// list filter's select.
 
 export function ItemInput(props: {
   label: string;
@@ -30,4 +31,27 @@ export function Problem(props: { id: string; problems: Map<string, string> }) {
       {text}
     </p>
   ) : null;
+}
+
+/** A list filter's select: "any" first, then the options, the one in force selected. */
+export function FilterSelect(props: {
+  name: string;
+  label: string;
+  anyLabel: string;
+  options: ReadonlyArray<{ value: string; label: string }>;
+  selected: string | undefined;
+}) {
+  return (
+    <div class="field">
+      <label for={props.name}>{props.label}</label>
+      <select id={props.name} name={props.name}>
+        <option value="">{props.anyLabel}</option>
+        {props.options.map((option) => (
+          <option key={option.value} value={option.value} selected={option.value === props.selected}>
+            {option.label}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
 }

@@ -2,6 +2,7 @@
 // The document shell of every portal page: header with the merchant, the sign-out form and the
 // language switch; the main menu; styles inline under the response's CSP nonce; one script file.
 import type { ComponentChildren } from "preact";
+import { PageHead } from "../../checkout/views/page-head.tsx";
 import { PORTAL_CSS, PORTAL_JS_PATH } from "../assets.ts";
 import { type Lang, otherLang, PORTAL_MESSAGES } from "../i18n.ts";
 
@@ -27,16 +28,7 @@ export function Layout(props: PageFrame & { title: string; section?: Section; ch
   const sections: Section[] = ["overview", "links", "payments", "developers", "themes"];
   return (
     <html lang={props.lang}>
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="robots" content="noindex, nofollow" />
-        <meta name="referrer" content="same-origin" />
-        <link rel="icon" href="data:," />
-        <title>{`${props.title} · Paylink`}</title>
-        <style nonce={props.nonce}>{PORTAL_CSS}</style>
-        <script src={PORTAL_JS_PATH} defer />
-      </head>
+      <PageHead title={`${props.title} · Paylink`} nonce={props.nonce} styles={[PORTAL_CSS]} scriptPath={PORTAL_JS_PATH} />
       <body>
         <a class="skip" href="#main">
           {m.skipToContent}

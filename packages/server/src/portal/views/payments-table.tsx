@@ -1,5 +1,6 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
-// The payments table of the overview and of the payments page: date, link, amount, card, result.
+// The payments table of the overview and of the payments page: date, type (link sale or saved
+// card), reference, amount, card, result.
 import type { PaymentRow } from "../../db/payments-read-repository.ts";
 import { formatDateTime, formatMoney, type Lang, PORTAL_MESSAGES } from "../i18n.ts";
 import { TableWrap } from "./table-wrap.tsx";
@@ -12,7 +13,8 @@ export function PaymentsTable(props: { payments: PaymentRow[]; lang: Lang }) {
         <thead>
           <tr>
             <th scope="col">{m.payment.date}</th>
-            <th scope="col">{m.payment.link}</th>
+            <th scope="col">{m.payment.type}</th>
+            <th scope="col">{m.payment.reference}</th>
             <th scope="col" class="num">
               {m.payment.amount}
             </th>
@@ -22,15 +24,13 @@ export function PaymentsTable(props: { payments: PaymentRow[]; lang: Lang }) {
         </thead>
         <tbody>
           {props.payments.map((p) => (
-            <tr key={p.checkoutReference}>
+            <tr key={p.checkoutReference} data-source={p.source}>
               <td>
                 <a href={`/portal/payments/${p.checkoutReference}`}>{formatDateTime(p.createdAt, props.lang)}</a>
               </td>
+              <td>{m.payment.sources[p.source]}</td>
               <td>
-                <a href={`/portal/links/${p.linkReference}`} class="mono">
-                  {p.linkReference}
-                </a>
-                {p.linkDescription ? <span class="hint">{p.linkDescription}</span> : null}
+                <PaymentReference payment={p} />
               </td>
               <td class="num">{formatMoney(p.amount, p.currency, props.lang)}</td>
               <td class="mono masked-card">{p.cardMasked ? `${p.cardBrand ?? ""} ${p.cardMasked}`.trim() : m.none}</td>
@@ -42,6 +42,20 @@ export function PaymentsTable(props: { payments: PaymentRow[]; lang: Lang }) {
         </tbody>
       </table>
     </TableWrap>
+  );
+}
+
+/** A link sale's link (with its description), or a token payment's own reference from the merchant. */
+export function PaymentReference(props: { payment: PaymentRow }) {
+  const p = props.payment;
+  if (p.linkReference === null) return <span class="mono">{p.merchantReference}</span>;
+  return (
+    <>
+      <a href={`/portal/links/${p.linkReference}`} class="mono">
+        {p.linkReference}
+      </a>
+      {p.linkDescription ? <span class="hint">{p.linkDescription}</span> : null}
+    </>
   );
 }
 

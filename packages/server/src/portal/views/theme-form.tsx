@@ -2,7 +2,7 @@
 // The theme form with a live preview of the checkout page's header, a line and the pay button, in
 // the theme's colours (the checkout's own contrast rule). Without JavaScript the preview shows the
 // saved theme; with it, the preview follows the name and colour as they are typed.
-import { pageTheme } from "../../checkout/theme.ts";
+import { DEFAULT_THEME, pageTheme } from "../../checkout/theme.ts";
 import type { Theme } from "../../db/merchants-repository.ts";
 import { formatMoney, type Lang, PORTAL_MESSAGES } from "../i18n.ts";
 import { Problem } from "./form-bits.tsx";
@@ -10,6 +10,7 @@ import { Csrf } from "./layout.tsx";
 
 export interface ThemeFormValues {
   name: string;
+  /** "" when the theme has no colour of its own (the checkout's default is used). */
   primaryColor: string;
 }
 
@@ -47,6 +48,9 @@ export function ThemeForm(props: {
           <label for="primaryColor">{m.colour}</label>
           <input id="primaryColor" name="primaryColor" type="color" value={shown.brand} aria-invalid={invalid("primaryColor")} />
           <Problem id="primaryColor" problems={props.problems} />
+          <label>
+            <input type="checkbox" name="defaultColour" value="1" checked={props.values.primaryColor === ""} /> {m.defaultColour}
+          </label>
         </div>
         <div class="field">
           <label for="logoUrl">
@@ -67,7 +71,7 @@ export function ThemeForm(props: {
       <section class="card" aria-labelledby="preview-title">
         <h2 id="preview-title">{m.preview}</h2>
         <style nonce={props.nonce}>{`[data-preview]{--brand:${shown.brand};--on-brand:${shown.onBrand}}`}</style>
-        <div class="preview" data-preview aria-hidden="true">
+        <div class="preview" data-preview data-default-brand={DEFAULT_THEME.brand} aria-hidden="true">
           <div class="p-top">
             {shown.logoSrc ? <img src={shown.logoSrc} alt="" height={32} /> : <span class="p-badge">{initial(shown.name)}</span>}
             <span data-preview-name>{shown.name}</span>

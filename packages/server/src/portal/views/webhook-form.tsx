@@ -1,0 +1,41 @@
+/** @jsxRuntime automatic @jsxImportSource preact */
+// The webhook endpoint form's one row — URL, Authorization key, submit — for adding an endpoint
+// (developers page) and for editing one (its own page).
+import { Csrf } from "./layout.tsx";
+
+export function WebhookForm(props: {
+  action: string;
+  csrf: string;
+  /** Prefix of the inputs' ids: the two forms can share a page's id space. */
+  idPrefix: string;
+  urlLabel: string;
+  /** The current URL when editing; a placeholder when adding. */
+  url?: string;
+  keyLabel: string;
+  keyHint?: string;
+  button: string;
+}) {
+  const urlId = `${props.idPrefix}url`;
+  const keyId = `${props.idPrefix}key`;
+  return (
+    <form method="post" action={props.action}>
+      <Csrf token={props.csrf} />
+      <div class="row">
+        <div class="field">
+          <label for={urlId}>{props.urlLabel}</label>
+          <input id={urlId} name="url" type="url" required {...(props.url ? { value: props.url } : { placeholder: "https://" })} />
+        </div>
+        <div class="field">
+          <label for={keyId}>
+            {props.keyLabel}
+            {props.keyHint ? <span class="hint"> {props.keyHint}</span> : null}
+          </label>
+          <input id={keyId} name="apiKey" autocomplete="off" />
+        </div>
+        <div class="field">
+          <button type="submit">{props.button}</button>
+        </div>
+      </div>
+    </form>
+  );
+}
