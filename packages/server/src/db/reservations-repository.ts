@@ -34,6 +34,10 @@ export type RecordedResult = "approved" | "declined" | "failed" | "voided";
 export type VoidReason = "Sold out" | "Link disabled" | "Link expired" | "Reversed";
 
 type RecordedOutcome = { recorded: RecordedResult; submission: SubmissionRecord; voidReason: VoidReason | null };
+type AlsoInTransaction = (trx: Transaction<DB>, recorded: RecordedResult, submission: SubmissionRecord) => Promise<void>;
+
+/** The common case turned out not to apply (no sale for this approval, or an abandoned attempt): rolled back. */
+class NotTheCommonCase extends Error {}
 
 /**
  * Records the processor's answer in one transaction: submission, counters, and whatever
@@ -46,89 +50,149 @@ export async function recordResult(
   checkoutReference: string,
   outcome: ProcessorOutcome,
   now: Date,
-  alsoInTransaction: (trx: Transaction<DB>, recorded: RecordedResult, submission: SubmissionRecord) => Promise<void>,
+  alsoInTransaction: AlsoInTransaction,
 ): Promise<RecordedOutcome | undefined> {
-  const recorded = await db.transaction().execute(async (trx): Promise<RecordedOutcome | undefined> => {
-    // As in reserveSale: the link's row is freed at the commit, and the disk is waited for below.
-    await sql`SELECT ${COMMIT_WITHOUT_WAITING}`.execute(trx);
-    const current = await trx.selectFrom("submissions").selectAll().where("id", "=", checkoutReference).forUpdate().executeTakeFirst();
-    if (!current || (current.state !== "pending" && current.state !== "abandoned")) return undefined;
-    const reference = current.link_reference;
-    // An abandoned submission's slot was already released by the stale-reservation sweep.
-    const holdsSlot = current.state === "pending";
-    const releaseSlot = async () => {
-      if (holdsSlot) await sql`UPDATE payment_links SET reserved_count = reserved_count - 1 WHERE reference = ${reference}`.execute(trx);
-    };
-
-    let recorded: RecordedResult;
-    let voidReason: VoidReason | null = null;
-    if (outcome.kind === "approved") {
-      // Abandoned means the processor already confirmed this attempt reversed (D-039): whatever
-      // this approval says, no charge stands behind it, so it can never be a sale.
-      if (!holdsSlot) voidReason = "Reversed";
-      else {
-        // The link must still take payments now, as at the reservation: a disable or an expiry
-        // while the card was at the processor voids the approval like a lowered cap.
-        const sold = await sql`UPDATE payment_links SET sales_count = sales_count + 1, reserved_count = reserved_count - 1
-          WHERE reference = ${reference} AND sales_count < ${SALE_CAP}
-            AND NOT disabled AND (valid_until IS NULL OR valid_until > ${now})
-          RETURNING reference`.execute(trx);
-        if (sold.rows.length === 0) {
-          await releaseSlot();
-          voidReason = await whyNoSale(trx, reference, now);
-        }
-      }
-      recorded = voidReason === null ? "approved" : "voided";
-    } else {
-      await releaseSlot();
-      recorded = outcome.kind;
-    }
-
-    const changes =
-      recorded === "approved" && outcome.kind === "approved"
-        ? {
-            state: "approved",
-            completed: true,
-            token: outcome.token,
-            payfac_reference: outcome.payfacReference,
-            auth_code: outcome.authCode,
-            reason: null,
-            card_brand: outcome.cardBrand,
-            card_usage: outcome.cardUsage,
-          }
-        : outcome.kind === "approved"
-          ? {
-              state: "failed",
-              completed: false,
-              payfac_reference: outcome.payfacReference,
-              reason: voidReason,
-              card_brand: outcome.cardBrand,
-              card_usage: outcome.cardUsage,
-              // Committed with the result: the cancel is owed even if this process dies next.
-              cancel_pending: true,
-            }
-          : outcome.kind === "declined"
-            ? {
-                state: "declined",
-                completed: false,
-                payfac_reference: outcome.payfacReference,
-                reason: outcome.reason,
-                card_brand: outcome.cardBrand,
-                card_usage: outcome.cardUsage,
-              }
-            : { state: "failed", completed: false, reason: outcome.reason };
-    const updated = await trx
-      .updateTable("submissions")
-      .set({ ...changes, completed_at: now })
-      .where("id", "=", checkoutReference)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    const submission = toSubmission(updated);
-    await alsoInTransaction(trx, recorded, submission);
-    return { recorded, submission, voidReason };
-  });
+  let recorded: RecordedOutcome | undefined;
+  try {
+    recorded = await db.transaction().execute((trx) => recordLinkLast(trx, checkoutReference, outcome, now, alsoInTransaction));
+  } catch (error) {
+    if (!(error instanceof NotTheCommonCase)) throw error;
+    recorded = await db.transaction().execute((trx) => recordLinkFirst(trx, checkoutReference, outcome, now, alsoInTransaction));
+  }
   if (recorded) await waitUntilDurable(db);
   return recorded;
+}
+
+/** The submission, locked, if its result is still to be written; the transaction's commit will not wait for the disk. */
+async function lockUnfinished(trx: Transaction<DB>, checkoutReference: string) {
+  const current = await trx
+    .selectFrom("submissions")
+    .selectAll()
+    .where("id", "=", checkoutReference)
+    // The link's row is freed at the commit, and recordResult waits for the disk afterwards.
+    .where(COMMIT_WITHOUT_WAITING, "is not", null)
+    .forUpdate()
+    .executeTakeFirst();
+  return current && (current.state === "pending" || current.state === "abandoned") ? current : undefined;
+}
+
+/**
+ * The common case (a pending attempt; an approval the link can still take, or a decline or
+ * failure): the submission and the outbox rows first, the link's row last (D-202), so the row every
+ * payment of the link updates is held only from that statement to the commit. An approval the link
+ * can no longer take rolls everything back for recordLinkFirst.
+ */
+async function recordLinkLast(
+  trx: Transaction<DB>,
+  checkoutReference: string,
+  outcome: ProcessorOutcome,
+  now: Date,
+  alsoInTransaction: AlsoInTransaction,
+): Promise<RecordedOutcome | undefined> {
+  const current = await lockUnfinished(trx, checkoutReference);
+  if (!current) return undefined;
+  if (current.state !== "pending") throw new NotTheCommonCase();
+  const recorded: RecordedResult = outcome.kind;
+  const submission = await writeSubmission(trx, checkoutReference, recorded, outcome, null, now);
+  await alsoInTransaction(trx, recorded, submission);
+  const reference = current.link_reference;
+  if (outcome.kind === "approved") {
+    if (!(await takeSale(trx, reference, now))) throw new NotTheCommonCase();
+  } else await sql`UPDATE payment_links SET reserved_count = reserved_count - 1 WHERE reference = ${reference}`.execute(trx);
+  return { recorded, submission, voidReason: null };
+}
+
+/** The held slot becomes a sale if the link still takes payments now, as at the reservation (D-151). */
+async function takeSale(trx: Transaction<DB>, reference: string, now: Date): Promise<boolean> {
+  const sold = await sql`UPDATE payment_links SET sales_count = sales_count + 1, reserved_count = reserved_count - 1
+    WHERE reference = ${reference} AND sales_count < ${SALE_CAP}
+      AND NOT disabled AND (valid_until IS NULL OR valid_until > ${now})
+    RETURNING reference`.execute(trx);
+  return sold.rows.length > 0;
+}
+
+/** Every case, the link's row first: what the outbox says depends on whether the approval is a sale. */
+async function recordLinkFirst(
+  trx: Transaction<DB>,
+  checkoutReference: string,
+  outcome: ProcessorOutcome,
+  now: Date,
+  alsoInTransaction: AlsoInTransaction,
+): Promise<RecordedOutcome | undefined> {
+  const current = await lockUnfinished(trx, checkoutReference);
+  if (!current) return undefined;
+  const reference = current.link_reference;
+  // An abandoned submission's slot was already released by the stale-reservation sweep.
+  const holdsSlot = current.state === "pending";
+  const releaseSlot = async () => {
+    if (holdsSlot) await sql`UPDATE payment_links SET reserved_count = reserved_count - 1 WHERE reference = ${reference}`.execute(trx);
+  };
+
+  let voidReason: VoidReason | null = null;
+  if (outcome.kind === "approved") {
+    // Abandoned means the processor already confirmed this attempt reversed (D-039): whatever
+    // this approval says, no charge stands behind it, so it can never be a sale.
+    if (!holdsSlot) voidReason = "Reversed";
+    else if (!(await takeSale(trx, reference, now))) {
+      // A disable or an expiry while the card was at the processor voids the approval like a lowered cap.
+      await releaseSlot();
+      voidReason = await whyNoSale(trx, reference, now);
+    }
+  } else await releaseSlot();
+  const recorded: RecordedResult = outcome.kind === "approved" ? (voidReason === null ? "approved" : "voided") : outcome.kind;
+  const submission = await writeSubmission(trx, checkoutReference, recorded, outcome, voidReason, now);
+  await alsoInTransaction(trx, recorded, submission);
+  return { recorded, submission, voidReason };
+}
+
+async function writeSubmission(
+  trx: Transaction<DB>,
+  checkoutReference: string,
+  recorded: RecordedResult,
+  outcome: ProcessorOutcome,
+  voidReason: VoidReason | null,
+  now: Date,
+): Promise<SubmissionRecord> {
+  const changes =
+    recorded === "approved" && outcome.kind === "approved"
+      ? {
+          state: "approved",
+          completed: true,
+          token: outcome.token,
+          payfac_reference: outcome.payfacReference,
+          auth_code: outcome.authCode,
+          reason: null,
+          card_brand: outcome.cardBrand,
+          card_usage: outcome.cardUsage,
+        }
+      : outcome.kind === "approved"
+        ? {
+            state: "failed",
+            completed: false,
+            payfac_reference: outcome.payfacReference,
+            reason: voidReason,
+            card_brand: outcome.cardBrand,
+            card_usage: outcome.cardUsage,
+            // Committed with the result: the cancel is owed even if this process dies next.
+            cancel_pending: true,
+          }
+        : outcome.kind === "declined"
+          ? {
+              state: "declined",
+              completed: false,
+              payfac_reference: outcome.payfacReference,
+              reason: outcome.reason,
+              card_brand: outcome.cardBrand,
+              card_usage: outcome.cardUsage,
+            }
+          : { state: "failed", completed: false, reason: outcome.reason };
+  const updated = await trx
+    .updateTable("submissions")
+    .set({ ...changes, completed_at: now })
+    .where("id", "=", checkoutReference)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toSubmission(updated);
 }
 
 /** Why a held slot could not become a sale, in the order the link's status is derived. */
