@@ -89,13 +89,13 @@ async function recordLinkLast(
   now: Date,
   alsoInTransaction: AlsoInTransaction,
 ): Promise<RecordedOutcome | undefined> {
-  const current = await lockUnfinished(trx, checkoutReference);
-  if (!current) return undefined;
-  if (current.state !== "pending") throw new NotTheCommonCase();
   const recorded: RecordedResult = outcome.kind;
-  const submission = await writeSubmission(trx, checkoutReference, recorded, outcome, null, now);
+  // Written only while still pending, which locks the attempt in the same statement. Not pending
+  // (finished by another post, or abandoned) is left to recordLinkFirst.
+  const submission = await writeSubmission(trx, checkoutReference, recorded, outcome, null, now, "only if pending");
+  if (!submission) throw new NotTheCommonCase();
   await alsoInTransaction(trx, recorded, submission);
-  const reference = current.link_reference;
+  const reference = submission.linkReference;
   if (outcome.kind === "approved") {
     if (!(await takeSale(trx, reference, now))) throw new NotTheCommonCase();
   } else await sql`UPDATE payment_links SET reserved_count = reserved_count - 1 WHERE reference = ${reference}`.execute(trx);
@@ -140,7 +140,8 @@ async function recordLinkFirst(
     }
   } else await releaseSlot();
   const recorded: RecordedResult = outcome.kind === "approved" ? (voidReason === null ? "approved" : "voided") : outcome.kind;
-  const submission = await writeSubmission(trx, checkoutReference, recorded, outcome, voidReason, now);
+  const submission = await writeSubmission(trx, checkoutReference, recorded, outcome, voidReason, now, "locked");
+  if (!submission) throw new Error("a locked submission was not found");
   await alsoInTransaction(trx, recorded, submission);
   return { recorded, submission, voidReason };
 }
@@ -152,7 +153,8 @@ async function writeSubmission(
   outcome: ProcessorOutcome,
   voidReason: VoidReason | null,
   now: Date,
-): Promise<SubmissionRecord> {
+  condition: "locked" | "only if pending",
+): Promise<SubmissionRecord | undefined> {
   const changes =
     recorded === "approved" && outcome.kind === "approved"
       ? {
@@ -186,13 +188,14 @@ async function writeSubmission(
               card_usage: outcome.cardUsage,
             }
           : { state: "failed", completed: false, reason: outcome.reason };
-  const updated = await trx
+  let update = trx
     .updateTable("submissions")
     .set({ ...changes, completed_at: now })
-    .where("id", "=", checkoutReference)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  return toSubmission(updated);
+    .where("id", "=", checkoutReference);
+  // The first statement of recordLinkLast's transaction: its commit does not wait for the disk either.
+  if (condition === "only if pending") update = update.where("state", "=", "pending").where(COMMIT_WITHOUT_WAITING, "is not", null);
+  const updated = await update.returningAll().executeTakeFirst();
+  return updated && toSubmission(updated);
 }
 
 /** Why a held slot could not become a sale, in the order the link's status is derived. */
