@@ -11,7 +11,8 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { CheckoutLink } from "../db/checkout-repository.ts";
 import type { Database } from "../db/connect.ts";
-import { type ProcessorOutcome, recordResult, reserveSale, type VoidReason } from "../db/reservations-repository.ts";
+import { type ProcessorOutcome, recordResult, type VoidReason } from "../db/reservations-repository.ts";
+import { reserveSale } from "../db/reserve-sale.ts";
 import { findSubmission, type SubmissionRecord } from "../db/submissions-repository.ts";
 import { isUniqueViolation } from "../db/unique-violation.ts";
 import { withDeadline } from "../payments/deadline.ts";

@@ -10,6 +10,7 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import type { Database } from "../db/connect.ts";
+import { waitUntilDurable } from "../db/durable-commit.ts";
 import type { ClaimedDelivery } from "./delivery-queue.ts";
 import type { UnsignedPaymentMessage, WebhookEventType } from "./outbox.ts";
 
@@ -118,6 +119,11 @@ export async function claimDueDeliveries(
     `.execute(trx);
     return result.rows;
   });
+  // Nothing is sent before every commit the database made so far is on disk: the payment results
+  // whose outbox rows were just claimed commit without waiting for the flush and wait for it
+  // afterwards (D-200), and a webhook must never announce a result a crash could still take back.
+  // One wait per batch, after the endpoints' rows are unlocked.
+  if (rows.length > 0) await waitUntilDurable(db);
   return rows.map((row) => ({
     id: row.id,
     merchantId: row.merchant_id,

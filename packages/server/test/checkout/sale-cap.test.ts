@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import { reconcileStalePayments } from "../../src/checkout/reconcile.ts";
-import { reserveSale } from "../../src/db/reservations-repository.ts";
+import { reserveSale } from "../../src/db/reserve-sale.ts";
 import { cartDigest } from "../../src/domain/links/cart.ts";
 import type { AuthorizeRequest, AuthorizeResult, PaymentProcessor } from "../../src/payments/processor.ts";
 import { SandboxProcessor } from "../../src/payments/sandbox.ts";
