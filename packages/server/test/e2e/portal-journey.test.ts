@@ -269,6 +269,8 @@ for (const backend of testBackends()) {
           cardLast4: "1111",
           result: "approved",
           refundedAmount: "6430",
+          paymentType: "linkSale",
+          merchantReference: "",
         },
       );
       assert.match(row.cardBrand!, /^(VI|Visa|visa)$/);
