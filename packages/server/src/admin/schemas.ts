@@ -1,5 +1,6 @@
 // Request schemas of /admin/v1: they validate, type the handlers and feed the OpenAPI document.
 import Type from "typebox";
+import { WEBHOOK_AUTHORIZATION_MAX_LENGTH, WEBHOOK_AUTHORIZATION_PATTERN } from "../domain/webhooks/authorization-value.ts";
 
 const Id = Type.String({ minLength: 1, maxLength: 64 });
 
@@ -59,8 +60,8 @@ const WebhookUrl = Type.String({ minLength: 1, maxLength: 2048, description: "ht
 /** Sent verbatim as the Authorization header: printable ASCII, single inner spaces (e.g. "Bearer abc"). */
 const WebhookApiKey = Type.String({
   minLength: 1,
-  maxLength: 512,
-  pattern: "^[\\x21-\\x7e]+( [\\x21-\\x7e]+)*$",
+  maxLength: WEBHOOK_AUTHORIZATION_MAX_LENGTH,
+  pattern: WEBHOOK_AUTHORIZATION_PATTERN,
   description: "printable ASCII, sent verbatim as the Authorization header",
 });
 

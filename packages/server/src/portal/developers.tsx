@@ -8,6 +8,7 @@ import type { ComponentChildren } from "preact";
 import { listApiKeys, listTerminals } from "../db/merchant-reads-repository.ts";
 import { createApiKey, revokeApiKey } from "../db/merchants-repository.ts";
 import { AppError } from "../domain/errors.ts";
+import { webhookAuthorizationError } from "../domain/webhooks/authorization-value.ts";
 import { checkWebhookUrl } from "../net/outbound-guard.ts";
 import { createWebhookEndpoint, listWebhookEndpoints } from "../webhooks/endpoints-repository.ts";
 import type { PortalContext } from "./deps.ts";
@@ -164,10 +165,11 @@ export function developersRoutes(fastify: FastifyInstance, { deps }: PortalConte
     const url = formField(request.body, "url").trim();
     const apiKey = formField(request.body, "apiKey").trim() || undefined;
     const urlProblem = checkWebhookUrl(url, deps.allowPrivateTargets);
+    const keyError = apiKey === undefined ? undefined : webhookAuthorizationError(apiKey);
     const problem = urlProblem
       ? { label: m.url, text: errorText(new AppError("UnsupportedValue", urlProblem), "url", request.portal.lang) }
-      : apiKey && apiKey.length > 500
-        ? { label: m.apiKeyHeader, text: errorText(new AppError("TooLong", "the key is too long"), "apiKey", request.portal.lang) }
+      : keyError
+        ? { label: m.apiKeyHeader, text: errorText(keyError, "apiKey", request.portal.lang) }
         : null;
     if (problem) {
       return sendDevelopers(

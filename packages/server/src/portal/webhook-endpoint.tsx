@@ -6,6 +6,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ComponentChildren } from "preact";
 import { AppError } from "../domain/errors.ts";
+import { webhookAuthorizationError } from "../domain/webhooks/authorization-value.ts";
 import { checkWebhookUrl } from "../net/outbound-guard.ts";
 import { listDeliveries, resendDelivery } from "../webhooks/delivery-log.ts";
 import {
@@ -149,7 +150,12 @@ export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: Portal
       const text = errorText(new AppError("UnsupportedValue", problem), "url", request.portal.lang);
       return sendEndpoint(request, reply, request.params.id, 400, notice(`${m.url}: ${text}`, ""));
     }
-    const changes = { url, apiKey: apiKey?.slice(0, 500) };
+    const keyError = apiKey === undefined ? undefined : webhookAuthorizationError(apiKey);
+    if (keyError) {
+      const text = errorText(keyError, "apiKey", request.portal.lang);
+      return sendEndpoint(request, reply, request.params.id, 400, notice(`${m.apiKeyHeader}: ${text}`, ""));
+    }
+    const changes = { url, apiKey };
     const endpoint = await updateWebhookEndpoint(deps.db, deps.keyring, request.portal.session!.merchantId, request.params.id, changes);
     if (!endpoint) return sendPortalNotFound(request, reply);
     return sendEndpoint(request, reply, request.params.id, 200, notice(m.saved));

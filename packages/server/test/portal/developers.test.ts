@@ -55,6 +55,28 @@ describe("portal developers (pglite)", () => {
     assert.match((await portal.get("/portal/developers?done=revoked")).text, /The key was revoked/);
   });
 
+  test("an Authorization key Node could not send as a header is refused on add and on edit, by the admin API's rule", async () => {
+    const page = await portal.get("/portal/developers");
+    const count = async () => (await server.db.selectFrom("webhook_endpoints").select("id").execute()).length;
+    const before = await count();
+    for (const apiKey of ["Bearer abc\r\nX-Injected: 1", "Bearer  two-spaces", "x".repeat(513)]) {
+      const refused = await portal.post("/portal/developers/webhooks", { url: `${receiver.url}/hooks`, apiKey }, page);
+      assert.equal(refused.status, 400, JSON.stringify(apiKey.slice(0, 30)));
+      assert.match(refused.text, /Authorization key: the key (must be printable ASCII|is longer than 512)/);
+    }
+    assert.equal(await count(), before, "nothing was added");
+    const added = await portal.post("/portal/developers/webhooks", { url: `${receiver.url}/hooks`, apiKey: "x".repeat(512) }, page);
+    assert.equal(added.status, 200, "512 characters are allowed, as in the admin API");
+    const webhookId = /data-new-webhook="(whk_[A-Za-z0-9]+)"/.exec(added.html)?.[1];
+    const path = `/portal/developers/webhooks/${webhookId}`;
+    const detail = await portal.get(path);
+    const edited = await portal.post(path, { url: `${receiver.url}/hooks`, apiKey: "Bearer ok\nnot" }, detail);
+    assert.equal(edited.status, 400);
+    const revealed = await portal.post(`${path}/reveal`, {}, detail);
+    assert.equal(secretOf(revealed, 0), "x".repeat(512), "the key is unchanged");
+    assert.equal((await portal.post(`${path}/delete`, {}, detail)).status, 303);
+  });
+
   test("a webhook endpoint: add, test message signed with its key, rotate, reveal, edit, disable, resend, delete", async () => {
     const page = await portal.get("/portal/developers");
     const bad = await portal.post("/portal/developers/webhooks", { url: "ftp://example.com/hook" }, page);
