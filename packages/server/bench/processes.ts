@@ -1,10 +1,20 @@
-// The processes a bench run starts: Paylink (a real `paylink serve`, the way tests start it) with a
-// merchant, terminal and API key made through the admin API, and the baseline servers. Each
-// process's peak RSS is read from /proc before it stops.
+// The processes a bench run starts: Paylink (a real `paylink serve`: the built server as operators
+// run it, or the TypeScript sources under tsx as the tests run it) with a merchant, terminal and API
+// key made through the admin API, and the baseline servers. Each process's peak RSS is read from
+// /proc before it stops.
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { freePort, PAYLINK_BIN, TEST_PROCESS_SECRET_KEY } from "../test/support/process.ts";
+
+/** `paylink` as installed: the compiled server in dist/ (`npm run build` makes it). */
+const PAYLINK_BUILT_BIN = fileURLToPath(new URL("../bin/paylink.mjs", import.meta.url));
+
+/**
+ * Which `paylink` to start: "built" (what operators run: no TypeScript loader in memory or on the
+ * request path) or "sources" (tsx, as the tests run it; what the profiler wants, for names and lines).
+ */
+export type PaylinkProgram = "built" | "sources";
 
 export const ADMIN_TOKEN = "bench-admin-token-0123456789";
 
@@ -44,10 +54,14 @@ export function cpuMs(pid: number | undefined): number | undefined {
 }
 
 /** Starts `paylink serve` with `nodeArgs` (e.g. --cpu-prof); resolves once /readyz answers 200. */
-async function spawnPaylink(env: Record<string, string>, nodeArgs: string[]): Promise<PaylinkProcess & { baseUrl: string }> {
+async function spawnPaylink(
+  env: Record<string, string>,
+  nodeArgs: string[],
+  program: PaylinkProgram,
+): Promise<PaylinkProcess & { baseUrl: string }> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [...nodeArgs, PAYLINK_BIN, "serve"], {
+  const child = spawn(process.execPath, [...nodeArgs, program === "built" ? PAYLINK_BUILT_BIN : PAYLINK_BIN, "serve"], {
     env: {
       ...process.env,
       HOST: "127.0.0.1",
@@ -79,7 +93,11 @@ async function spawnPaylink(env: Record<string, string>, nodeArgs: string[]): Pr
 }
 
 /** Starts Paylink on PostgreSQL (`databaseUrl`) or on the embedded database in `dataDir`. */
-export async function startPaylink(target: { databaseUrl: string } | { dataDir: string }, nodeArgs: string[] = []): Promise<Paylink> {
+export async function startPaylink(
+  target: { databaseUrl: string } | { dataDir: string },
+  nodeArgs: string[] = [],
+  program: PaylinkProgram = "sources",
+): Promise<Paylink> {
   const env: Record<string, string> = {
     PAYLINK_ADMIN_TOKEN: ADMIN_TOKEN,
     PAYLINK_WEBHOOK_ALLOW_PRIVATE: "true",
@@ -89,7 +107,7 @@ export async function startPaylink(target: { databaseUrl: string } | { dataDir: 
     PAYLINK_RATE_LIMIT_CHECKOUT_FAILURES: "999999999",
     ...("databaseUrl" in target ? { DATABASE_URL: target.databaseUrl } : { PAYLINK_DATA_DIR: target.dataDir }),
   };
-  const server = await spawnPaylink(env, nodeArgs);
+  const server = await spawnPaylink(env, nodeArgs, program);
   const admin = async (path: string, body: unknown) => {
     const response = await fetch(`${server.baseUrl}/admin/v1${path}`, {
       method: "POST",

@@ -1,6 +1,7 @@
 // `npm run bench` (docs/performance.md): Paylink on PostgreSQL and on the embedded database against
 // bare baselines, in one run; writes bench/RESULTS.md. `--quick` (CI): short runs, growth to 50 k
 // links, a smaller webhook backlog; it fails only when a scenario crashes or answers errors.
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,6 +21,19 @@ const only = process.argv
   ?.slice("--only=".length)
   .split(",");
 const started = performance.now();
+// Paylink is measured as operators run it: the compiled server (`npm run build`), which also makes
+// its peak RSS the operator's figure. `--sources` runs the TypeScript under tsx instead.
+const program = process.argv.includes("--sources") ? "sources" : "built";
+if (program === "built") {
+  const built = spawnSync("npm", ["run", "build", "--silent"], {
+    cwd: fileURLToPath(new URL("../../..", import.meta.url)),
+    stdio: "inherit",
+  });
+  if (built.status !== 0) {
+    console.error("npm run build failed: the benchmark measures the built server");
+    process.exit(1);
+  }
+}
 const postgresPlan: LoadPlan = quick
   ? { connections: 50, warmupSeconds: 1, seconds: 1 }
   : { connections: 50, warmupSeconds: 3, seconds: 10 };
@@ -38,7 +52,8 @@ const report: Report = {
   seconds: 0,
   settings:
     `autocannon ${postgresPlan.warmupSeconds} s warm-up + ${postgresPlan.seconds} s per scenario, ` +
-    `${postgresPlan.connections} connections on PostgreSQL, ${embeddedPlan.connections} on the embedded database`,
+    `${postgresPlan.connections} connections on PostgreSQL, ${embeddedPlan.connections} on the embedded database; ` +
+    (program === "built" ? "Paylink built (`npm run build`, `bin/paylink.mjs serve`)" : "Paylink from its sources under tsx"),
 };
 const broken: string[] = [];
 const scratchDirs: string[] = [];
@@ -119,7 +134,7 @@ async function postgres(): Promise<void> {
   const database = await createScratchDatabase("paylink");
   const baseline = await startBaseline("pg", baselineDb.url);
   try {
-    const paylink = await startPaylink({ databaseUrl: database.url });
+    const paylink = await startPaylink({ databaseUrl: database.url }, [], program);
     try {
       await measurePairs("postgres", postgresPlan, baseline, paylink);
       if (only) return;
@@ -143,7 +158,7 @@ async function embedded(): Promise<void> {
   scratchDirs.push(dir);
   const baseline = await startBaseline("pglite", join(dir, "baseline"));
   try {
-    const paylink = await startPaylink({ dataDir: join(dir, "paylink") });
+    const paylink = await startPaylink({ dataDir: join(dir, "paylink") }, [], program);
     try {
       await measurePairs("embedded", embeddedPlan, baseline, paylink);
       await measureWebhooks("embedded", paylink, undefined);
