@@ -16,6 +16,7 @@ import { clientErrorHandler } from "./http/client-errors.ts";
 import { jsonErrorHandler, jsonNotFound, sendError } from "./http/errors.ts";
 import { registerMetrics } from "./http/metrics.ts";
 import { NO_RATE_LIMITS, type RateLimits, registerRateLimitStore } from "./http/rate-limit.ts";
+import { lazyRequestLogger } from "./http/request-logger.ts";
 import { registerShutdownGate } from "./http/shutdown.ts";
 import { validatorCompiler } from "./http/validation.ts";
 import { type AfterSaleProcessor, isAfterSaleProcessor, type PaymentProcessor } from "./payments/processor.ts";
@@ -58,7 +59,7 @@ export interface AppDeps {
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const now = deps.now ?? (() => new Date());
   const app = Fastify({
-    ...(deps.logger ? { loggerInstance: deps.logger } : { logger: false }),
+    ...(deps.logger ? { loggerInstance: deps.logger, childLoggerFactory: lazyRequestLogger } : { logger: false }),
     bodyLimit: 1024 * 1024,
     genReqId: () => randomUUID(),
     // Trusting a client-sent request id would let it forge responseIdentifier values.

@@ -7,26 +7,33 @@ import type { Database } from "../db/connect.ts";
 import { metricsAccess } from "./metrics-access.ts";
 
 export function registerMetrics(app: FastifyInstance, db: Database, options: { token?: string | undefined } = {}) {
-  const requests = new Map<string, { count: number; seconds: number }>();
+  const requests = new Map<string, { labels: string; count: number; seconds: number }>();
   const started = Date.now();
 
-  app.addHook("onResponse", async (request, reply) => {
+  // A callback hook (no promise per request); the label text is built once per series, found again
+  // through a key of the three values.
+  app.addHook("onResponse", (request, reply, done) => {
     const route = request.routeOptions.url ?? "unmatched";
-    const key = `method="${request.method}",route="${route.replace(/"/g, "")}",status="${reply.statusCode}"`;
-    const entry = requests.get(key) ?? { count: 0, seconds: 0 };
+    const key = `${request.method} ${reply.statusCode} ${route}`;
+    let entry = requests.get(key);
+    if (entry === undefined) {
+      const labels = `method="${request.method}",route="${route.replace(/"/g, "")}",status="${reply.statusCode}"`;
+      entry = { labels, count: 0, seconds: 0 };
+      requests.set(key, entry);
+    }
     entry.count += 1;
     entry.seconds += reply.elapsedTime / 1000;
-    requests.set(key, entry);
+    done();
   });
 
   app.get("/metrics", { schema: { hide: true }, onRequest: metricsAccess(options.token) }, async (request, reply) => {
     const lines = [
       "# HELP paylink_http_requests_total HTTP requests served.",
       "# TYPE paylink_http_requests_total counter",
-      ...[...requests].map(([labels, e]) => `paylink_http_requests_total{${labels}} ${e.count}`),
+      ...[...requests.values()].map((e) => `paylink_http_requests_total{${e.labels}} ${e.count}`),
       "# HELP paylink_http_request_duration_seconds_sum Time spent serving requests.",
       "# TYPE paylink_http_request_duration_seconds_sum counter",
-      ...[...requests].map(([labels, e]) => `paylink_http_request_duration_seconds_sum{${labels}} ${e.seconds.toFixed(6)}`),
+      ...[...requests.values()].map((e) => `paylink_http_request_duration_seconds_sum{${e.labels}} ${e.seconds.toFixed(6)}`),
       "# HELP paylink_uptime_seconds Seconds since the process started serving.",
       "# TYPE paylink_uptime_seconds gauge",
       `paylink_uptime_seconds ${((Date.now() - started) / 1000).toFixed(0)}`,
