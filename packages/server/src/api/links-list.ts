@@ -1,5 +1,5 @@
 // GET /api/v1/paymentlinks (docs/api.md#list): newest first, 0-based pages, filters.
-import { listLinks } from "../db/links-repository.ts";
+import { listLinkSummaries } from "../db/link-list-repository.ts";
 import { AppError } from "../domain/errors.ts";
 import { parseIsoDateTime } from "../domain/links/terms.ts";
 import { envelope } from "../http/envelope.ts";
@@ -30,7 +30,7 @@ export function registerListLinks(app: TypedApp, deps: ApiDeps) {
         throw new AppError("ConflictingFields", "createdFrom must not be after createdTo.");
       }
       const now = deps.now();
-      const { links, totalCount } = await listLinks(
+      const { links, totalCount } = await listLinkSummaries(
         deps.db,
         request.merchantId,
         {

@@ -1,9 +1,10 @@
 // Domain values → the link JSON of Straumur's payment-links API. Nothing else builds link JSON, except
 // the submissions of a link read, which its one statement builds (db/link-with-submissions-repository.ts).
 
+import type { LinkSummaryRecord } from "../db/link-list-repository.ts";
 import type { LinkSubmission } from "../db/link-with-submissions-repository.ts";
 import type { PaymentLinkRecord } from "../db/links-repository.ts";
-import { linkStatus } from "../domain/links/status.ts";
+import { deriveStatus, linkStatus } from "../domain/links/status.ts";
 import { linkUrl } from "../domain/links/url.ts";
 
 export function presentLink(link: PaymentLinkRecord, submissions: LinkSubmission[], publicBaseUrl: string, now: Date) {
@@ -33,19 +34,19 @@ export function presentLink(link: PaymentLinkRecord, submissions: LinkSubmission
   };
 }
 
-export function presentLinkSummary(link: PaymentLinkRecord, publicBaseUrl: string, now: Date) {
+export function presentLinkSummary(link: LinkSummaryRecord, publicBaseUrl: string, now: Date) {
   return {
     paymentLinkReference: link.reference,
-    description: link.terms.description,
-    amount: link.terms.amount,
-    currency: link.terms.currency,
-    type: link.terms.type,
-    status: linkStatus(link, now),
+    description: link.description,
+    amount: link.amount,
+    currency: link.currency,
+    type: link.type,
+    status: deriveStatus(link, now),
     url: linkUrl(publicBaseUrl, link.reference),
     createdAt: link.createdAt.toISOString(),
-    validUntil: link.terms.validUntil?.toISOString() ?? null,
+    validUntil: link.validUntil?.toISOString() ?? null,
     visitCount: link.visitCount,
     salesCount: link.salesCount,
-    maxSalesCount: link.terms.maxSalesCount,
+    maxSalesCount: link.maxSalesCount,
   };
 }

@@ -1,9 +1,10 @@
 // Payment links, and the list of a link's submissions. Link rows are turned into domain values here
-// and nowhere else.
-import { type ExpressionBuilder, type Selectable, sql, type Transaction } from "kysely";
-import type { Culture, Item, LinkStatus, LinkTerms, LinkType, RecurringProcessingModel, ShopperInfo } from "../domain/links/types.ts";
+// and nowhere else (the API's list of links: db/link-list-repository.ts).
+import type { Selectable, Transaction } from "kysely";
+import type { Culture, Item, LinkTerms, LinkType, RecurringProcessingModel, ShopperInfo } from "../domain/links/types.ts";
 import type { Database } from "./connect.ts";
-import { pageTotal } from "./page-total.ts";
+import { type LinkListFilter, listLinkRows } from "./link-list-repository.ts";
+import { preparedStatement, runPrepared } from "./prepared.ts";
 import type { DB, PaymentLinksTable } from "./schema.ts";
 import { type SubmissionRecord, toSubmission } from "./submissions-repository.ts";
 
@@ -19,7 +20,32 @@ export interface PaymentLinkRecord {
 
 type Queryable = Database | Transaction<DB>;
 
-export function toRecord(row: Selectable<PaymentLinksTable>): PaymentLinkRecord {
+/** The columns a record is made of (a statement that names its columns reads these). */
+export const LINK_RECORD_COLUMNS = [
+  "reference",
+  "merchant_id",
+  "terminal_identifier",
+  "type",
+  "amount",
+  "currency",
+  "items",
+  "shopper_info",
+  "recurring_processing_model",
+  "culture",
+  "theme_key",
+  "description",
+  "return_url",
+  "valid_until",
+  "max_sales_count",
+  "sales_count",
+  "visit_count",
+  "disabled",
+  "created_at",
+] as const;
+
+export type LinkRecordRow = Pick<Selectable<PaymentLinksTable>, (typeof LINK_RECORD_COLUMNS)[number]>;
+
+export function toRecord(row: LinkRecordRow): PaymentLinkRecord {
   return {
     reference: row.reference,
     merchantId: row.merchant_id,
@@ -83,6 +109,19 @@ export async function insertLink(db: Queryable, reference: string, merchantId: s
     .execute();
 }
 
+/** The create's insert with its checks (below); a prepared statement on PostgreSQL (db/prepared.ts). */
+const INSERT_LINK_IF_REFERENCES_VALID = preparedStatement(
+  "api_insert_link_if_references_valid",
+  `INSERT INTO payment_links (reference, merchant_id, terminal_identifier, type, amount, currency, items, shopper_info,
+                             recurring_processing_model, culture, theme_key, description, return_url, valid_until, max_sales_count)
+   SELECT $1, $2, t.terminal_identifier, $3, $4::bigint, $5, $6::jsonb, $7::jsonb, $8::text, $9, $10::text, $11, $12::text,
+          $13::timestamptz, $14::integer
+   FROM terminals t
+   WHERE t.terminal_identifier = $15 AND t.merchant_id = $2
+     AND (t.currencies IS NULL OR $5::text = ANY (t.currencies))
+     AND ($10::text IS NULL OR EXISTS (SELECT 1 FROM themes WHERE theme_key = $10 AND merchant_id = $2))`,
+);
+
 /**
  * Inserts the link only if its terminal is the merchant's and accepts the currency, and its theme
  * (if any) is the merchant's: the checks and the insert in one round trip. False when a check
@@ -95,17 +134,23 @@ export async function insertLinkIfReferencesValid(
   terms: LinkTerms,
 ): Promise<boolean> {
   const c = termColumns(terms);
-  const result = await sql`
-    INSERT INTO payment_links (reference, merchant_id, terminal_identifier, type, amount, currency, items, shopper_info,
-                               recurring_processing_model, culture, theme_key, description, return_url, valid_until, max_sales_count)
-    SELECT ${reference}, ${merchantId}, t.terminal_identifier, ${terms.type}, ${c.amount}::bigint, ${c.currency}, ${c.items}::jsonb,
-           ${c.shopper_info}::jsonb, ${c.recurring_processing_model}::text, ${c.culture}, ${c.theme_key}::text, ${c.description},
-           ${c.return_url}::text, ${c.valid_until}::timestamptz, ${c.max_sales_count}::integer
-    FROM terminals t
-    WHERE t.terminal_identifier = ${terms.terminalIdentifier} AND t.merchant_id = ${merchantId}
-      AND (t.currencies IS NULL OR ${c.currency}::text = ANY (t.currencies))
-      AND (${c.theme_key}::text IS NULL OR EXISTS (SELECT 1 FROM themes WHERE theme_key = ${c.theme_key} AND merchant_id = ${merchantId}))
-  `.execute(db);
+  const result = await runPrepared(db, INSERT_LINK_IF_REFERENCES_VALID, [
+    reference,
+    merchantId,
+    terms.type,
+    c.amount,
+    c.currency,
+    c.items,
+    c.shopper_info,
+    c.recurring_processing_model,
+    c.culture,
+    c.theme_key,
+    c.description,
+    c.return_url,
+    c.valid_until,
+    c.max_sales_count,
+    terms.terminalIdentifier,
+  ]);
   return (result.numAffectedRows ?? 0n) > 0n;
 }
 
@@ -172,77 +217,13 @@ export async function listSubmissions(db: Queryable, reference: string): Promise
   return rows.map(toSubmission);
 }
 
-export interface LinkListFilter {
-  status?: LinkStatus;
-  type?: LinkType;
-  createdFrom?: Date;
-  createdTo?: Date;
-  search?: string;
-}
-
-/** The status derivation of domain/links/status.ts, as SQL, so lists can filter on it. */
-function statusCondition(eb: ExpressionBuilder<DB, "payment_links">, status: LinkStatus, now: Date) {
-  const completed = eb.and([eb("type", "=", "TokenizeByLink"), eb("sales_count", ">=", 1)]);
-  const used = eb.and([
-    eb("type", "=", "PayByLink"),
-    eb("max_sales_count", "is not", null),
-    eb("sales_count", ">=", eb.ref("max_sales_count")),
-  ]);
-  const expired = eb.and([eb("valid_until", "is not", null), eb("valid_until", "<=", now)]);
-  const enabled = eb("disabled", "=", false);
-  switch (status) {
-    case "Disabled":
-      return eb("disabled", "=", true);
-    case "Completed":
-      return eb.and([enabled, completed]);
-    case "Used":
-      return eb.and([enabled, used]);
-    case "Expired":
-      return eb.and([enabled, eb.not(completed), eb.not(used), expired]);
-    case "Active":
-      return eb.and([enabled, eb.not(completed), eb.not(used), eb.not(expired)]);
-  }
-}
-
-export async function listLinks(
+/** The portal's list: whole links (the API's list reads summaries only, db/link-list-repository.ts). */
+export function listLinks(
   db: Queryable,
   merchantId: string,
   filter: LinkListFilter,
   page: { offset: number; limit: number },
   now: Date,
 ): Promise<{ links: PaymentLinkRecord[]; totalCount: number }> {
-  let query = db.selectFrom("payment_links").where("merchant_id", "=", merchantId);
-  if (filter.status) {
-    const status = filter.status;
-    query = query.where((eb) => statusCondition(eb, status, now));
-  }
-  if (filter.type) query = query.where("type", "=", filter.type);
-  if (filter.createdFrom) query = query.where("created_at", ">=", filter.createdFrom);
-  if (filter.createdTo) query = query.where("created_at", "<=", filter.createdTo);
-  if (filter.search) {
-    const pattern = `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    query = query.where((eb) => eb.or([eb("reference", "ilike", pattern), eb("description", "ilike", pattern)]));
-  }
-  // The total is a scalar subquery of the same statement (one snapshot, so page and total agree),
-  // and the page walks the (merchant_id, created_at, reference) index and stops after `limit` rows.
-  // Without a filter the total is the merchant's link counter (migration 0015, kept in the
-  // inserting transaction): constant time, where counting read 1 M index entries (0.1 s) at 1 M
-  // links. A filtered total is counted; search finds its matches through the trigram index.
-  const filtered = Boolean(filter.status || filter.type || filter.createdFrom || filter.createdTo || filter.search);
-  const total = filtered ? sql<string>`(${query.select(sql`count(*)`.as("count"))})` : merchantLinkCount(merchantId);
-  const rows = await query
-    .selectAll()
-    .select(total.as("total_count"))
-    .orderBy("created_at", "desc")
-    .orderBy("reference", "desc")
-    .offset(page.offset)
-    .limit(page.limit)
-    .execute();
-  const totalCount = await pageTotal(rows, () => db.selectNoFrom(total.as("count")).executeTakeFirstOrThrow());
-  return { links: rows.map(toRecord), totalCount };
-}
-
-/** The merchant's number of links: the sum of its counter slots (migration 0015). */
-function merchantLinkCount(merchantId: string) {
-  return sql<string>`(SELECT coalesce(sum(link_count), 0) FROM merchant_link_counts WHERE merchant_id = ${merchantId})`;
+  return listLinkRows(db, merchantId, filter, page, now, "all", toRecord);
 }

@@ -1,0 +1,46 @@
+// Fixed statements of the API's hot paths as named prepared statements on PostgreSQL (D-221): each
+// pooled connection has PostgreSQL parse and plan such a statement once, then only binds and
+// runs it, where an unnamed statement is parsed and planned again on every request (about half of
+// PostgreSQL's CPU time for a link's read). PGlite runs the same text as an ordinary query: one
+// process, no network, and its driver has no named statements.
+//
+// A statement's text names its columns (never `*`): a prepared `SELECT *` fails with "cached
+// plan must not change result type" once a migration adds a column under a running instance.
+import { CompiledQuery, type QueryResult, type Transaction } from "kysely";
+import type { Database } from "./connect.ts";
+import type { DB } from "./schema.ts";
+
+export interface PreparedStatement {
+  readonly name: string;
+  readonly text: string;
+}
+
+const names = new Set<string>();
+
+/** Declares a statement once, at module load; a name is for one text only. */
+export function preparedStatement(name: string, text: string): PreparedStatement {
+  if (names.has(name)) throw new Error(`prepared statement ${name} is declared twice`);
+  names.add(name);
+  return Object.freeze({ name, text });
+}
+
+/** The driver's connection class on PostgreSQL (kysely's PostgresDriver over pg). */
+const PG_CONNECTION = "PostgresConnection";
+
+/**
+ * Runs a declared statement. On pg the query handed over is a query config with the statement's
+ * name (pg's Client.query takes one where Kysely passes its SQL text): pg then sends Parse only the
+ * first time on each connection, and Bind/Execute after that.
+ */
+export function runPrepared<R>(
+  db: Database | Transaction<DB>,
+  statement: PreparedStatement,
+  parameters: readonly unknown[],
+): Promise<QueryResult<R>> {
+  return db.getExecutor().provideConnection(async (connection) => {
+    const query = CompiledQuery.raw(statement.text, parameters as unknown[]);
+    if (connection.constructor.name !== PG_CONNECTION) return connection.executeQuery<R>(query);
+    const config = { name: statement.name, text: statement.text } as unknown as string;
+    return connection.executeQuery<R>({ ...query, sql: config });
+  });
+}
