@@ -1,6 +1,7 @@
 // What the portal reads about a merchant's payments: every finished payment, whether a sale through
-// one of its links (a submission) or a charge of one of its saved cards (a token payment); sales per
-// day; the links that sell most. Read-only; every query is scoped to one merchant.
+// one of its links (a submission) or a charge of one of its saved cards (a token payment), a page
+// at a time or one by its reference (the overview's sums are in portal-overview-repository.ts).
+// Read-only; every query is scoped to one merchant.
 import { type Kysely, sql } from "kysely";
 import type { Database } from "./connect.ts";
 import { pageTotal, WINDOW_TOTAL } from "./page-total.ts";
@@ -153,74 +154,4 @@ export async function listPayments(
 export async function findPayment(db: Database, merchantId: string, checkoutReference: string): Promise<PaymentRow | undefined> {
   const row = await paymentsQuery(db, merchantId, {}).selectAll("p").where("p.id", "=", checkoutReference).executeTakeFirst();
   return row && toPaymentRow(row);
-}
-
-export interface DailySales {
-  /** YYYY-MM-DD in UTC (Iceland's time all year). */
-  day: string;
-  currency: string;
-  sales: number;
-  revenue: number;
-}
-
-/** Approved payments (tokenizations, which move no money, left out) per day and currency since `from`. */
-export async function salesPerDay(db: Database, merchantId: string, from: Date): Promise<DailySales[]> {
-  const day = sql<string>`to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
-  const rows = await db
-    .selectFrom("submissions as s")
-    .innerJoin("payment_links as l", "l.reference", "s.link_reference")
-    .where("l.merchant_id", "=", merchantId)
-    .where("s.state", "=", "approved")
-    .where("l.type", "=", "PayByLink")
-    .where("s.created_at", ">=", from)
-    .select([day.as("day"), "s.currency", sql<string>`count(*)`.as("sales"), sql<string>`sum(s.amount)`.as("revenue")])
-    .groupBy([day, "s.currency"])
-    .orderBy(day)
-    .execute();
-  return rows.map((row) => ({ day: row.day, currency: row.currency, sales: Number(row.sales), revenue: Number(row.revenue) }));
-}
-
-export interface LinkTotals {
-  visits: number;
-  sales: number;
-  links: number;
-}
-
-/** Visits and sales of all the merchant's links (counted on the links, so since each was made). */
-export async function linkTotals(db: Database, merchantId: string): Promise<LinkTotals> {
-  const row = await db
-    .selectFrom("payment_links")
-    .where("merchant_id", "=", merchantId)
-    .select([
-      sql<string>`coalesce(sum(visit_count), 0)`.as("visits"),
-      sql<string>`coalesce(sum(sales_count), 0)`.as("sales"),
-      sql<string>`count(*)`.as("links"),
-    ])
-    .executeTakeFirstOrThrow();
-  return { visits: Number(row.visits), sales: Number(row.sales), links: Number(row.links) };
-}
-
-export interface TopLink {
-  reference: string;
-  description: string;
-  salesCount: number;
-  visitCount: number;
-}
-
-export async function topLinks(db: Database, merchantId: string, limit: number): Promise<TopLink[]> {
-  const rows = await db
-    .selectFrom("payment_links")
-    .where("merchant_id", "=", merchantId)
-    .where("sales_count", ">", 0)
-    .select(["reference", "description", "sales_count", "visit_count"])
-    .orderBy("sales_count", "desc")
-    .orderBy("created_at", "desc")
-    .limit(limit)
-    .execute();
-  return rows.map((row) => ({
-    reference: row.reference,
-    description: row.description,
-    salesCount: row.sales_count,
-    visitCount: row.visit_count,
-  }));
 }
