@@ -4,7 +4,7 @@
 // Read-only; every query is scoped to one merchant.
 import { type Kysely, sql } from "kysely";
 import type { Database } from "./connect.ts";
-import { pageTotal, WINDOW_TOTAL } from "./page-total.ts";
+import { pageTotal } from "./page-total.ts";
 import { PAYMENT_FACT_COLUMNS, type PaymentFactColumns, type PaymentFacts, paymentFactsOf } from "./payment-facts.ts";
 import type { DB } from "./schema.ts";
 import type { Answer } from "./submissions-repository.ts";
@@ -44,7 +44,7 @@ export interface PaymentFilter {
 }
 
 /** Both kinds of payment in one shape of columns, each side filtered before they are joined. */
-function paymentsQuery(db: Kysely<DB>, merchantId: string, filter: PaymentFilter) {
+function paymentsUnion(db: Kysely<DB>, merchantId: string, filter: PaymentFilter) {
   const pattern = filter.search ? `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
   let links = db
     .selectFrom("submissions as s")
@@ -97,8 +97,11 @@ function paymentsQuery(db: Kysely<DB>, merchantId: string, filter: PaymentFilter
       eb.or(["t.id", "t.payfac_reference", "t.merchant_reference"].map((c) => eb(eb.ref(c as "t.id"), "ilike", pattern))),
     );
   }
-  const union = filter.source === "link" ? links : filter.source === "token" ? tokens : links.unionAll(tokens);
-  return db.selectFrom(union.as("p"));
+  return filter.source === "link" ? links : filter.source === "token" ? tokens : links.unionAll(tokens);
+}
+
+function paymentsQuery(db: Kysely<DB>, merchantId: string, filter: PaymentFilter) {
+  return db.selectFrom(paymentsUnion(db, merchantId, filter).as("p"));
 }
 
 /** A row of paymentsQuery. */
@@ -131,6 +134,13 @@ function toPaymentRow(row: PaymentColumns): PaymentRow {
   };
 }
 
+/**
+ * A page of payments, newest first, and the number of all that match, in one statement. The page
+ * is chosen on the narrow columns alone (reference and time), which the partial indexes of
+ * migration 0023 hold: the scans never read a table row, the sort keeps only the page (no window
+ * over every match) and the count is a second index-only pass (D-252). Then only the page's rows
+ * are read, by their primary keys.
+ */
 export async function listPayments(
   db: Database,
   merchantId: string,
@@ -138,16 +148,34 @@ export async function listPayments(
   page: { offset: number; limit: number },
 ): Promise<{ payments: PaymentRow[]; totalCount: number }> {
   const query = paymentsQuery(db, merchantId, filter);
-  const rows = await query
-    .selectAll("p")
-    .select(WINDOW_TOTAL)
+  const keys = await query
+    .select((eb) => [
+      "p.id",
+      eb
+        .selectFrom(paymentsUnion(db, merchantId, filter).as("c"))
+        .select(sql<string>`count(*)`.as("count"))
+        .as("total_count"),
+    ])
     .orderBy("p.created_at", "desc")
     .orderBy("p.id", "desc")
     .offset(page.offset)
     .limit(page.limit)
     .execute();
-  const totalCount = await pageTotal(rows, () => query.select(sql<string>`count(*)`.as("count")).executeTakeFirstOrThrow());
-  return { totalCount, payments: rows.map(toPaymentRow) };
+  const totalCount = await pageTotal(
+    keys.map((key) => ({ total_count: key.total_count ?? 0 })),
+    () => query.select(sql<string>`count(*)`.as("count")).executeTakeFirstOrThrow(),
+  );
+  if (keys.length === 0) return { totalCount, payments: [] };
+  const rows = await paymentsQuery(db, merchantId, {})
+    .selectAll("p")
+    .where(
+      "p.id",
+      "in",
+      keys.map((key) => key.id),
+    )
+    .execute();
+  const byId = new Map(rows.map((row) => [row.id, toPaymentRow(row)]));
+  return { totalCount, payments: keys.flatMap((key) => byId.get(key.id) ?? []) };
 }
 
 /** One payment (link sale or token payment) of this merchant by its checkoutReference; another merchant's is undefined. */
