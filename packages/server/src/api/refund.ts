@@ -4,14 +4,15 @@ import type { TypedApp } from "../http/typed-app.ts";
 import { refundPayment } from "../payments/refund.ts";
 import { RefundBody } from "./after-sale-schemas.ts";
 import type { ApiDeps } from "./deps.ts";
-import { registerModification } from "./modification-route.ts";
+import { answerModification, modificationSchema } from "./modification-route.ts";
 
 export function registerRefund(app: TypedApp, deps: ApiDeps) {
-  registerModification(app, deps, {
-    path: "/modification/refund",
-    operationId: "refundPayment",
-    summary: "Refund a payment, in part or in full",
-    body: RefundBody,
-    modify: refundPayment,
-  });
+  app.post(
+    "/modification/refund",
+    modificationSchema({ operationId: "refundPayment", summary: "Refund a payment, in part or in full", body: RefundBody }),
+    (request, reply) =>
+      answerModification(request, reply, deps, (operationDeps, keyed) =>
+        refundPayment(operationDeps, request.merchantId, request.body, keyed),
+      ),
+  );
 }

@@ -4,14 +4,19 @@ import type { TypedApp } from "../http/typed-app.ts";
 import { reversePayment } from "../payments/reverse.ts";
 import { ReverseBody } from "./after-sale-schemas.ts";
 import type { ApiDeps } from "./deps.ts";
-import { registerModification } from "./modification-route.ts";
+import { answerModification, modificationSchema } from "./modification-route.ts";
 
 export function registerReverse(app: TypedApp, deps: ApiDeps) {
-  registerModification(app, deps, {
-    path: "/modification/reverse",
-    operationId: "reversePayment",
-    summary: "Reverse a payment: cancel it, or refund what is not yet refunded",
-    body: ReverseBody,
-    modify: reversePayment,
-  });
+  app.post(
+    "/modification/reverse",
+    modificationSchema({
+      operationId: "reversePayment",
+      summary: "Reverse a payment: cancel it, or refund what is not yet refunded",
+      body: ReverseBody,
+    }),
+    (request, reply) =>
+      answerModification(request, reply, deps, (operationDeps, keyed) =>
+        reversePayment(operationDeps, request.merchantId, request.body, keyed),
+      ),
+  );
 }
