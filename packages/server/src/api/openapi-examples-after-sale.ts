@@ -27,7 +27,10 @@ export const AFTER_SALE_ERRORS = {
   tokenNotFound: { errorCode: "2014", errorMessage: `No saved card with tokenValue "${TOKEN}" was found.` },
   tokenDisabled: { errorCode: "3003", errorMessage: `The saved card ${TOKEN} is disabled and cannot be charged.` },
   paymentNotFound: { errorCode: "2014", errorMessage: `No payment with payfacReference "${PAYMENT}" was found.` },
-  refundTooHigh: { errorCode: "2019", errorMessage: `amount 129900 is more than what is left to refund of payment ${PAYMENT}: 29900.` },
+  refundTooHigh: {
+    errorCode: "2019",
+    errorMessage: `amount ISK 1,299 is more than what is left to refund of payment ${PAYMENT}: ISK 299.`,
+  },
   fullyRefunded: { errorCode: "3003", errorMessage: `Payment ${PAYMENT} is already fully refunded; there is nothing left to reverse.` },
   unauthenticated: { errorCode: "3001", errorMessage: "The API key is unknown or has been revoked." },
 } as const;

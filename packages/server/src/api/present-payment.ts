@@ -1,7 +1,8 @@
-// Domain values → the payment JSON of the after-sale API. Nothing else builds payment JSON.
+// Domain values → the payment and modification JSON of the after-sale API. Nothing else builds them.
 import type { PaymentRecord } from "../db/payments-repository.ts";
 import type { RefundRecord } from "../db/refunds-repository.ts";
 import type { TokenCharge } from "../payments/charge-token.ts";
+import type { ModificationReceipt } from "../payments/refund.ts";
 
 const RESULT_CODE: Record<string, "Authorised" | "Refused" | "Pending"> = {
   approved: "Authorised",
@@ -55,4 +56,9 @@ export function presentPayment(payment: PaymentRecord, refunds: RefundRecord[]) 
       createdAt: refund.createdAt.toISOString(),
     })),
   };
+}
+
+/** The answer to a refund or a reversal (both "Received"; the result follows as a Refund webhook). */
+export function presentModification({ payfacReference, originalPayfacReference, status }: ModificationReceipt) {
+  return { payfacReference, originalPayfacReference, status };
 }

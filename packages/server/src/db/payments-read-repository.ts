@@ -1,9 +1,10 @@
 // What the portal reads about a merchant's payments: every finished payment, whether a sale through
-// one of its links (a submission) or a charge of one of its saved cards (a token payment); sales per
-// day; the links that sell most. Read-only; every query is scoped to one merchant.
+// one of its links (a submission) or a charge of one of its saved cards (a token payment), a page
+// at a time or one by its reference (the overview's sums are in portal-overview-repository.ts).
+// Read-only; every query is scoped to one merchant.
 import { type Kysely, sql } from "kysely";
 import type { Database } from "./connect.ts";
-import { pageTotal, WINDOW_TOTAL } from "./page-total.ts";
+import { pageTotal } from "./page-total.ts";
 import { PAYMENT_FACT_COLUMNS, type PaymentFactColumns, type PaymentFacts, paymentFactsOf } from "./payment-facts.ts";
 import type { DB } from "./schema.ts";
 import type { Answer } from "./submissions-repository.ts";
@@ -43,7 +44,7 @@ export interface PaymentFilter {
 }
 
 /** Both kinds of payment in one shape of columns, each side filtered before they are joined. */
-function paymentsQuery(db: Kysely<DB>, merchantId: string, filter: PaymentFilter) {
+function paymentsUnion(db: Kysely<DB>, merchantId: string, filter: PaymentFilter) {
   const pattern = filter.search ? `%${filter.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%` : undefined;
   let links = db
     .selectFrom("submissions as s")
@@ -96,8 +97,11 @@ function paymentsQuery(db: Kysely<DB>, merchantId: string, filter: PaymentFilter
       eb.or(["t.id", "t.payfac_reference", "t.merchant_reference"].map((c) => eb(eb.ref(c as "t.id"), "ilike", pattern))),
     );
   }
-  const union = filter.source === "link" ? links : filter.source === "token" ? tokens : links.unionAll(tokens);
-  return db.selectFrom(union.as("p"));
+  return filter.source === "link" ? links : filter.source === "token" ? tokens : links.unionAll(tokens);
+}
+
+function paymentsQuery(db: Kysely<DB>, merchantId: string, filter: PaymentFilter) {
+  return db.selectFrom(paymentsUnion(db, merchantId, filter).as("p"));
 }
 
 /** A row of paymentsQuery. */
@@ -130,6 +134,13 @@ function toPaymentRow(row: PaymentColumns): PaymentRow {
   };
 }
 
+/**
+ * A page of payments, newest first, and the number of all that match, in one statement. The page
+ * is chosen on the narrow columns alone (reference and time), which the partial indexes of
+ * migration 0023 hold: without a search the scans read no table row, the sort keeps only the page
+ * (no window over every match) and the count is a second index-only pass (D-252). Then only the
+ * page's rows are read, by their primary keys.
+ */
 export async function listPayments(
   db: Database,
   merchantId: string,
@@ -137,90 +148,38 @@ export async function listPayments(
   page: { offset: number; limit: number },
 ): Promise<{ payments: PaymentRow[]; totalCount: number }> {
   const query = paymentsQuery(db, merchantId, filter);
-  const rows = await query
-    .selectAll("p")
-    .select(WINDOW_TOTAL)
+  const keys = await query
+    .select((eb) => [
+      "p.id",
+      eb
+        .selectFrom(paymentsUnion(db, merchantId, filter).as("c"))
+        .select(sql<string>`count(*)`.as("count"))
+        .as("total_count"),
+    ])
     .orderBy("p.created_at", "desc")
     .orderBy("p.id", "desc")
     .offset(page.offset)
     .limit(page.limit)
     .execute();
-  const totalCount = await pageTotal(rows, () => query.select(sql<string>`count(*)`.as("count")).executeTakeFirstOrThrow());
-  return { totalCount, payments: rows.map(toPaymentRow) };
+  const totalCount = await pageTotal(
+    keys.map((key) => ({ total_count: key.total_count ?? 0 })),
+    () => query.select(sql<string>`count(*)`.as("count")).executeTakeFirstOrThrow(),
+  );
+  if (keys.length === 0) return { totalCount, payments: [] };
+  const rows = await paymentsQuery(db, merchantId, {})
+    .selectAll("p")
+    .where(
+      "p.id",
+      "in",
+      keys.map((key) => key.id),
+    )
+    .execute();
+  const byId = new Map(rows.map((row) => [row.id, toPaymentRow(row)]));
+  return { totalCount, payments: keys.flatMap((key) => byId.get(key.id) ?? []) };
 }
 
 /** One payment (link sale or token payment) of this merchant by its checkoutReference; another merchant's is undefined. */
 export async function findPayment(db: Database, merchantId: string, checkoutReference: string): Promise<PaymentRow | undefined> {
   const row = await paymentsQuery(db, merchantId, {}).selectAll("p").where("p.id", "=", checkoutReference).executeTakeFirst();
   return row && toPaymentRow(row);
-}
-
-export interface DailySales {
-  /** YYYY-MM-DD in UTC (Iceland's time all year). */
-  day: string;
-  currency: string;
-  sales: number;
-  revenue: number;
-}
-
-/** Approved payments (tokenizations, which move no money, left out) per day and currency since `from`. */
-export async function salesPerDay(db: Database, merchantId: string, from: Date): Promise<DailySales[]> {
-  const day = sql<string>`to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
-  const rows = await db
-    .selectFrom("submissions as s")
-    .innerJoin("payment_links as l", "l.reference", "s.link_reference")
-    .where("l.merchant_id", "=", merchantId)
-    .where("s.state", "=", "approved")
-    .where("l.type", "=", "PayByLink")
-    .where("s.created_at", ">=", from)
-    .select([day.as("day"), "s.currency", sql<string>`count(*)`.as("sales"), sql<string>`sum(s.amount)`.as("revenue")])
-    .groupBy([day, "s.currency"])
-    .orderBy(day)
-    .execute();
-  return rows.map((row) => ({ day: row.day, currency: row.currency, sales: Number(row.sales), revenue: Number(row.revenue) }));
-}
-
-export interface LinkTotals {
-  visits: number;
-  sales: number;
-  links: number;
-}
-
-/** Visits and sales of all the merchant's links (counted on the links, so since each was made). */
-export async function linkTotals(db: Database, merchantId: string): Promise<LinkTotals> {
-  const row = await db
-    .selectFrom("payment_links")
-    .where("merchant_id", "=", merchantId)
-    .select([
-      sql<string>`coalesce(sum(visit_count), 0)`.as("visits"),
-      sql<string>`coalesce(sum(sales_count), 0)`.as("sales"),
-      sql<string>`count(*)`.as("links"),
-    ])
-    .executeTakeFirstOrThrow();
-  return { visits: Number(row.visits), sales: Number(row.sales), links: Number(row.links) };
-}
-
-export interface TopLink {
-  reference: string;
-  description: string;
-  salesCount: number;
-  visitCount: number;
-}
-
-export async function topLinks(db: Database, merchantId: string, limit: number): Promise<TopLink[]> {
-  const rows = await db
-    .selectFrom("payment_links")
-    .where("merchant_id", "=", merchantId)
-    .where("sales_count", ">", 0)
-    .select(["reference", "description", "sales_count", "visit_count"])
-    .orderBy("sales_count", "desc")
-    .orderBy("created_at", "desc")
-    .limit(limit)
-    .execute();
-  return rows.map((row) => ({
-    reference: row.reference,
-    description: row.description,
-    salesCount: row.sales_count,
-    visitCount: row.visit_count,
-  }));
 }

@@ -45,7 +45,7 @@ export async function refundPayment(
     { payfacReference: newUpperAlnum(16), kind: "refund", amount, merchantReference, refundReason: input.refundReason ?? null },
     keyed && ((trx, refund) => keyed.answered(trx, receipt(refund))),
   );
-  if (reservation.kind === "too-high") throw refundTooHigh(payment.payfacReference, amount, reservation.left, reservation.pending);
+  if (reservation.kind === "too-high") throw refundTooHigh(payment, amount, reservation.left, reservation.pending);
   const refund = await settleRefund(deps, payment, reservation.refund);
   return receipt(refund);
 }

@@ -1,8 +1,10 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
-// GET /portal/overview (docs/portal.md#overview): sales and revenue per day for the last 30 days,
-// visits → sales conversion, the links that sell most, the latest payments.
+// GET /portal/overview (docs/portal.md#overview): sales and revenue per day for the last 30 days
+// (every approved payment: link sales and saved-card charges), the links' visits → sales
+// conversion, the links that sell most, the latest payments.
 import type { FastifyInstance } from "fastify";
-import { linkTotals, listPayments, salesPerDay, topLinks } from "../db/payments-read-repository.ts";
+import { listPayments } from "../db/payments-read-repository.ts";
+import { linkTotals, salesPerDay, topLinks } from "../db/portal-overview-repository.ts";
 import { conversionPercent, dailySeries, lastDays } from "../domain/portal/daily-series.ts";
 import type { PortalContext } from "./deps.ts";
 import { formatMoney, formatNumber, PORTAL_MESSAGES } from "./i18n.ts";

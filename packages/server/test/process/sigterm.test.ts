@@ -7,35 +7,21 @@
 // was answered 200: nothing was done without its client hearing of it.
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, request as httpRequest } from "node:http";
-import type { AddressInfo } from "node:net";
+import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { type Database, openDatabase } from "../../src/db/connect.ts";
 import { createPostgresDatabase } from "../support/databases.ts";
 import { type ServerProcess, startServerProcess } from "../support/process.ts";
-import { cardFields, createLink, pay } from "../support/shopper.ts";
+import { assertDeliveriesHandedBack, cleanupsAfterFile, hangingReceiver, shopWithOneSale } from "../support/shutdown.ts";
 import { waitUntil } from "../support/wait.ts";
 
 const ADMIN_TOKEN = "sigterm-admin-token-0123456789";
 const GRACE_SECONDS = 2;
 
-const cleanups: Array<() => Promise<unknown>> = [];
-after(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
-});
-
-async function admin(baseUrl: string, path: string, body: unknown = {}): Promise<any> {
-  const response = await fetch(`${baseUrl}/admin/v1${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  assert.equal(response.status, 200);
-  return response.json();
-}
+const cleanups = cleanupsAfterFile();
 
 /** One request on a connection of its own; resolves with the status, or the socket error's code. */
 function createOverFreshConnection(baseUrl: string, apiKey: string, body: string): Promise<number | string> {
@@ -76,15 +62,7 @@ for (const backend of backends) {
         inspect = () => openDatabase({ kind: "pglite", dataDir }, { migrate: false });
       }
       // The receiver holds every webhook without answering: a send in flight at shutdown.
-      let webhookArrived: () => void = () => {};
-      const arrived = new Promise<void>((resolve) => (webhookArrived = resolve));
-      const receiver = createServer(() => webhookArrived()).listen(0, "127.0.0.1");
-      await new Promise((resolve) => receiver.once("listening", resolve));
-      const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
-      cleanups.push(async () => {
-        receiver.closeAllConnections();
-        receiver.close();
-      });
+      const receiver = await hangingReceiver(cleanups);
       const server: ServerProcess = await startServerProcess({
         ...env,
         PAYLINK_ADMIN_TOKEN: ADMIN_TOKEN,
@@ -93,13 +71,8 @@ for (const backend of backends) {
         LOG_LEVEL: "info",
       });
       cleanups.push(() => server.stop("SIGKILL"));
-      const { merchantId } = await admin(server.baseUrl, "/merchants", { name: "Shutdown shop" });
-      const { terminalIdentifier } = await admin(server.baseUrl, `/merchants/${merchantId}/terminals`);
-      const { apiKey } = await admin(server.baseUrl, `/merchants/${merchantId}/apikeys`);
-      await admin(server.baseUrl, `/merchants/${merchantId}/webhooks`, { url: receiverUrl });
-      const reference = await createLink({ baseUrl: server.baseUrl, apiKey, terminalIdentifier });
-      assert.equal((await pay(server.baseUrl, reference, cardFields())).status, 200);
-      await arrived;
+      const { merchantId, terminalIdentifier, apiKey } = await shopWithOneSale(server.baseUrl, ADMIN_TOKEN, "Shutdown shop", receiver.url);
+      await receiver.arrived;
 
       const body = JSON.stringify({ type: "TokenizeByLink", terminalIdentifier, amount: 0, currency: "ISK" });
       // A request in flight: headers and half the body now, the rest after the signal; then a
@@ -160,16 +133,7 @@ for (const backend of backends) {
         const created = statuses.filter((status) => status === 200).length;
         // The paid link, the slow request's link, and one per 200: a create that was done was answered.
         assert.equal(Number(links.count), created + 2, `links ${links.count}, 200s ${created}`);
-        const deliveries = await database.db
-          .selectFrom("webhook_deliveries")
-          .select(["state", "lease_until", "lease_token"])
-          .where("merchant_id", "=", merchantId)
-          .execute();
-        assert.ok(deliveries.length > 0);
-        for (const delivery of deliveries) {
-          assert.equal(delivery.state, "pending", "not delivered, not failed: sent again by the next worker");
-          assert.equal(delivery.lease_token, null, "the claim was handed back");
-        }
+        await assertDeliveriesHandedBack(database.db, merchantId);
       } finally {
         await database.close();
       }

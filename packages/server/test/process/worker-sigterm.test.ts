@@ -4,45 +4,23 @@
 // PostgreSQL (the worker process needs one); `paylink serve` beside it sends nothing itself.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
-import { after, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { openDatabase } from "../../src/db/connect.ts";
 import { createPostgresDatabase } from "../support/databases.ts";
 import { PAYLINK_BIN, startServerProcess, TEST_PROCESS_SECRET_KEY } from "../support/process.ts";
-import { cardFields, createLink, pay } from "../support/shopper.ts";
+import { assertDeliveriesHandedBack, cleanupsAfterFile, hangingReceiver, shopWithOneSale } from "../support/shutdown.ts";
 
 const ADMIN_TOKEN = "worker-sigterm-admin-token-0123";
 const GRACE_SECONDS = 1;
 
-const cleanups: Array<() => Promise<unknown>> = [];
-after(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
-});
-
-async function admin(baseUrl: string, path: string, body: unknown = {}): Promise<any> {
-  const response = await fetch(`${baseUrl}/admin/v1${path}`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  assert.equal(response.status, 200);
-  return response.json();
-}
+const cleanups = cleanupsAfterFile();
 
 describe("paylink worker on SIGTERM", { skip: process.env.TEST_DATABASE_URL ? false : "TEST_DATABASE_URL is not set" }, () => {
   test("a send hanging at the receiver is aborted after the grace period and handed back; exit 0 in time", async () => {
     const database = await createPostgresDatabase(process.env.TEST_DATABASE_URL!);
     cleanups.push(() => database.drop());
     // The receiver holds every webhook without answering.
-    let webhookArrived: () => void = () => {};
-    const arrived = new Promise<void>((resolve) => (webhookArrived = resolve));
-    const receiver = createServer(() => webhookArrived()).listen(0, "127.0.0.1");
-    await new Promise((resolve) => receiver.once("listening", resolve));
-    cleanups.push(async () => {
-      receiver.closeAllConnections();
-      receiver.close();
-    });
+    const receiver = await hangingReceiver(cleanups);
     const env = {
       DATABASE_URL: database.url,
       PAYLINK_ADMIN_TOKEN: ADMIN_TOKEN,
@@ -51,14 +29,7 @@ describe("paylink worker on SIGTERM", { skip: process.env.TEST_DATABASE_URL ? fa
     };
     const server = await startServerProcess({ ...env, PAYLINK_WEBHOOK_WORKER: "false" });
     cleanups.push(() => server.stop("SIGKILL"));
-    const { merchantId } = await admin(server.baseUrl, "/merchants", { name: "Worker shop" });
-    const { terminalIdentifier } = await admin(server.baseUrl, `/merchants/${merchantId}/terminals`);
-    const { apiKey } = await admin(server.baseUrl, `/merchants/${merchantId}/apikeys`);
-    await admin(server.baseUrl, `/merchants/${merchantId}/webhooks`, {
-      url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`,
-    });
-    const reference = await createLink({ baseUrl: server.baseUrl, apiKey, terminalIdentifier });
-    assert.equal((await pay(server.baseUrl, reference, cardFields())).status, 200);
+    const { merchantId } = await shopWithOneSale(server.baseUrl, ADMIN_TOKEN, "Worker shop", receiver.url);
 
     const worker = spawn(process.execPath, [PAYLINK_BIN, "worker"], {
       env: { ...process.env, ...env, PAYLINK_SECRET_KEY: TEST_PROCESS_SECRET_KEY, LOG_LEVEL: "info" },
@@ -71,7 +42,7 @@ describe("paylink worker on SIGTERM", { skip: process.env.TEST_DATABASE_URL ? fa
     cleanups.push(async () => {
       if (worker.exitCode === null && worker.signalCode === null) worker.kill("SIGKILL");
     });
-    await arrived; // the worker claimed the delivery and its send now hangs
+    await receiver.arrived; // the worker claimed the delivery and its send now hangs
 
     const signalledAt = Date.now();
     worker.kill("SIGTERM");
@@ -85,16 +56,7 @@ describe("paylink worker on SIGTERM", { skip: process.env.TEST_DATABASE_URL ? fa
 
     const inspect = await openDatabase({ kind: "postgres", url: database.url }, { migrate: false });
     try {
-      const deliveries = await inspect.db
-        .selectFrom("webhook_deliveries")
-        .select(["state", "lease_token"])
-        .where("merchant_id", "=", merchantId)
-        .execute();
-      assert.ok(deliveries.length > 0);
-      for (const delivery of deliveries) {
-        assert.equal(delivery.state, "pending", "not delivered, not failed: sent again by the next worker");
-        assert.equal(delivery.lease_token, null, "the claim was handed back");
-      }
+      await assertDeliveriesHandedBack(inspect.db, merchantId);
     } finally {
       await inspect.close();
     }

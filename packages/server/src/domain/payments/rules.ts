@@ -3,6 +3,7 @@
 // lengths; stored facts (the terminal, the token, the payment) are checked by the services.
 import { AppError } from "../errors.ts";
 import { checkCurrency, describe } from "../links/terms.ts";
+import { moneyText } from "../money/money-text.ts";
 
 /** The refund reasons the live gateway's plugins send. */
 export const REFUND_REASONS = ["OTHER", "RETURN", "DUPLICATE", "FRAUD", "CUSTOMER REQUEST"] as const;
@@ -42,11 +43,20 @@ export function checkMerchantReference(field: string, raw: string): string {
   return raw;
 }
 
-/** What a refund of `requested` leaves when only `left` can still be refunded: the 2019 message. */
-export function refundTooHigh(payfacReference: string, requested: number, left: number, pending: number): AppError {
-  const inFlight = pending > 0 ? ` (${pending} more is held by refunds still being processed)` : "";
+/**
+ * What a refund of `requested` leaves when only `left` can still be refunded: the 2019 message, its
+ * amounts written as the merchant reads them ("ISK 999,999", not the wire's 99999900).
+ */
+export function refundTooHigh(
+  payment: { payfacReference: string; currency: string },
+  requested: number,
+  left: number,
+  pending: number,
+): AppError {
+  const money = (amount: number) => moneyText(amount, payment.currency);
+  const inFlight = pending > 0 ? ` (${money(pending)} more is held by refunds still being processed)` : "";
   return new AppError(
     "AmountTooHigh",
-    `amount ${requested} is more than what is left to refund of payment ${payfacReference}: ${left}${inFlight}.`,
+    `amount ${money(requested)} is more than what is left to refund of payment ${payment.payfacReference}: ${money(left)}${inFlight}.`,
   );
 }

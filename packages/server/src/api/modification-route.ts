@@ -1,0 +1,39 @@
+// The two modification endpoints, refund and reverse (docs/api.md#refund, #reverse), are one kind
+// of route: an after-sale service run under the request's Idempotency-Key, answered "Received"
+// with presentModification's fields and the envelope; the result follows as a Refund webhook.
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { TObject } from "typebox";
+import type { KeyedEffect } from "../db/idempotency-repository.ts";
+import { envelope } from "../http/envelope.ts";
+import { keyedAnswer } from "../http/idempotency.ts";
+import type { AfterSaleDeps } from "../payments/after-sale-deps.ts";
+import type { ModificationReceipt } from "../payments/refund.ts";
+import { ModificationResponse } from "./after-sale-schemas.ts";
+import type { ApiDeps } from "./deps.ts";
+import { presentModification } from "./present-payment.ts";
+import { ERROR_RESPONSES } from "./schemas.ts";
+
+/** The route options of a modification: its own operation, summary and body; the common answers. */
+export function modificationSchema<Body extends TObject>(operation: { operationId: string; summary: string; body: Body }) {
+  return {
+    schema: {
+      ...operation,
+      tags: ["Saved cards and refunds"],
+      response: { 200: ModificationResponse, ...ERROR_RESPONSES },
+    },
+  };
+}
+
+/** Runs the modification under the request's Idempotency-Key and answers it. */
+export async function answerModification(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: ApiDeps,
+  modify: (deps: AfterSaleDeps, keyed: KeyedEffect<ModificationReceipt> | undefined) => Promise<ModificationReceipt>,
+) {
+  const answer = keyedAnswer(request, reply, (receipt: ModificationReceipt) => ({
+    ...presentModification(receipt),
+    ...envelope(request),
+  }));
+  return answer.body(await modify({ db: deps.db, processor: deps.processor, log: request.log }, answer.effect));
+}

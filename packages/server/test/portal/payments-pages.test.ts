@@ -1,0 +1,97 @@
+// The payments list a page at a time over real HTTP on both databases (docs/decisions.md D-252):
+// the page is chosen on references and times alone and its rows are read afterwards, so this checks
+// that the pages keep the order (newest first, the reference breaking a tie), the count, the
+// filters and the merchant's bounds, and that every row on a page is whole.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { sellLink } from "../support/after-sale.ts";
+import { testBackends } from "../support/databases.ts";
+import { addMerchantFixture, startTestServer, type TestServer } from "../support/harness.ts";
+import { type PortalClient, signedIn } from "../support/portal.ts";
+
+/** "source reference" per row of the payments table, in order: the charge's own reference, or "link". */
+function rowsOf(html: string): string[] {
+  return [...html.matchAll(/<tr[^>]*data-source="(link|token)"[^>]*>([\s\S]*?)<\/tr>/g)].map(
+    (m) => `${m[1]} ${/bulk-\d\d/.exec(m[2]!)?.[0] ?? "link"}`,
+  );
+}
+
+for (const backend of testBackends()) {
+  describe(`portal payments pages (${backend.name})`, () => {
+    let server: TestServer;
+    let portal: PortalClient;
+    let linkReference: string;
+    before(async () => {
+      server = await startTestServer({ backend });
+      portal = await signedIn(server);
+      linkReference = (await sellLink(server, 48900)).linkReference;
+      const other = await addMerchantFixture(server.db);
+      const hourAgo = Date.now() - 3_600_000;
+      // 30 finished charges a minute apart (bulk-00 newest), bulk-28 and bulk-29 at the same instant;
+      // 3 pending ones (not payments yet) and 5 of another merchant in between.
+      const row = (id: string, merchantId: string, terminal: string, reference: string, state: string, at: number) => ({
+        id,
+        merchant_id: merchantId,
+        terminal_identifier: terminal,
+        token: "TOKEN0000000000A",
+        merchant_reference: reference,
+        amount: 1000 + Number(reference.slice(-2)) * 100,
+        currency: "ISK",
+        state,
+        payfac_reference: state === "pending" ? null : `PF${id}`,
+        created_at: new Date(at),
+      });
+      const mine = (n: number) => String(n).padStart(2, "0");
+      await server.db
+        .insertInto("token_payments")
+        .values([
+          ...Array.from({ length: 30 }, (_, n) =>
+            row(
+              `CHK${mine(n)}A`,
+              server.merchantId,
+              server.terminalIdentifier,
+              `bulk-${mine(n)}`,
+              n % 7 === 3 ? "declined" : "approved",
+              hourAgo - Math.min(n, 28) * 60_000,
+            ),
+          ),
+          ...Array.from({ length: 3 }, (_, n) =>
+            row(`PEN${n}`, server.merchantId, server.terminalIdentifier, `bulk-9${n}`, "pending", hourAgo - n * 60_000),
+          ),
+          ...Array.from({ length: 5 }, (_, n) =>
+            row(`OTH${n}`, other.merchantId, other.terminalIdentifier, `bulk-8${n}`, "approved", hourAgo - n * 60_000),
+          ),
+        ])
+        .execute();
+    });
+    after(() => server?.close());
+
+    test("two pages, newest first, counted once; a tie in time goes by the reference; pending and others' payments are left out", async () => {
+      const first = await portal.get("/portal/payments");
+      assert.equal(first.status, 200);
+      assert.match(first.text, /Page 1 of 2 \(31 payments\)/);
+      const expected = [
+        "link link",
+        ...Array.from({ length: 28 }, (_, n) => `token bulk-${String(n).padStart(2, "0")}`),
+        "token bulk-29", // CHK29A sorts after CHK28A: same instant, the greater reference first
+        "token bulk-28",
+      ];
+      assert.deepEqual(rowsOf(first.html), expected.slice(0, 25));
+      assert.match(first.html, new RegExp(`href="/portal/links/${linkReference}"`), "the link sale's row names its link");
+      assert.match(first.text, /ISK 489/, "a row is whole: its amount");
+      assert.match(first.text, /ISK 11\b/, "bulk-01's amount, ISK 1,100 in hundredths");
+      const second = await portal.get("/portal/payments?page=2");
+      assert.match(second.text, /Page 2 of 2 \(31 payments\)/);
+      assert.deepEqual(rowsOf(second.html), expected.slice(25));
+      const beyond = await portal.get("/portal/payments?page=3");
+      assert.match(beyond.text, /Page 3 of 2 \(31 payments\)|Page \d+ of 2 \(31 payments\)/, "an empty page still counts them");
+      assert.deepEqual(rowsOf(beyond.html), []);
+
+      const declined = await portal.get("/portal/payments?result=declined");
+      assert.deepEqual(rowsOf(declined.html), ["token bulk-03", "token bulk-10", "token bulk-17", "token bulk-24"]);
+      assert.match(declined.text, /Page 1 of 1 \(4 payments\)/);
+      const searched = await portal.get("/portal/payments?search=bulk-2");
+      assert.match(searched.text, /\(10 payments\)/, "bulk-20 to bulk-29");
+    });
+  });
+}
