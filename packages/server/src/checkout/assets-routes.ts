@@ -1,13 +1,21 @@
-// The checkout's static files: the optional form helper script and the merchants' theme logos.
+// The checkout's static files: the stylesheet, the optional form helper script and the merchants'
+// theme logos.
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { findThemeLogo } from "../db/merchants-repository.ts";
-import { CHECKOUT_JS } from "./assets.ts";
+import { CHECKOUT_CSS, CHECKOUT_JS } from "./assets.ts";
 import type { CheckoutContext } from "./deps.ts";
 import { LogoParams, LogoQuery, pathRejected } from "./schemas.ts";
 
 export function assetsRoutes(fastify: FastifyInstance, { deps }: CheckoutContext): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  // Versioned URLs (assets.ts): a new stylesheet or script gets a new URL, so these never go stale.
+  app.get("/assets/checkout.css", { schema: { hide: true } }, async (_request, reply) => {
+    return reply
+      .header("content-type", "text/css; charset=utf-8")
+      .header("cache-control", "public, max-age=31536000, immutable")
+      .send(CHECKOUT_CSS);
+  });
   app.get("/assets/checkout.js", { schema: { hide: true } }, async (_request, reply) => {
     return reply
       .header("content-type", "text/javascript; charset=utf-8")

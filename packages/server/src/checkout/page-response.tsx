@@ -13,9 +13,10 @@ import { renderDocument } from "./views/layout.tsx";
 import { MessagePage, StatusPage } from "./views/status-page.tsx";
 
 /**
- * Sends a whole HTML page with its Content-Security-Policy: no inline script at all, styles only
- * under this response's nonce, forms may post only here (and, after a payment, follow the redirect
- * to the merchant's return URL — Chromium applies form-action to that redirect).
+ * Sends a whole HTML page with its Content-Security-Policy: no inline script at all, the stylesheet
+ * file from this origin and inline styles only under this response's nonce, forms may post only
+ * here (and, after a payment, follow the redirect to the merchant's return URL — Chromium applies
+ * form-action to that redirect).
  */
 export function sendPage(
   reply: FastifyReply,
@@ -26,7 +27,7 @@ export function sendPage(
   const formTargets = ["'self'"];
   const returnOrigin = options.returnUrl ? formActionOrigin(options.returnUrl) : undefined;
   if (returnOrigin) formTargets.push(returnOrigin);
-  return sendHtmlPage(reply, status, (nonce) => renderDocument(build(nonce)), { formTargets });
+  return sendHtmlPage(reply, status, (nonce) => renderDocument(build(nonce)), { formTargets, stylesheetSelf: true });
 }
 
 /** A page with a title and one paragraph: errors, waits, and other answers without a form. */

@@ -11,6 +11,7 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { CheckoutLink } from "../db/checkout-repository.ts";
 import type { Database } from "../db/connect.ts";
+import { type CommonResult, recordCommonResult } from "../db/record-result-at-once.ts";
 import { type ProcessorOutcome, recordResult, type VoidReason } from "../db/reservations-repository.ts";
 import { reserveSale } from "../db/reserve-sale.ts";
 import { findSubmission, type SubmissionRecord } from "../db/submissions-repository.ts";
@@ -121,7 +122,8 @@ export async function payWithLink(
           cardUsage: result.cardUsage,
         };
 
-  const recorded = await recordWithRetry(deps, link, checkoutReference, outcome, result).catch((error: unknown) => {
+  const pending = { amount, currency, answers: checkout.answers, card: checkout.cardSummary };
+  const recorded = await recordWithRetry(deps, link, { checkoutReference, pending }, outcome, result).catch((error: unknown) => {
     // The answer's payfacReference is another payment's (D-211): it stays unrecorded, the attempt
     // unknown, and the reconciler reverses it; the shopper is told the payment is not confirmed.
     if (isUniqueViolation(error)) return "unconfirmed" as const;
@@ -167,16 +169,28 @@ export async function payWithLink(
 async function recordWithRetry(
   deps: PayDeps,
   link: CheckoutLink,
-  checkoutReference: string,
+  attempt: { checkoutReference: string; pending: CommonResult["pending"] },
   outcome: ProcessorOutcome,
   result: AuthorizeResult | undefined,
 ) {
+  const { checkoutReference } = attempt;
   const delays = [0, 250, 1000, 3000];
   let lastError: unknown;
   for (const wait of delays) {
     if (wait) await new Promise((resolve) => setTimeout(resolve, wait));
     try {
-      return await recordResult(deps.db, checkoutReference, outcome, deps.now(), async (trx, recordedAs, submission) => {
+      // The common case in one statement (D-231); anything else in the general order (D-202).
+      const now = deps.now();
+      const common = await recordCommonResult(deps.db, {
+        ...attempt,
+        linkReference: link.reference,
+        merchantId: link.merchantId,
+        outcome,
+        now,
+        events: (submission) => paymentResultEvents(link, submission, outcome.kind, result),
+      });
+      if (common) return common;
+      return await recordResult(deps.db, checkoutReference, outcome, now, async (trx, recordedAs, submission) => {
         for (const event of paymentResultEvents(link, submission, recordedAs, result)) {
           await enqueuePaymentWebhook(trx, link.merchantId, event.eventType, event.message);
         }

@@ -34,7 +34,7 @@ export type RecordedResult = "approved" | "declined" | "failed" | "voided";
  */
 export type VoidReason = "Sold out" | "Link disabled" | "Link expired" | "Reversed";
 
-type RecordedOutcome = { recorded: RecordedResult; submission: SubmissionRecord; voidReason: VoidReason | null };
+export type RecordedOutcome = { recorded: RecordedResult; submission: SubmissionRecord; voidReason: VoidReason | null };
 type AlsoInTransaction = (trx: Transaction<DB>, recorded: RecordedResult, submission: SubmissionRecord) => Promise<void>;
 
 /** The common case turned out not to apply (no sale for this approval, or an abandoned attempt): rolled back. */
@@ -156,39 +156,7 @@ async function writeSubmission(
   now: Date,
   condition: "locked" | "only if pending",
 ): Promise<SubmissionRecord | undefined> {
-  const changes =
-    recorded === "approved" && outcome.kind === "approved"
-      ? {
-          state: "approved",
-          completed: true,
-          token: outcome.token,
-          payfac_reference: outcome.payfacReference,
-          auth_code: outcome.authCode,
-          reason: null,
-          card_brand: outcome.cardBrand,
-          card_usage: outcome.cardUsage,
-        }
-      : outcome.kind === "approved"
-        ? {
-            state: "failed",
-            completed: false,
-            payfac_reference: outcome.payfacReference,
-            reason: voidReason,
-            card_brand: outcome.cardBrand,
-            card_usage: outcome.cardUsage,
-            // Committed with the result: the cancel is owed even if this process dies next.
-            cancel_pending: true,
-          }
-        : outcome.kind === "declined"
-          ? {
-              state: "declined",
-              completed: false,
-              payfac_reference: outcome.payfacReference,
-              reason: outcome.reason,
-              card_brand: outcome.cardBrand,
-              card_usage: outcome.cardUsage,
-            }
-          : { state: "failed", completed: false, reason: outcome.reason };
+  const changes = resultColumns(recorded, outcome, voidReason);
   let update = trx
     .updateTable("submissions")
     .set({ ...changes, completed_at: now })
@@ -200,6 +168,42 @@ async function writeSubmission(
   // The processor's reference is held once across link sales and token charges (D-211).
   if ("payfacReference" in outcome) await registerPayfacReference(trx, outcome.payfacReference, "link", checkoutReference);
   return toSubmission(updated);
+}
+
+/** The submission's columns a recorded result writes (besides completed_at). */
+export function resultColumns(recorded: RecordedResult, outcome: ProcessorOutcome, voidReason: VoidReason | null) {
+  return recorded === "approved" && outcome.kind === "approved"
+    ? {
+        state: "approved",
+        completed: true,
+        token: outcome.token,
+        payfac_reference: outcome.payfacReference,
+        auth_code: outcome.authCode,
+        reason: null,
+        card_brand: outcome.cardBrand,
+        card_usage: outcome.cardUsage,
+      }
+    : outcome.kind === "approved"
+      ? {
+          state: "failed",
+          completed: false,
+          payfac_reference: outcome.payfacReference,
+          reason: voidReason,
+          card_brand: outcome.cardBrand,
+          card_usage: outcome.cardUsage,
+          // Committed with the result: the cancel is owed even if this process dies next.
+          cancel_pending: true,
+        }
+      : outcome.kind === "declined"
+        ? {
+            state: "declined",
+            completed: false,
+            payfac_reference: outcome.payfacReference,
+            reason: outcome.reason,
+            card_brand: outcome.cardBrand,
+            card_usage: outcome.cardUsage,
+          }
+        : { state: "failed", completed: false, reason: outcome.reason };
 }
 
 /** Why a held slot could not become a sale, in the order the link's status is derived. */

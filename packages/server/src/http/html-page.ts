@@ -1,6 +1,7 @@
 // The one way a server-rendered page leaves Paylink, for the checkout and the portal alike: a whole
-// HTML document under its own Content-Security-Policy (no inline script, styles only under this
-// response's nonce, forms posting only where the caller allows), never cached.
+// HTML document under its own Content-Security-Policy (no inline script, inline styles only under
+// this response's nonce, stylesheet files only from this origin when the caller links one, forms
+// posting only where the caller allows), never cached.
 import { randomBytes } from "node:crypto";
 import type { FastifyReply } from "fastify";
 
@@ -9,6 +10,8 @@ export interface PagePolicy {
   formTargets: string[];
   /** The page's script may fetch from this origin (the portal's progressive enhancements). */
   connectSelf?: boolean;
+  /** The page links a stylesheet file from this origin (the checkout's). */
+  stylesheetSelf?: boolean;
 }
 
 export function sendHtmlPage(reply: FastifyReply, status: number, render: (nonce: string) => string, policy: PagePolicy) {
@@ -17,7 +20,7 @@ export function sendHtmlPage(reply: FastifyReply, status: number, render: (nonce
   const csp = [
     "default-src 'none'",
     "script-src 'self'",
-    `style-src 'nonce-${nonce}'`,
+    policy.stylesheetSelf ? `style-src 'self' 'nonce-${nonce}'` : `style-src 'nonce-${nonce}'`,
     "img-src 'self' data:",
     ...(policy.connectSelf ? ["connect-src 'self'"] : []),
     `form-action ${policy.formTargets.join(" ")}`,

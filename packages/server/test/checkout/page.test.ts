@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import QRCode from "qrcode";
+import { CHECKOUT_CSS } from "../../src/checkout/assets.ts";
 import { createTheme } from "../../src/db/merchants-repository.ts";
 import { testBackends } from "../support/databases.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
@@ -169,7 +170,7 @@ for (const backend of testBackends()) {
       assert.deepEqual(directives.get("default-src"), ["'none'"]);
       assert.deepEqual(directives.get("script-src"), ["'self'"]);
       const nonce = /<style nonce="([^"]+)">/.exec(page.html)![1];
-      assert.deepEqual(directives.get("style-src"), [`'nonce-${nonce}'`]);
+      assert.deepEqual(directives.get("style-src"), ["'self'", `'nonce-${nonce}'`]);
       assert.deepEqual(directives.get("frame-ancestors"), ["'none'"]);
       assert.deepEqual(directives.get("form-action"), ["'self'", "https://shop.example"]);
       assert.deepEqual(directives.get("base-uri"), ["'none'"]);
@@ -189,6 +190,17 @@ for (const backend of testBackends()) {
       assert.equal(script.status, 200);
       assert.equal(script.headers.get("content-type"), "text/javascript; charset=utf-8");
       assert.equal(script.headers.get("x-content-type-options"), "nosniff");
+      // So is the stylesheet, under a versioned URL cached for good; the page inlines only the theme's colours.
+      const stylesheet = /<link rel="stylesheet" href="(\/pay\/assets\/checkout\.css\?v=[0-9a-f]{12})"/.exec(page.html)![1]!;
+      const css = await getPage(server.baseUrl, stylesheet);
+      assert.equal(css.status, 200);
+      assert.equal(css.headers.get("content-type"), "text/css; charset=utf-8");
+      assert.equal(css.headers.get("cache-control"), "public, max-age=31536000, immutable");
+      assert.equal(css.headers.get("x-content-type-options"), "nosniff");
+      assert.equal(css.html, CHECKOUT_CSS);
+      const inline = [...page.html.matchAll(/<style nonce="[^"]+">([^<]*)<\/style>/g)].map((m) => m[1]!);
+      assert.deepEqual(inline, [inline[0]!]);
+      assert.match(inline[0]!, /^:root\{--brand:#[0-9a-f]{6};--on-brand:#[0-9a-f]{6};--accent:#[0-9a-f]{6}\}$/);
     });
 
     it("stays small (< 50 KB) and makes no third-party request", async () => {

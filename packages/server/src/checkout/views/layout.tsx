@@ -1,9 +1,10 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
 // The document shell shared by every checkout page: head, header with brand and language
-// switch, footer. Styles are inline under the response's CSP nonce; the only script is a file.
+// switch, footer. The stylesheet and the script are files; only the theme's colours are inline,
+// under the response's CSP nonce.
 import type { ComponentChildren, VNode } from "preact";
 import { render } from "preact-render-to-string";
-import { CHECKOUT_CSS, CHECKOUT_JS_PATH } from "../assets.ts";
+import { CHECKOUT_CSS_PATH, CHECKOUT_JS_PATH } from "../assets.ts";
 import { type Lang, MESSAGES, otherLang } from "../i18n.ts";
 import type { PageTheme } from "../theme.ts";
 import { PageHead } from "./page-head.tsx";
@@ -30,7 +31,8 @@ export function Layout(props: LayoutProps) {
       <PageHead
         title={props.title}
         nonce={props.nonce}
-        styles={[CHECKOUT_CSS, themeCss]}
+        stylesheetPath={CHECKOUT_CSS_PATH}
+        styles={[themeCss]}
         scriptPath={props.script ? CHECKOUT_JS_PATH : null}
         lightOnly
       />

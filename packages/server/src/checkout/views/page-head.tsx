@@ -1,11 +1,14 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
 // The <head> of every server-rendered page, the checkout's and the portal's: not indexed, no
 // referrer beyond this origin, no favicon request (a page makes no request it does not need),
-// styles inline under the response's CSP nonce, at most one script file.
+// at most one stylesheet file (same origin, cached for good), styles inline under the response's
+// CSP nonce, at most one script file.
 
 export function PageHead(props: {
   title: string;
   nonce: string;
+  /** A same-origin stylesheet file, linked before the inline styles (the page's CSP must allow 'self' styles). */
+  stylesheetPath?: string | null | undefined;
   /** Style sheets, each in its own <style> element, in this order. */
   styles: string[];
   scriptPath?: string | null | undefined;
@@ -21,6 +24,7 @@ export function PageHead(props: {
       {props.lightOnly ? <meta name="color-scheme" content="light" /> : null}
       <link rel="icon" href="data:," />
       <title>{props.title}</title>
+      {props.stylesheetPath ? <link rel="stylesheet" href={props.stylesheetPath} /> : null}
       {props.styles.map((css) => (
         <style key={css} nonce={props.nonce}>
           {css}

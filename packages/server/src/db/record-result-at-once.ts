@@ -1,0 +1,102 @@
+// The common processor result in one statement (D-231): a pending attempt whose approval the link
+// can still take, or a decline or failure. The submission's result, the link's counters, the
+// payfacReference and the webhook outbox rows are written by one statement, which is its own
+// transaction: they commit together or not at all, and the link's row, which every payment of the
+// link updates, is held only while PostgreSQL runs the statement and writes its commit, never
+// across a round trip to Paylink. The commit does not wait for the disk; the caller is answered
+// only after waitUntilDurable (D-200).
+//
+// Anything else (an approval the link can no longer take, a submission no longer pending, or one
+// that does not hold what the caller expects) writes nothing here and is left to recordResult's
+// general path (reservations-repository.ts).
+import { type Selectable, sql } from "kysely";
+import { newDeliveryIdSql } from "../ids.ts";
+import type { Database } from "./connect.ts";
+import { COMMIT_WITHOUT_WAITING, waitUntilDurable } from "./durable-commit.ts";
+import { type ProcessorOutcome, type RecordedOutcome, resultColumns } from "./reservations-repository.ts";
+import { SALE_CAP } from "./sale-cap.ts";
+import type { SubmissionsTable } from "./schema.ts";
+import { type Answer, type SubmissionRecord, toSubmission } from "./submissions-repository.ts";
+
+export interface CommonResult {
+  checkoutReference: string;
+  linkReference: string;
+  merchantId: string;
+  /** What the reservation wrote; the statement writes only while the pending row still holds exactly this. */
+  pending: { amount: number; currency: string; answers: Answer[]; card: { brand: string; masked: string; last4: string; expiry: string } };
+  outcome: ProcessorOutcome;
+  now: Date;
+  /** The webhook messages of the result, from the submission as the statement leaves it. */
+  events: (submission: SubmissionRecord) => Array<{ eventType: string; message: unknown }>;
+}
+
+/**
+ * Records the common result in one statement, on disk when this returns. Undefined when it is not
+ * the common case (nothing written): the caller records the result through recordResult.
+ */
+export async function recordCommonResult(db: Database, input: CommonResult): Promise<RecordedOutcome | undefined> {
+  const { checkoutReference, linkReference, pending, outcome, now } = input;
+  const recorded = outcome.kind;
+  const columns = resultColumns(recorded, outcome, null);
+  // The row the statement leaves, as far as the messages read it (the card, amount and currency are
+  // checked against the pending row below, the rest is written by the statement).
+  const expected: Selectable<SubmissionsTable> = {
+    id: checkoutReference,
+    link_reference: linkReference,
+    answers: pending.answers,
+    amount: pending.amount,
+    currency: pending.currency,
+    token: null,
+    payfac_reference: null,
+    auth_code: null,
+    card_brand: pending.card.brand,
+    card_masked: pending.card.masked,
+    card_last4: pending.card.last4,
+    card_expiry: pending.card.expiry,
+    card_usage: null,
+    created_at: now,
+    completed_at: now,
+    attempt_key: null,
+    cancel_pending: false,
+    ...columns,
+  };
+  const events = input.events(toSubmission(expected));
+  const slot =
+    recorded === "approved"
+      ? sql`sales_count = sales_count + 1, reserved_count = reserved_count - 1
+        WHERE reference = ${linkReference} AND sales_count < ${SALE_CAP}
+          AND NOT disabled AND (valid_until IS NULL OR valid_until > ${now})`
+      : sql`reserved_count = reserved_count - 1 WHERE reference = ${linkReference}`;
+  const set = sql.join(Object.entries(columns).map(([column, value]) => sql`${sql.ref(column)} = ${value}`));
+  const payfacReference = "payfacReference" in outcome ? outcome.payfacReference : null;
+  // The submission is locked first, the link's row second: the order of every other writer of both.
+  const result = await sql<Selectable<SubmissionsTable>>`
+    WITH pend AS (
+      SELECT id FROM submissions
+      WHERE id = ${checkoutReference} AND link_reference = ${linkReference} AND state = 'pending'
+        AND amount = ${pending.amount} AND currency = ${pending.currency} AND card_masked = ${pending.card.masked}
+        AND card_last4 = ${pending.card.last4} AND card_expiry = ${pending.card.expiry}
+        AND ${COMMIT_WITHOUT_WAITING} IS NOT NULL
+      FOR UPDATE
+    ), slot AS (
+      UPDATE payment_links SET ${slot} AND EXISTS (SELECT 1 FROM pend)
+      RETURNING reference
+    ), sub AS (
+      UPDATE submissions SET ${set}, completed_at = ${now}
+      WHERE id IN (SELECT id FROM pend) AND EXISTS (SELECT 1 FROM slot)
+      RETURNING *
+    ), ref AS (
+      INSERT INTO payfac_references (payfac_reference, source, checkout_reference)
+      SELECT ${payfacReference}, 'link', id FROM sub WHERE ${payfacReference}::text IS NOT NULL
+    ), hooks AS (
+      INSERT INTO webhook_deliveries (id, merchant_id, endpoint_id, event_type, payload)
+      SELECT ${newDeliveryIdSql}, w.merchant_id, w.id, e.event ->> 'eventType', e.event -> 'message'
+      FROM webhook_endpoints w CROSS JOIN jsonb_array_elements(${JSON.stringify(events)}::jsonb) AS e(event)
+      WHERE w.merchant_id = ${input.merchantId} AND w.enabled AND EXISTS (SELECT 1 FROM sub)
+    )
+    SELECT * FROM sub`.execute(db);
+  const row = result.rows[0];
+  if (!row) return undefined;
+  await waitUntilDurable(db);
+  return { recorded, submission: toSubmission(row), voidReason: null };
+}
