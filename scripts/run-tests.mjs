@@ -2,14 +2,18 @@
 // node's own summary line. Node 20 cannot expand globs in `--test`, hence this small finder.
 // paylink-sdk resolves to its TypeScript sources (the "paylink-source" export condition), so the
 // tests never run a stale SDK build.
-// Usage: node scripts/run-tests.mjs [substring-filter ...]
+// Usage: node scripts/run-tests.mjs [substring-filter ...] [--except=substring ...]
+// A file runs when its path contains one of the filters (all files without any) and none of the
+// --except substrings.
 
 import { spawnSync } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 
 const root = new URL("..", import.meta.url).pathname;
-const filters = process.argv.slice(2);
+const args = process.argv.slice(2);
+const filters = args.filter((arg) => !arg.startsWith("--except="));
+const exceptions = args.filter((arg) => arg.startsWith("--except=")).map((arg) => arg.slice("--except=".length));
 
 function findTests(dir) {
   const found = [];
@@ -33,6 +37,7 @@ const files = readdirSync(join(root, "packages"))
   })
   .map((file) => relative(root, file))
   .filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)))
+  .filter((file) => !exceptions.some((e) => file.includes(e)))
   .sort();
 
 if (files.length === 0) {
