@@ -14,3 +14,11 @@ export function errorText(error: AppError, field: string, lang: Lang): string {
   const rule = field.replace(/^item-\d+-/, "item-").replace(/^shopper-.*$/, "shopper");
   return texts.byRule[`${error.code}:${rule}`] ?? texts.byCode[error.code];
 }
+
+/**
+ * An error shown on its own (above the refund form, not beside a field) as a sentence: the API's
+ * messages start with the field's name in lower case ("amount ISK 3,000 is more than…").
+ */
+export function asSentence(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

@@ -13,7 +13,7 @@ import { REFUND_REASONS } from "../domain/payments/rules.ts";
 import { refundPayment } from "../payments/refund.ts";
 import { reversePayment } from "../payments/reverse.ts";
 import type { PortalContext } from "./deps.ts";
-import { errorText } from "./error-text.ts";
+import { asSentence, errorText } from "./error-text.ts";
 import { formatDateTime, formatMoney, PORTAL_MESSAGES } from "./i18n.ts";
 import { frameOf, sendPortalNotFound, sendPortalPage } from "./render.tsx";
 import { formField } from "./request-state.ts";
@@ -135,7 +135,7 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
         }
       } catch (error) {
         if (!(error instanceof AppError) || error.status >= 500) throw error;
-        return sendPayment(request, reply, payment.checkoutReference, 400, errorText(error, action, request.portal.lang));
+        return sendPayment(request, reply, payment.checkoutReference, 400, asSentence(errorText(error, action, request.portal.lang)));
       }
       request.log.info({ checkoutReference: payment.checkoutReference, action }, "payment refunded in the portal");
       return reply.redirect(`/portal/payments/${payment.checkoutReference}?refunded=1`, 303);

@@ -68,7 +68,7 @@ for (const backend of testBackends()) {
       await inLanguage("en");
       page = await portal.get(path);
       const english = await portal.post(`${path}/refund`, { amount: "5000" }, page);
-      assert.match(english.text, /amount ISK 5,000 is more than what is left to refund of payment [A-Z0-9]+: ISK 4,890\./);
+      assert.match(english.text, /Amount ISK 5,000 is more than what is left to refund of payment [A-Z0-9]+: ISK 4,890\./);
 
       assert.equal((await portal.post(`${path}/reverse`, {}, page)).status, 303);
       await inLanguage("is");

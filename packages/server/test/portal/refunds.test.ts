@@ -44,7 +44,7 @@ for (const backend of testBackends()) {
       const tooMuch = await portal.post(`${path}/refund`, { amount: "3000", refundReason: "OTHER" }, page);
       assert.equal(tooMuch.status, 400);
       // The API's message, its amounts as the merchant typed and reads them, not the wire's minor units.
-      assert.match(tooMuch.text, /amount ISK 3,000 is more than what is left to refund of payment [A-Z0-9]+: ISK 2,445\./);
+      assert.match(tooMuch.text, /Amount ISK 3,000 is more than what is left to refund of payment [A-Z0-9]+: ISK 2,445\./);
       assert.doesNotMatch(tooMuch.text, /300000|244500/);
       const unreadable = await portal.post(`${path}/refund`, { amount: "lots" }, page);
       assert.equal(unreadable.status, 400);

@@ -96,7 +96,7 @@ for (const backend of testBackends()) {
       assert.equal(tooMuch.status, 400);
       assert.match(
         tooMuch.text,
-        /amount ISK 1,000 is more than what is left to refund of payment [0-9A-Z]{16}: ISK 699\./,
+        /Amount ISK 1,000 is more than what is left to refund of payment [0-9A-Z]{16}: ISK 699\./,
         "the API's 2019 message names what is left, in krónur",
       );
 
