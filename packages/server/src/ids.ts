@@ -30,7 +30,8 @@ export const newWebhookApiKey = () => `whs_${randomString(32, BASE62)}`;
  * A webhook delivery id (`msg_` + 32 hex), made by the database: the outbox writes one delivery
  * per endpoint in a single INSERT … SELECT, so the id is an SQL expression, not a JS string.
  */
-export const newDeliveryIdSql = sql<string>`'msg_' || replace(gen_random_uuid()::text, '-', '')`;
+export const NEW_DELIVERY_ID_TEXT = "'msg_' || replace(gen_random_uuid()::text, '-', '')";
+export const newDeliveryIdSql = sql.raw<string>(NEW_DELIVERY_ID_TEXT);
 /** Upper-case letters and digits, as the processor's references and tokens are (docs/checkout.md#sandbox-cards). */
 export const newUpperAlnum = (length: number) => randomString(length, UPPER_ALNUM);
 

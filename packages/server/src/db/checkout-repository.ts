@@ -2,9 +2,10 @@
 // counter, and the key its form tokens are signed with. Reservations and submissions have their
 // own repositories.
 import { randomBytes } from "node:crypto";
-import { sql } from "kysely";
 import type { Database } from "./connect.ts";
-import { type PaymentLinkRecord, toRecord } from "./links-repository.ts";
+import { COMMIT_WITHOUT_WAITING_TEXT } from "./durable-commit.ts";
+import { LINK_RECORD_COLUMNS, type LinkRecordRow, type PaymentLinkRecord, toRecord } from "./links-repository.ts";
+import { preparedStatement, runPrepared } from "./prepared.ts";
 
 export interface CheckoutTheme {
   themeKey: string;
@@ -20,6 +21,37 @@ export interface CheckoutLink extends PaymentLinkRecord {
   theme: CheckoutTheme | null;
 }
 
+const COLUMNS = [...LINK_RECORD_COLUMNS, "reserved_count"];
+
+/** The page's read: the link as `l`, the merchant's name and the theme's columns joined to it. */
+function pageRead(links: string): string {
+  return `WITH l AS (${links})
+    SELECT ${COLUMNS.map((column) => `l.${column}`).join(", ")},
+           m.name AS merchant_name, t.theme_key AS theme_theme_key, t.name AS theme_name, t.primary_color, t.logo_sha256
+    FROM l JOIN merchants m ON m.id = l.merchant_id
+    LEFT JOIN themes t ON t.theme_key = l.theme_key AND t.merchant_id = l.merchant_id`;
+}
+
+// Prepared statements on PostgreSQL (D-232). A visit is a statistic: its commit does not wait for
+// the disk (synchronous_commit off for this statement's transaction only). Every shopper of one
+// link updates one row, and the row stays locked until the commit: waiting for the flush made
+// views queue.
+const READ_COUNTING_VISIT = preparedStatement(
+  "checkout_read_counting_visit",
+  pageRead(`UPDATE payment_links SET visit_count = visit_count + 1
+            WHERE reference = $1 AND ${COMMIT_WITHOUT_WAITING_TEXT} IS NOT NULL RETURNING ${COLUMNS.join(", ")}`),
+);
+const READ = preparedStatement("checkout_read", pageRead(`SELECT ${COLUMNS.join(", ")} FROM payment_links WHERE reference = $1`));
+
+type PageRow = LinkRecordRow & {
+  reserved_count: number;
+  merchant_name: string;
+  theme_theme_key: string | null;
+  theme_name: string | null;
+  primary_color: string | null;
+  logo_sha256: string | null;
+};
+
 /**
  * The link with what its checkout page shows besides the terms (merchant name, theme), in one
  * statement. With `countVisit` the same statement adds the visit (one atomic increment, whatever
@@ -31,26 +63,8 @@ export async function loadCheckoutLink(
   reference: string,
   options: { countVisit?: boolean } = {},
 ): Promise<CheckoutLink | undefined> {
-  const links = options.countVisit
-    ? db.with("l", (cte) =>
-        cte
-          .updateTable("payment_links")
-          .set((eb) => ({ visit_count: eb("visit_count", "+", 1) }))
-          .where("reference", "=", reference)
-          // A visit is a statistic: its commit does not wait for the disk (synchronous_commit off
-          // for this statement's transaction only). Every shopper of one link updates one row, and
-          // the row stays locked until the commit: waiting for the flush made views queue.
-          .where(sql`set_config('synchronous_commit', 'off', true)`, "is not", null)
-          .returningAll(),
-      )
-    : db.with("l", (cte) => cte.selectFrom("payment_links").selectAll().where("reference", "=", reference));
-  const row = await links
-    .selectFrom("l")
-    .innerJoin("merchants as m", "m.id", "l.merchant_id")
-    .leftJoin("themes as t", (join) => join.onRef("t.theme_key", "=", "l.theme_key").onRef("t.merchant_id", "=", "l.merchant_id"))
-    .selectAll("l")
-    .select(["m.name as merchant_name", "t.theme_key as theme_theme_key", "t.name as theme_name", "t.primary_color", "t.logo_sha256"])
-    .executeTakeFirst();
+  const result = await runPrepared<PageRow>(db, options.countVisit ? READ_COUNTING_VISIT : READ, [reference]);
+  const row = result.rows[0];
   if (!row) return undefined;
   return {
     ...toRecord(row),

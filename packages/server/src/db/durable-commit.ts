@@ -9,15 +9,21 @@
 // record in a transaction of its own, so its commit waits for the flush (and for a synchronous
 // standby, when one is configured) like any ordinary commit, without writing to any table.
 import { type Kysely, sql } from "kysely";
+import { preparedStatement, runPrepared } from "./prepared.ts";
 import type { DB } from "./schema.ts";
+
+/** The text of COMMIT_WITHOUT_WAITING, for statements written as fixed text (prepared statements, D-232). */
+export const COMMIT_WITHOUT_WAITING_TEXT = "set_config('synchronous_commit', 'off', true)";
 
 /**
  * For a `WHERE` clause (or a statement of its own) inside the transaction: its commit does not wait
  * for the disk. Always true.
  */
-export const COMMIT_WITHOUT_WAITING = sql<string>`set_config('synchronous_commit', 'off', true)`;
+export const COMMIT_WITHOUT_WAITING = sql.raw<string>(COMMIT_WITHOUT_WAITING_TEXT);
 
 /** Returns once every commit this connection's server had made before the call is on disk. */
 export async function waitUntilDurable(db: Kysely<DB>): Promise<void> {
-  await sql`SELECT pg_logical_emit_message(true, 'paylink-durable', '')`.execute(db);
+  await runPrepared(db, WAIT_UNTIL_DURABLE, []);
 }
+
+const WAIT_UNTIL_DURABLE = preparedStatement("wait_until_durable", "SELECT pg_logical_emit_message(true, 'paylink-durable', '')");

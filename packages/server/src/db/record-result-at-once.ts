@@ -9,12 +9,13 @@
 // Anything else (an approval the link can no longer take, a submission no longer pending, or one
 // that does not hold what the caller expects) writes nothing here and is left to recordResult's
 // general path (reservations-repository.ts).
-import { type Selectable, sql } from "kysely";
-import { newDeliveryIdSql } from "../ids.ts";
+import type { Selectable } from "kysely";
+import { NEW_DELIVERY_ID_TEXT } from "../ids.ts";
 import type { Database } from "./connect.ts";
-import { COMMIT_WITHOUT_WAITING, waitUntilDurable } from "./durable-commit.ts";
+import { COMMIT_WITHOUT_WAITING_TEXT, waitUntilDurable } from "./durable-commit.ts";
+import { preparedStatement, runPrepared } from "./prepared.ts";
 import { type ProcessorOutcome, type RecordedOutcome, resultColumns } from "./reservations-repository.ts";
-import { SALE_CAP } from "./sale-cap.ts";
+import { SALE_CAP_TEXT } from "./sale-cap.ts";
 import type { SubmissionsTable } from "./schema.ts";
 import { type Answer, type SubmissionRecord, toSubmission } from "./submissions-repository.ts";
 
@@ -29,6 +30,83 @@ export interface CommonResult {
   /** The webhook messages of the result, from the submission as the statement leaves it. */
   events: (submission: SubmissionRecord) => Array<{ eventType: string; message: unknown }>;
 }
+
+/** Every column of a submission, named: a prepared statement never returns `*` (db/prepared.ts). */
+const SUBMISSION_COLUMNS: (keyof SubmissionsTable)[] = [
+  "id",
+  "link_reference",
+  "answers",
+  "amount",
+  "currency",
+  "state",
+  "completed",
+  "token",
+  "payfac_reference",
+  "auth_code",
+  "reason",
+  "card_brand",
+  "card_masked",
+  "card_last4",
+  "card_expiry",
+  "card_usage",
+  "created_at",
+  "completed_at",
+  "attempt_key",
+  "cancel_pending",
+];
+
+/** The columns each kind of common result sets (resultColumns), in the order of their parameters. */
+const RESULT_COLUMNS = {
+  approved: ["state", "completed", "token", "payfac_reference", "auth_code", "reason", "card_brand", "card_usage"],
+  declined: ["state", "completed", "payfac_reference", "reason", "card_brand", "card_usage"],
+  failed: ["state", "completed", "reason"],
+} as const;
+
+/** The statement of one kind of result, prepared on PostgreSQL (D-232). */
+function resultStatement(kind: ProcessorOutcome["kind"]) {
+  const columns = RESULT_COLUMNS[kind];
+  // Parameters $1-$11 are common to every kind; the result's columns follow from $12.
+  const set = columns.map((column, i) => `${column} = $${12 + i}`).join(", ");
+  const slot =
+    kind === "approved"
+      ? `sales_count = sales_count + 1, reserved_count = reserved_count - 1
+         WHERE reference = $2 AND sales_count < ${SALE_CAP_TEXT}
+           AND NOT disabled AND (valid_until IS NULL OR valid_until > $8)`
+      : "reserved_count = reserved_count - 1 WHERE reference = $2";
+  // The submission is locked first, the link's row second: the order of every other writer of both.
+  const text = `
+    WITH pend AS (
+      SELECT id FROM submissions
+      WHERE id = $1 AND link_reference = $2 AND state = 'pending'
+        AND amount = $3 AND currency = $4 AND card_masked = $5
+        AND card_last4 = $6 AND card_expiry = $7
+        AND ${COMMIT_WITHOUT_WAITING_TEXT} IS NOT NULL
+      FOR UPDATE
+    ), slot AS (
+      UPDATE payment_links SET ${slot} AND EXISTS (SELECT 1 FROM pend)
+      RETURNING reference
+    ), sub AS (
+      UPDATE submissions SET ${set}, completed_at = $8
+      WHERE id IN (SELECT id FROM pend) AND EXISTS (SELECT 1 FROM slot)
+      RETURNING ${SUBMISSION_COLUMNS.join(", ")}
+    ), ref AS (
+      INSERT INTO payfac_references (payfac_reference, source, checkout_reference)
+      SELECT $9, 'link', id FROM sub WHERE $9::text IS NOT NULL
+    ), hooks AS (
+      INSERT INTO webhook_deliveries (id, merchant_id, endpoint_id, event_type, payload)
+      SELECT ${NEW_DELIVERY_ID_TEXT}, w.merchant_id, w.id, e.event ->> 'eventType', e.event -> 'message'
+      FROM webhook_endpoints w CROSS JOIN jsonb_array_elements($10::jsonb) AS e(event)
+      WHERE w.merchant_id = $11 AND w.enabled AND EXISTS (SELECT 1 FROM sub)
+    )
+    SELECT ${SUBMISSION_COLUMNS.join(", ")} FROM sub`;
+  return { columns, prepared: preparedStatement(`checkout_record_${kind}`, text) };
+}
+
+const RESULT_STATEMENTS = {
+  approved: resultStatement("approved"),
+  declined: resultStatement("declined"),
+  failed: resultStatement("failed"),
+};
 
 /**
  * Records the common result in one statement, on disk when this returns. Undefined when it is not
@@ -61,40 +139,22 @@ export async function recordCommonResult(db: Database, input: CommonResult): Pro
     ...columns,
   };
   const events = input.events(toSubmission(expected));
-  const slot =
-    recorded === "approved"
-      ? sql`sales_count = sales_count + 1, reserved_count = reserved_count - 1
-        WHERE reference = ${linkReference} AND sales_count < ${SALE_CAP}
-          AND NOT disabled AND (valid_until IS NULL OR valid_until > ${now})`
-      : sql`reserved_count = reserved_count - 1 WHERE reference = ${linkReference}`;
-  const set = sql.join(Object.entries(columns).map(([column, value]) => sql`${sql.ref(column)} = ${value}`));
   const payfacReference = "payfacReference" in outcome ? outcome.payfacReference : null;
-  // The submission is locked first, the link's row second: the order of every other writer of both.
-  const result = await sql<Selectable<SubmissionsTable>>`
-    WITH pend AS (
-      SELECT id FROM submissions
-      WHERE id = ${checkoutReference} AND link_reference = ${linkReference} AND state = 'pending'
-        AND amount = ${pending.amount} AND currency = ${pending.currency} AND card_masked = ${pending.card.masked}
-        AND card_last4 = ${pending.card.last4} AND card_expiry = ${pending.card.expiry}
-        AND ${COMMIT_WITHOUT_WAITING} IS NOT NULL
-      FOR UPDATE
-    ), slot AS (
-      UPDATE payment_links SET ${slot} AND EXISTS (SELECT 1 FROM pend)
-      RETURNING reference
-    ), sub AS (
-      UPDATE submissions SET ${set}, completed_at = ${now}
-      WHERE id IN (SELECT id FROM pend) AND EXISTS (SELECT 1 FROM slot)
-      RETURNING *
-    ), ref AS (
-      INSERT INTO payfac_references (payfac_reference, source, checkout_reference)
-      SELECT ${payfacReference}, 'link', id FROM sub WHERE ${payfacReference}::text IS NOT NULL
-    ), hooks AS (
-      INSERT INTO webhook_deliveries (id, merchant_id, endpoint_id, event_type, payload)
-      SELECT ${newDeliveryIdSql}, w.merchant_id, w.id, e.event ->> 'eventType', e.event -> 'message'
-      FROM webhook_endpoints w CROSS JOIN jsonb_array_elements(${JSON.stringify(events)}::jsonb) AS e(event)
-      WHERE w.merchant_id = ${input.merchantId} AND w.enabled AND EXISTS (SELECT 1 FROM sub)
-    )
-    SELECT * FROM sub`.execute(db);
+  const statement = RESULT_STATEMENTS[recorded];
+  const result = await runPrepared<Selectable<SubmissionsTable>>(db, statement.prepared, [
+    checkoutReference,
+    linkReference,
+    pending.amount,
+    pending.currency,
+    pending.card.masked,
+    pending.card.last4,
+    pending.card.expiry,
+    now,
+    payfacReference,
+    JSON.stringify(events),
+    input.merchantId,
+    ...statement.columns.map((column) => (columns as Record<string, unknown>)[column]),
+  ]);
   const row = result.rows[0];
   if (!row) return undefined;
   await waitUntilDurable(db);

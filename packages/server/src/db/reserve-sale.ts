@@ -8,8 +8,9 @@ import { sql } from "kysely";
 import { type CartItem, cartDigest } from "../domain/links/cart.ts";
 import { newCheckoutReference } from "../ids.ts";
 import type { Database } from "./connect.ts";
-import { COMMIT_WITHOUT_WAITING, waitUntilDurable } from "./durable-commit.ts";
-import { SALE_CAP } from "./sale-cap.ts";
+import { COMMIT_WITHOUT_WAITING_TEXT, waitUntilDurable } from "./durable-commit.ts";
+import { preparedStatement, runPrepared } from "./prepared.ts";
+import { SALE_CAP_TEXT } from "./sale-cap.ts";
 import { type Answer, liveSubmissionForAttempt, type SubmissionRecord } from "./submissions-repository.ts";
 import { isUniqueViolation } from "./unique-violation.ts";
 
@@ -36,39 +37,57 @@ function storedItems(items: unknown): CartItem[] {
   return Array.isArray(parsed) ? parsed : [];
 }
 
+type Taken = { earlier: string | null; amount: number | null; currency: string | null; items: unknown };
+
+/** The reservation's statement, prepared on PostgreSQL (D-232). */
+const TAKE_SLOT = preparedStatement(
+  "checkout_take_slot",
+  `WITH earlier AS (
+     SELECT id FROM submissions
+     WHERE link_reference = $1 AND attempt_key = $2 AND state IN ('pending', 'approved')
+     LIMIT 1
+   ), slot AS (
+     UPDATE payment_links SET reserved_count = reserved_count + 1
+     WHERE reference = $1
+       AND NOT disabled
+       AND (valid_until IS NULL OR valid_until > $3)
+       AND sales_count + reserved_count < ${SALE_CAP_TEXT}
+       AND amount = $4 AND currency = $5
+       AND NOT EXISTS (SELECT 1 FROM earlier)
+       AND ${COMMIT_WITHOUT_WAITING_TEXT} IS NOT NULL
+     RETURNING amount, currency, items
+   ), pending AS (
+     INSERT INTO submissions (id, link_reference, answers, amount, currency, state,
+                              card_brand, card_masked, card_last4, card_expiry, attempt_key)
+     SELECT $6, $1, $7::jsonb, amount, currency, 'pending', $8, $9, $10, $11, $2
+     FROM slot
+     RETURNING id
+   )
+   SELECT (SELECT id FROM earlier) AS earlier, slot.amount, slot.currency, slot.items
+   FROM (SELECT 1) AS one LEFT JOIN slot ON true`,
+);
+
 /**
  * Reserves a sale slot and records the pending submission. Nothing is recorded when no slot is
  * free. A reservation is on disk when this returns, before any processor is called.
  */
 export async function reserveSale(db: Database, input: NewSubmission): Promise<Reservation> {
   const checkoutReference = newCheckoutReference();
-  let taken: { earlier: string | null; amount: number | null; currency: string | null; items: unknown } | undefined;
+  let taken: Taken | undefined;
   try {
-    const result = await sql<{ earlier: string | null; amount: number | null; currency: string | null; items: unknown }>`
-      WITH earlier AS (
-        SELECT id FROM submissions
-        WHERE link_reference = ${input.linkReference} AND attempt_key = ${input.attemptKey} AND state IN ('pending', 'approved')
-        LIMIT 1
-      ), slot AS (
-        UPDATE payment_links SET reserved_count = reserved_count + 1
-        WHERE reference = ${input.linkReference}
-          AND NOT disabled
-          AND (valid_until IS NULL OR valid_until > ${input.now})
-          AND sales_count + reserved_count < ${SALE_CAP}
-          AND amount = ${input.shownPrice.amount} AND currency = ${input.shownPrice.currency}
-          AND NOT EXISTS (SELECT 1 FROM earlier)
-          AND ${COMMIT_WITHOUT_WAITING} IS NOT NULL
-        RETURNING amount, currency, items
-      ), pending AS (
-        INSERT INTO submissions (id, link_reference, answers, amount, currency, state,
-                                 card_brand, card_masked, card_last4, card_expiry, attempt_key)
-        SELECT ${checkoutReference}, ${input.linkReference}, ${JSON.stringify(input.answers)}::jsonb, amount, currency, 'pending',
-               ${input.card.brand}, ${input.card.masked}, ${input.card.last4}, ${input.card.expiry}, ${input.attemptKey}
-        FROM slot
-        RETURNING id
-      )
-      SELECT (SELECT id FROM earlier) AS earlier, slot.amount, slot.currency, slot.items
-      FROM (SELECT 1) AS one LEFT JOIN slot ON true`.execute(db);
+    const result = await runPrepared<Taken>(db, TAKE_SLOT, [
+      input.linkReference,
+      input.attemptKey,
+      input.now,
+      input.shownPrice.amount,
+      input.shownPrice.currency,
+      checkoutReference,
+      JSON.stringify(input.answers),
+      input.card.brand,
+      input.card.masked,
+      input.card.last4,
+      input.card.expiry,
+    ]);
     taken = result.rows[0];
   } catch (error) {
     // Two posts of one form raced past the attempt check; the unique index let one through.
