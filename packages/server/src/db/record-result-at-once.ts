@@ -13,6 +13,7 @@ import type { Selectable } from "kysely";
 import { NEW_DELIVERY_ID_TEXT } from "../ids.ts";
 import type { Database } from "./connect.ts";
 import { COMMIT_WITHOUT_WAITING_TEXT, waitUntilDurable } from "./durable-commit.ts";
+import { PAYMENT_FACT_COLUMNS } from "./payment-facts.ts";
 import { preparedStatement, runPrepared } from "./prepared.ts";
 import { type ProcessorOutcome, type RecordedOutcome, resultColumns } from "./reservations-repository.ts";
 import { SALE_CAP_TEXT } from "./sale-cap.ts";
@@ -41,14 +42,7 @@ const SUBMISSION_COLUMNS: (keyof SubmissionsTable)[] = [
   "state",
   "completed",
   "token",
-  "payfac_reference",
-  "auth_code",
-  "reason",
-  "card_brand",
-  "card_masked",
-  "card_last4",
-  "card_expiry",
-  "card_usage",
+  ...PAYMENT_FACT_COLUMNS,
   "created_at",
   "completed_at",
   "attempt_key",
