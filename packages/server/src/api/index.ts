@@ -24,7 +24,7 @@ export async function apiRoutes(instance: FastifyInstance, deps: ApiDeps) {
   // Clients written for Straumur's payment-links API spell property names in any letter case.
   instance.setValidatorCompiler(anyCaseValidatorCompiler);
   const app = typed(instance);
-  const { checkIdempotencyKey, storeResponse } = idempotency(deps.db);
+  const keyed = idempotency(deps.db);
   // Before authentication: a flood of requests costs no database lookups once it is limited.
   const rateLimit = apiRateLimit(app, deps.apiRateLimitPerMinute ?? 0, deps.sharedRateLimit ? deps.db : undefined);
   if (rateLimit) app.addHook("onRequest", rateLimit);
@@ -33,10 +33,12 @@ export async function apiRoutes(instance: FastifyInstance, deps: ApiDeps) {
   const failures = limited && deps.sharedRateLimit ? sharedAuthFailureBrake(deps.db) : authFailureBrake(app, limited);
   app.addHook("onRequest", apiKeyAuth(deps.db, failures));
   app.addHook("onRequest", requireJsonContentType);
-  app.addHook("preHandler", async (request, reply) => {
-    if (request.method === "POST") return checkIdempotencyKey(request, reply);
+  // Idempotency-Key handling is for POST: only POST routes get its two hooks, so a read passes none.
+  app.addHook("onRoute", (route) => {
+    if (route.method !== "POST") return;
+    route.preHandler = [...[route.preHandler ?? []].flat(), keyed.preHandler];
+    route.onSend = [...[route.onSend ?? []].flat(), keyed.onSend];
   });
-  app.addHook("onSend", storeResponse);
 
   registerCreateLink(app, deps);
   registerGetLink(app, deps);

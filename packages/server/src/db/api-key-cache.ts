@@ -16,6 +16,8 @@ export interface CachedApiKey {
 
 /** How long the cache is trusted before the generation is read again. */
 export const API_KEY_CACHE_TRUST_MS = 1_000;
+/** "Last used" (the portal's key list) is written at most this often per key and process. */
+export const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 /** Keys kept at most; the longest-held goes first (a real deployment has far fewer active keys). */
 const MAX_KEYS = 10_000;
 
@@ -48,6 +50,18 @@ export class ApiKeyCache {
     }
     // Trust runs from when the read was sent: a change committed while it travelled is caught next time.
     this.#confirmedAt = startedAt;
+  }
+
+  /**
+   * The merchant of a key when this needs no statement at all: the cache is within its second of
+   * trust, holds the key, and the key's "last used" is not due to be written. Otherwise undefined,
+   * and the caller takes the asynchronous way (findMerchantIdByApiKey), which may still succeed.
+   */
+  merchantIdWithoutStatement(keyHash: string): string | undefined {
+    if (performance.now() - this.#confirmedAt >= API_KEY_CACHE_TRUST_MS) return undefined;
+    const key = this.#keys.get(keyHash);
+    if (key === undefined || key.lastUsedAt === null || Date.now() - key.lastUsedAt > LAST_USED_WRITE_INTERVAL_MS) return undefined;
+    return key.merchantId;
   }
 
   get(keyHash: string): CachedApiKey | undefined {

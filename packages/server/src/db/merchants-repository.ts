@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto";
 import type { LogoImage } from "../domain/themes/logo.ts";
 import { hashApiKey, newApiKey, newApiKeyId, newMerchantId, newTerminalIdentifier, newThemeKey, newUserId } from "../ids.ts";
-import { apiKeyCacheOf } from "./api-key-cache.ts";
+import { apiKeyCacheOf, LAST_USED_WRITE_INTERVAL_MS } from "./api-key-cache.ts";
 import type { Database } from "./connect.ts";
 
 export interface Terminal {
@@ -86,7 +86,7 @@ export async function findMerchantIdByApiKey(db: Database, apiKey: string): Prom
   }
   // "Last used" for the portal's key list, written at most once a minute per key and process, not per request.
   const now = Date.now();
-  if (key.lastUsedAt === null || now - key.lastUsedAt > 60_000) {
+  if (key.lastUsedAt === null || now - key.lastUsedAt > LAST_USED_WRITE_INTERVAL_MS) {
     key.lastUsedAt = now;
     await db
       .updateTable("api_keys")

@@ -1,8 +1,12 @@
 // API-key authentication for /api/v1 (docs/api.md): header X-API-key, keys stored as SHA-256.
-import type { FastifyReply, FastifyRequest } from "fastify";
+// A callback hook (D-223): a known key in a trusted cache from an address the brake does not hold
+// is accepted without a promise or a statement; everything else takes the asynchronous way.
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
+import { apiKeyCacheOf } from "../db/api-key-cache.ts";
 import type { Database } from "../db/connect.ts";
 import { findMerchantIdByApiKey } from "../db/merchants-repository.ts";
 import { AppError } from "../domain/errors.ts";
+import { hashApiKey } from "../ids.ts";
 import type { FailureBrake } from "./rate-limit.ts";
 
 declare module "fastify" {
@@ -12,31 +16,47 @@ declare module "fastify" {
   }
 }
 
+const API_KEY_SHAPE = /^plk_[0-9A-Za-z]{32}$/;
+
 export function apiKeyAuth(db: Database, failures?: FailureBrake) {
-  return async function authenticate(request: FastifyRequest, _reply: FastifyReply) {
-    // An address that keeps sending wrong keys is stopped before any lookup.
-    const wait = failures ? await failures.blockedFor(request) : 0;
-    if (wait > 0) {
-      throw new AppError(
-        "RateLimited",
-        `Too many requests with a missing or wrong API key from this address. Retry after ${wait} seconds.`,
-        {
-          "retry-after": String(wait),
-        },
-      );
+  const cache = apiKeyCacheOf(db);
+  return function authenticate(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+    const apiKey = apiKeyOf(request);
+    const blocked = failures === undefined ? 0 : failures.blockedForNow(request);
+    if (blocked === 0 && apiKey !== undefined && API_KEY_SHAPE.test(apiKey)) {
+      const merchantId = cache.merchantIdWithoutStatement(hashApiKey(apiKey));
+      if (merchantId !== undefined) {
+        request.merchantId = merchantId;
+        done();
+        return;
+      }
     }
-    const header = request.headers["x-api-key"];
-    const apiKey = Array.isArray(header) ? header[0] : header;
-    if (!apiKey) {
-      await failures?.recordFailure(request);
-      throw new AppError("Unauthenticated", "Send your API key in the X-API-key header.");
-    }
-    // Cheap shape check first: a malformed key never costs a database round trip.
-    const merchantId = /^plk_[0-9A-Za-z]{32}$/.test(apiKey) ? await findMerchantIdByApiKey(db, apiKey) : undefined;
-    if (!merchantId) {
-      await failures?.recordFailure(request);
-      throw new AppError("Unauthenticated", "The API key is unknown or has been revoked.");
-    }
-    request.merchantId = merchantId;
+    authenticateAsync(db, request, apiKey, failures).then(() => done(), done);
   };
+}
+
+function apiKeyOf(request: FastifyRequest): string | undefined {
+  const header = request.headers["x-api-key"];
+  return (Array.isArray(header) ? header[0] : header) || undefined;
+}
+
+async function authenticateAsync(db: Database, request: FastifyRequest, apiKey: string | undefined, failures?: FailureBrake) {
+  // An address that keeps sending wrong keys is stopped before any lookup.
+  const wait = failures ? await failures.blockedFor(request) : 0;
+  if (wait > 0) {
+    throw new AppError("RateLimited", `Too many requests with a missing or wrong API key from this address. Retry after ${wait} seconds.`, {
+      "retry-after": String(wait),
+    });
+  }
+  if (!apiKey) {
+    await failures?.recordFailure(request);
+    throw new AppError("Unauthenticated", "Send your API key in the X-API-key header.");
+  }
+  // Cheap shape check first: a malformed key never costs a database round trip.
+  const merchantId = API_KEY_SHAPE.test(apiKey) ? await findMerchantIdByApiKey(db, apiKey) : undefined;
+  if (!merchantId) {
+    await failures?.recordFailure(request);
+    throw new AppError("Unauthenticated", "The API key is unknown or has been revoked.");
+  }
+  request.merchantId = merchantId;
 }

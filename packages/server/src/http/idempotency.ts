@@ -3,7 +3,7 @@
 // operation with an effect stores its answer in the transaction of that effect (keyedEffect), so no
 // crash or database blip between the two can let a retry do it twice (D-210).
 import { createHash } from "node:crypto";
-import type { FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
 import type { Database } from "../db/connect.ts";
 import {
   claimIdempotencyKey,
@@ -65,7 +65,19 @@ export function idempotency(db: Database) {
     return payload;
   }
 
-  return { checkIdempotencyKey, storeResponse };
+  // The hooks as POST routes run them: callbacks, so a request without the header, and a response
+  // with no claim to settle, pass without a promise or a microtask turn each (D-223).
+  function preHandler(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+    if (request.headers["idempotency-key"] === undefined) done();
+    else checkIdempotencyKey(request, reply).then(() => done(), done);
+  }
+
+  function onSend(request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: Error | null, payload?: unknown) => void) {
+    if (request.idempotencyClaim === undefined) done(null, payload);
+    else storeResponse(request, reply, payload).then((stored) => done(null, stored), done);
+  }
+
+  return { preHandler, onSend };
 }
 
 /**

@@ -5,10 +5,10 @@
 // under concurrency, and it guards the processor.
 import { createHash } from "node:crypto";
 import rateLimit, { normalizeIP } from "@fastify/rate-limit";
-import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler, onRequestHookHandler } from "fastify";
 import type { Database } from "../db/connect.ts";
 import { AppError } from "../domain/errors.ts";
-import { SharedApiLimit } from "./shared-api-limit.ts";
+import { type Admission, SharedApiLimit } from "./shared-api-limit.ts";
 
 export interface RateLimits {
   /** Requests per minute per API key on /api/v1 (keys are told apart by a hash). 0 turns it off. */
@@ -42,7 +42,11 @@ function digest(value: string): string {
  * In this instance's memory, unless a database is given to share the count with every instance on
  * it (PostgreSQL: sharedApiRateLimit below).
  */
-export function apiRateLimit(app: FastifyInstance, perMinute: number, shared?: Database): onRequestAsyncHookHandler | undefined {
+export function apiRateLimit(
+  app: FastifyInstance,
+  perMinute: number,
+  shared?: Database,
+): onRequestHookHandler | onRequestAsyncHookHandler | undefined {
   if (perMinute <= 0) return undefined;
   if (shared) return sharedApiRateLimit(shared, perMinute);
   return app.rateLimit({
@@ -58,15 +62,21 @@ export function apiRateLimit(app: FastifyInstance, perMinute: number, shared?: D
  * behind a load balancer allow the limit once, not N times. Counted in batches (http/shared-api-limit.ts);
  * the answer and headers are those of the in-memory limiter.
  */
-function sharedApiRateLimit(db: Database, perMinute: number): onRequestAsyncHookHandler {
+function sharedApiRateLimit(db: Database, perMinute: number): onRequestHookHandler {
   const limit = new SharedApiLimit(db, perMinute);
-  return async function sharedLimit(request, reply) {
-    // A database that is away fails a claim like any other query: 503 5003 (http/errors.ts).
-    const admission = await limit.admit(apiLimitKey(request));
+  const answer = (reply: FastifyReply, admission: Admission): AppError | undefined => {
     reply.header("x-ratelimit-limit", String(perMinute));
     reply.header("x-ratelimit-remaining", String(admission.admitted ? admission.remaining : 0));
     reply.header("x-ratelimit-reset", String(Math.ceil(admission.resetMs / 1000)));
-    if (!admission.admitted) throw apiRateLimited(perMinute, admission.resetMs);
+    return admission.admitted ? undefined : apiRateLimited(perMinute, admission.resetMs);
+  };
+  // A callback hook (D-223): a unit this instance already claimed is taken without a promise.
+  return function sharedLimit(request, reply, done) {
+    const key = apiLimitKey(request);
+    const known = limit.admitNow(key);
+    if (known !== undefined) return done(answer(reply, known));
+    // A database that is away fails a claim like any other query: 503 5003 (http/errors.ts).
+    limit.admit(key).then((admission) => done(answer(reply, admission)), done);
   };
 }
 
@@ -103,7 +113,7 @@ export function authFailureBrake(app: FastifyInstance, enabled: boolean): Failur
   if (!enabled) return NO_BRAKE;
   const limiter = app.createRateLimit({
     max: AUTH_FAILURES_PER_MINUTE,
-    timeWindow: 60_000,
+    timeWindow: AUTH_FAILURE_WINDOW_MS,
     keyGenerator: (request) => `auth:${clientKey(request)}`,
   });
   return brakeOf(limiter);
@@ -112,22 +122,45 @@ export function authFailureBrake(app: FastifyInstance, enabled: boolean): Failur
 type Limiter = ReturnType<FastifyInstance["createRateLimit"]>;
 
 /** A brake that never holds anyone back (the limit is turned off). */
-const NO_BRAKE: FailureBrake = { blockedFor: async () => 0, recordFailure: async () => {} };
+const NO_BRAKE: FailureBrake = { blockedForNow: () => 0, blockedFor: async () => 0, recordFailure: async () => {} };
 
 function brakeOf(limiter: Limiter): FailureBrake {
+  // Addresses with a failure in the last window: only they can be held back, so any other address
+  // is answered at once, without asking the limiter's store (D-223).
+  const failedRecently = new Map<string, number>();
   return {
+    blockedForNow(request) {
+      const address = clientKey(request);
+      const until = failedRecently.get(address);
+      if (until === undefined) return 0;
+      if (until > Date.now()) return undefined;
+      failedRecently.delete(address);
+      return 0;
+    },
     async blockedFor(request) {
       const state = await limiter(request, { increment: false });
       if (state.isAllowed || state.remaining > 0) return 0;
       return Math.max(1, Math.ceil(state.ttl / 1000));
     },
     async recordFailure(request) {
+      const address = clientKey(request);
+      if (failedRecently.size >= MAX_FAILED_ADDRESSES && !failedRecently.has(address)) {
+        failedRecently.delete(failedRecently.keys().next().value!);
+      }
+      failedRecently.delete(address);
+      failedRecently.set(address, Date.now() + AUTH_FAILURE_WINDOW_MS);
       await limiter(request);
     },
   };
 }
 
+/** The brake's window, and how many addresses with recent failures are remembered for blockedForNow. */
+const AUTH_FAILURE_WINDOW_MS = 60_000;
+const MAX_FAILED_ADDRESSES = 20_000;
+
 export interface FailureBrake {
+  /** blockedFor when it can be told without waiting; undefined when only blockedFor can tell. */
+  blockedForNow(request: FastifyRequest): number | undefined;
   /** Seconds until the client may try again, or 0 when it may try now. */
   blockedFor(request: FastifyRequest): Promise<number>;
   /** Counts one failed attempt (a decline or a rejected form). */

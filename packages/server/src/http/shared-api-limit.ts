@@ -48,6 +48,11 @@ export class SharedApiLimit {
     this.#aheadCap = Math.floor(perMinute * CLAIM_AHEAD_SHARE);
   }
 
+  /** The answer when memory has it (a unit already claimed, or a full window); undefined when a claim is needed. */
+  admitNow(key: string): Admission | undefined {
+    return this.#answerFromMemory(this.#stateOf(key), performance.now());
+  }
+
   admit(key: string): Promise<Admission> {
     const state = this.#stateOf(key);
     const answer = this.#answerFromMemory(state, performance.now());

@@ -24,16 +24,19 @@ export function sharedAuthFailureBrake(db: Database): FailureBrake {
     blockedUntil.set(address, until);
   }
 
+  function blockedForNow(request: FastifyRequest): number {
+    const address = addressOf(request);
+    const until = blockedUntil.get(address);
+    if (until === undefined) return 0;
+    const left = until - Date.now();
+    if (left > 0) return Math.max(1, Math.ceil(left / 1000));
+    blockedUntil.delete(address);
+    return 0;
+  }
+
   return {
-    async blockedFor(request) {
-      const address = addressOf(request);
-      const until = blockedUntil.get(address);
-      if (until === undefined) return 0;
-      const left = until - Date.now();
-      if (left > 0) return Math.max(1, Math.ceil(left / 1000));
-      blockedUntil.delete(address);
-      return 0;
-    },
+    blockedForNow,
+    blockedFor: async (request) => blockedForNow(request),
     async recordFailure(request) {
       // A database that is away fails this like any query: 503 5003 instead of the 401.
       const address = addressOf(request);

@@ -38,6 +38,8 @@ for (const backend of testBackends()) {
 
     test(`${AUTH_FAILURES_PER_MINUTE} failures over all instances, then 429 3002 on every instance, a good key too`, async () => {
       await earlyInAMinute();
+      // The good key is known to each instance beforehand, so its check needs no lookup (D-223).
+      for (const server of servers) assert.equal((await list(server, server.apiKey)).status, 200);
       for (let i = 0; i < AUTH_FAILURES_PER_MINUTE; i++) {
         const response = await list(servers[i % servers.length]!, guess(i));
         assert.equal(response.status, 401, `guess ${i}`);
