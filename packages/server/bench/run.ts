@@ -15,7 +15,8 @@ import { baselineRequests, paylinkScenarios } from "./scenarios.ts";
 import { fetchLoopThroughput, paymentToReceipt, percentile, startReceiver, webhookThroughput } from "./webhooks.ts";
 
 const quick = process.argv.includes("--quick");
-// --only=create,get: just those scenarios and their baselines on PostgreSQL (to measure one change).
+// --only=create,get: just those scenarios and their baselines on PostgreSQL (to measure one change);
+// --only=webhooks: the webhook measurements on PostgreSQL.
 const only = process.argv
   .find((arg) => arg.startsWith("--only="))
   ?.slice("--only=".length)
@@ -137,6 +138,7 @@ async function postgres(): Promise<void> {
     const paylink = await startPaylink({ databaseUrl: database.url }, [], program);
     try {
       await measurePairs("postgres", postgresPlan, baseline, paylink);
+      if (only?.includes("webhooks")) await measureWebhooks("postgres", paylink, database.url);
       if (only) return;
       await measureWebhooks("postgres", paylink, database.url);
       report.growth = await growth(paylink, database.url, growthSizes, quick ? 5 : 20);

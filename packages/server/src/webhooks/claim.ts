@@ -4,9 +4,12 @@
 //   2. lock the breaker rows of those that may send now (enabled, breaker closed or ready for a
 //      probe), SKIP LOCKED: two workers never claim for one endpoint at the same moment;
 //   3. with a fresh snapshot (READ COMMITTED: taken after the locks, so every earlier claim is
-//      seen), count each endpoint's live leases and lease at most `perEndpoint` minus that many
-//      of its oldest due deliveries — one probe for an endpoint whose breaker is past its
-//      cool-down — taking every endpoint's first delivery before any endpoint's second.
+//      seen), count each endpoint's live leases and lease at most its cap minus that many of its
+//      oldest due deliveries — one probe for an endpoint whose breaker is past its cool-down —
+//      taking every endpoint's first delivery before any endpoint's second.
+// The cap is `perEndpoint` (the fair share), or `alonePerEndpoint` for an endpoint that is the only
+// one with due work and has no failure counted (D-240): a lone backlog may use the slots nobody else
+// wants, and falls back to its fair share at the next claim that sees another endpoint waiting.
 import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import type { Database } from "../db/connect.ts";
@@ -27,6 +30,7 @@ export async function claimDueDeliveries(
   limit: number,
   leaseMs: number,
   perEndpoint: number = DEFAULT_PER_ENDPOINT_CONCURRENCY,
+  alonePerEndpoint: number = perEndpoint,
 ): Promise<ClaimedDelivery[]> {
   if (limit <= 0) return [];
   const leaseToken = randomUUID();
@@ -76,10 +80,16 @@ export async function claimDueDeliveries(
     `.execute(trx);
     if (ready.rows.length === 0) return [];
 
+    // "Alone" is judged on the walk: an endpoint whose due work arrived since then, or that another
+    // worker holds locked, is seen by the next claim, which every finished send triggers.
+    const alone = pending.rows.length === 1;
+    const maxCap = Math.max(perEndpoint, alonePerEndpoint);
     const result = await sql<ClaimedRow>`
       WITH room AS (
         SELECT h.endpoint_id,
-               (CASE WHEN h.open_until IS NULL THEN ${perEndpoint}::int ELSE 1 END)
+               (CASE WHEN h.open_until IS NOT NULL THEN 1
+                     WHEN ${alone}::boolean AND h.consecutive_failures = 0 THEN ${maxCap}::int
+                     ELSE ${perEndpoint}::int END)
                  - (SELECT count(*) FROM webhook_deliveries l
                     WHERE l.endpoint_id = h.endpoint_id AND l.lease_until IS NOT NULL
                       AND l.lease_until >= now() AND l.state = 'pending')::int AS free,
@@ -97,7 +107,7 @@ export async function claimDueDeliveries(
           WHERE d.endpoint_id = room.endpoint_id AND d.state = 'pending' AND d.next_attempt_at <= now()
             AND (d.lease_until IS NULL OR d.lease_until < now())
           ORDER BY d.next_attempt_at, d.id
-          LIMIT ${perEndpoint}::int
+          LIMIT ${maxCap}::int
         ) c
         WHERE room.free > 0
       ),

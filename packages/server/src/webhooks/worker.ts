@@ -1,13 +1,14 @@
 // The webhook delivery worker (docs/webhooks.md). It runs inside `paylink serve` by default, or alone as
 // `paylink worker` on PostgreSQL; any number of them share one database:
 //   claim  — lease due deliveries (FOR UPDATE SKIP LOCKED + lease_until), fairly between endpoints,
-//            at most `perEndpointConcurrency` in flight per endpoint over all workers, none for an
+//            at most `perEndpointConcurrency` in flight per endpoint over all workers (or every slot
+//            but that many while the endpoint is the only one with due work, D-240), none for an
 //            endpoint whose circuit breaker is open (claim.ts, breaker.ts);
 //   send   — outside any transaction, at most `concurrency` at a time, 3 s to connect, 10 s in all;
 //   record — update the breaker, then log the attempt and set the next state in one statement.
 // A payment in this process wakes the loop at once (webhookSignal); otherwise it polls every
 // `idleIntervalMs`, which also picks up retries that fall due and other instances' work.
-import type { EventEmitter } from "node:events";
+import { type EventEmitter, setMaxListeners } from "node:events";
 import type { Database } from "../db/connect.ts";
 import type { Resolver } from "../net/outbound-guard.ts";
 import type { SecretKeyring } from "../security/keyring.ts";
@@ -30,7 +31,10 @@ export interface WebhookWorkerOptions {
   logger?: WorkerLogger;
   /** Sends in flight at most (default 16). */
   concurrency?: number;
-  /** Sends in flight per endpoint, counted over every worker on the database (default 4). */
+  /**
+   * Sends in flight per endpoint, counted over every worker on the database (default 4), while
+   * another endpoint has due work; an endpoint alone may have `concurrency` minus this many.
+   */
   perEndpointConcurrency?: number;
   /** Poll interval when nothing wakes the worker (default 1 s). */
   idleIntervalMs?: number;
@@ -58,6 +62,7 @@ export class WebhookWorker {
   readonly #logger: WorkerLogger;
   readonly #concurrency: number;
   readonly #perEndpoint: number;
+  readonly #alonePerEndpoint: number;
   readonly #idleIntervalMs: number;
   readonly #leaseMs: number;
   readonly #timeoutMs: number;
@@ -86,6 +91,9 @@ export class WebhookWorker {
     this.#concurrency = options.concurrency ?? 16;
     this.#perEndpoint = options.perEndpointConcurrency ?? DEFAULT_PER_ENDPOINT_CONCURRENCY;
     if (!(this.#perEndpoint >= 1)) throw new RangeError("perEndpointConcurrency must be at least 1");
+    // An endpoint alone with due work may use every slot but one fair share, which stays free for
+    // a newcomer even when the lone endpoint's sends hang (D-240).
+    this.#alonePerEndpoint = Math.max(this.#perEndpoint, this.#concurrency - this.#perEndpoint);
     this.#idleIntervalMs = options.idleIntervalMs ?? 1000;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
     this.#connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
@@ -96,6 +104,8 @@ export class WebhookWorker {
     this.#resolver = options.resolver;
     this.#signal = options.signal ?? webhookSignal;
     this.#now = options.now ?? (() => Date.now());
+    // Every send in flight listens for the shutdown: more than Node's default of 10 is expected.
+    setMaxListeners(this.#concurrency + 1, this.#shutdown.signal);
   }
 
   start(): this {
@@ -170,7 +180,7 @@ export class WebhookWorker {
         this.#wakePending = false;
         let claimed: ClaimedDelivery[] = [];
         try {
-          claimed = await claimDueDeliveries(this.#db, free, this.#leaseMs, this.#perEndpoint);
+          claimed = await claimDueDeliveries(this.#db, free, this.#leaseMs, this.#perEndpoint, this.#alonePerEndpoint);
           this.#claimFailures = 0;
         } catch (error) {
           // The database may be restarting: back off (up to 30 s) and keep going.

@@ -23,6 +23,8 @@ export interface HangingReceiver {
   resetPeak(): void;
   /** From now on every request is answered 200 at once (the receiver recovered). */
   recover(): void;
+  /** Answers 200 to every request it is holding now (they stay counted as unanswered in `requests`). */
+  answerHeld(): void;
   close(): Promise<void>;
 }
 
@@ -36,6 +38,7 @@ export async function startHangingReceiver(): Promise<HangingReceiver> {
   let answering = false;
   let open = 0;
   let peak = 0;
+  const held = new Set<ServerResponse>();
   const server = createServer((req, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -47,8 +50,10 @@ export async function startHangingReceiver(): Promise<HangingReceiver> {
       }
       open += 1;
       peak = Math.max(peak, open);
+      held.add(res);
       res.once("close", () => {
         open -= 1;
+        held.delete(res);
       });
     });
   });
@@ -72,6 +77,9 @@ export async function startHangingReceiver(): Promise<HangingReceiver> {
     },
     recover() {
       answering = true;
+    },
+    answerHeld() {
+      for (const res of held) res.writeHead(200).end("ok");
     },
     close: () =>
       new Promise<void>((resolve) => {
