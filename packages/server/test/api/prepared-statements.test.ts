@@ -4,21 +4,21 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
-import { type Database, openDatabase } from "../../src/db/connect.ts";
+import type { Database } from "../../src/db/connect.ts";
 import { listLinkSummaries } from "../../src/db/link-list-repository.ts";
 import { findLinkWithSubmissions } from "../../src/db/link-with-submissions-repository.ts";
 import { insertLinkIfReferencesValid } from "../../src/db/links-repository.ts";
 import { createMerchant, createTerminal } from "../../src/db/merchants-repository.ts";
 import type { CreateLinkRequest } from "../../src/domain/links/create.ts";
 import { termsFromCreateRequest } from "../../src/domain/links/create.ts";
-import { type TestDatabase, testBackends } from "../support/databases.ts";
+import { oneSessionOf, type TestDatabase, testBackends } from "../support/databases.ts";
 
 const NAMES = ["api_insert_link_if_references_valid", "api_link_with_submissions", "api_link_summaries"];
 
 for (const backend of testBackends()) {
   describe(`prepared statements of the API's hot paths (${backend.name})`, () => {
     let database: TestDatabase;
-    /** On PostgreSQL: a second handle with one connection, so its session's prepared statements can be read. */
+    /** One session (on PostgreSQL a single connection), so its prepared statements can be read. */
     let db: Database;
     let close: () => Promise<void> = async () => {};
     let merchantId: string;
@@ -26,12 +26,7 @@ for (const backend of testBackends()) {
 
     before(async () => {
       database = await backend.open();
-      db = database.db;
-      if (database.url) {
-        const single = await openDatabase({ kind: "postgres", url: database.url, poolSize: 1 }, { migrate: false });
-        db = single.db;
-        close = single.close;
-      }
+      ({ db, close } = await oneSessionOf(database));
       ({ merchantId } = await createMerchant(database.db, "Prepared"));
       ({ terminalIdentifier } = await createTerminal(database.db, merchantId, "Till", null));
     });

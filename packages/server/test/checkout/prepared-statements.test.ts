@@ -6,7 +6,7 @@ import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import { finishCheckoutAttempt, takeCheckoutAttempt } from "../../src/db/checkout-attempts-repository.ts";
 import { loadCheckoutLink } from "../../src/db/checkout-repository.ts";
-import { type Database, openDatabase } from "../../src/db/connect.ts";
+import type { Database } from "../../src/db/connect.ts";
 import { waitUntilDurable } from "../../src/db/durable-commit.ts";
 import { insertLinkIfReferencesValid } from "../../src/db/links-repository.ts";
 import { createMerchant, createTerminal } from "../../src/db/merchants-repository.ts";
@@ -16,7 +16,7 @@ import { reserveSale } from "../../src/db/reserve-sale.ts";
 import { cartDigest } from "../../src/domain/links/cart.ts";
 import type { CreateLinkRequest } from "../../src/domain/links/create.ts";
 import { termsFromCreateRequest } from "../../src/domain/links/create.ts";
-import { type TestDatabase, testBackends } from "../support/databases.ts";
+import { oneSessionOf, type TestDatabase, testBackends } from "../support/databases.ts";
 
 const NAMES = [
   "checkout_brake_finish",
@@ -41,7 +41,7 @@ const OUTCOMES: ProcessorOutcome[] = [
 for (const backend of testBackends()) {
   describe(`prepared statements of the checkout (${backend.name})`, () => {
     let database: TestDatabase;
-    /** On PostgreSQL: a second handle with one connection, so its session's prepared statements can be read. */
+    /** One session (on PostgreSQL a single connection), so its prepared statements can be read. */
     let db: Database;
     let close: () => Promise<void> = async () => {};
     let merchantId: string;
@@ -50,12 +50,7 @@ for (const backend of testBackends()) {
 
     before(async () => {
       database = await backend.open();
-      db = database.db;
-      if (database.url) {
-        const single = await openDatabase({ kind: "postgres", url: database.url, poolSize: 1 }, { migrate: false });
-        db = single.db;
-        close = single.close;
-      }
+      ({ db, close } = await oneSessionOf(database));
       ({ merchantId } = await createMerchant(database.db, "Prepared checkout"));
       ({ terminalIdentifier } = await createTerminal(database.db, merchantId, "Till", null));
       const request = { type: "PayByLink", terminalIdentifier, amount: 500, currency: "ISK", description: "Tickets", items: [] };

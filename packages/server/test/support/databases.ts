@@ -68,3 +68,12 @@ async function openPostgresTestDatabase(adminUrl: string): Promise<TestDatabase>
     },
   };
 }
+
+/**
+ * A handle on one session of `database`: on PostgreSQL a second handle with a single connection, so
+ * what a session keeps (its prepared statements) can be read back; on PGlite the database itself.
+ */
+export async function oneSessionOf(database: TestDatabase): Promise<{ db: DatabaseHandle["db"]; close(): Promise<void> }> {
+  if (!database.url) return { db: database.db, close: async () => {} };
+  return openDatabase({ kind: "postgres", url: database.url, poolSize: 1 }, { migrate: false });
+}
