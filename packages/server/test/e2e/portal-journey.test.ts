@@ -162,7 +162,7 @@ for (const backend of testBackends()) {
       await clickAndWait(page, /refunded=1$/, () => page.getByRole("button", { name: "Refund", exact: true }).click());
       const refunds = page.locator("[data-refunds] tbody tr");
       assert.equal(await refunds.count(), 1);
-      assert.match((await refunds.textContent())!, /RETURN.*ISK 6,430.*Refunded/);
+      assert.match((await refunds.textContent())!, /Returned goods.*ISK 6,430.*Refunded/);
       assert.match(
         (await page
           .getByLabel(/Amount to refund/)

@@ -38,7 +38,7 @@ for (const backend of testBackends()) {
       assert.equal(half.status, 303, half.text.slice(0, 300));
       page = await portal.get(`${path}?refunded=1`);
       assert.match(page.text, /The refund was sent/);
-      assert.match(page.text, /Refund .* RETURN ISK 2,445 Refunded/);
+      assert.match(page.text, /Refund .* Returned goods ISK 2,445 Refunded/);
       assert.match(page.text, /at most ISK 2,445/);
 
       const tooMuch = await portal.post(`${path}/refund`, { amount: "3000", refundReason: "OTHER" }, page);

@@ -199,6 +199,14 @@ export const en = {
     refundDone: "The refund was sent; its result also arrives as a Refund webhook.",
     refundStates: { pending: "Pending", succeeded: "Refunded", failed: "Failed" } as Record<string, string>,
     kinds: { refund: "Refund", reversal: "Reversal" } as Record<string, string>,
+    /** The API's refund reasons (the wire values stay as they are), as a merchant reads them. */
+    refundReasons: {
+      OTHER: "Other",
+      RETURN: "Returned goods",
+      DUPLICATE: "Duplicate payment",
+      FRAUD: "Fraud",
+      "CUSTOMER REQUEST": "Customer's request",
+    } as Record<string, string>,
   },
   themes: {
     title: "Themes",

@@ -192,6 +192,13 @@ export const is: Messages = {
     refundDone: "Endurgreiðslan var send; niðurstaðan berst líka sem Refund-vefkrókur.",
     refundStates: { pending: "Í vinnslu", succeeded: "Endurgreitt", failed: "Mistókst" },
     kinds: { refund: "Endurgreiðsla", reversal: "Bakfærsla" },
+    refundReasons: {
+      OTHER: "Annað",
+      RETURN: "Vöru skilað",
+      DUPLICATE: "Tvígreitt",
+      FRAUD: "Svik",
+      "CUSTOMER REQUEST": "Að ósk viðskiptavinar",
+    },
   },
   themes: {
     title: "Útlit",

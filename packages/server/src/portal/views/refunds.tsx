@@ -43,7 +43,7 @@ export function Refunds(props: {
                   <td>{formatDateTime(r.createdAt, props.lang)}</td>
                   <td>
                     {m.kinds[r.kind]} <span class="mono hint">{r.payfacReference}</span>
-                    {r.refundReason ? <span class="hint">{r.refundReason}</span> : null}
+                    {r.refundReason ? <span class="hint">{m.refundReasons[r.refundReason] ?? r.refundReason}</span> : null}
                   </td>
                   <td class="num">{formatMoney(r.amount, r.currency, props.lang)}</td>
                   <td>
@@ -76,7 +76,7 @@ export function Refunds(props: {
               <select id="refund-reason" name="refundReason">
                 {REFUND_REASONS.map((reason) => (
                   <option key={reason} value={reason}>
-                    {reason}
+                    {m.refundReasons[reason] ?? reason}
                   </option>
                 ))}
               </select>
