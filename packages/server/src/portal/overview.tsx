@@ -60,55 +60,54 @@ export function overviewRoutes(app: FastifyInstance, { deps }: PortalContext): v
           <h2 id="chart-title">{m.overview.chartTitle}</h2>
           <SalesChart series={series} lang={lang} />
         </section>
-        <div class="grid two">
-          <section class="card" aria-labelledby="top-title">
-            <h2 id="top-title">{m.overview.topLinks}</h2>
-            {top.length === 0 ? (
-              <p class="muted">{m.overview.noSales}</p>
-            ) : (
-              <TableWrap label={m.overview.topLinks}>
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">{m.link.reference}</th>
-                      <th scope="col" class="num">
-                        {m.link.sales}
-                      </th>
-                      <th scope="col" class="num">
-                        {m.link.visits}
-                      </th>
+        {/* One card a row: the recent payments table has six columns, too many for half the page. */}
+        <section class="card" aria-labelledby="top-title">
+          <h2 id="top-title">{m.overview.topLinks}</h2>
+          {top.length === 0 ? (
+            <p class="muted">{m.overview.noSales}</p>
+          ) : (
+            <TableWrap label={m.overview.topLinks}>
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">{m.link.reference}</th>
+                    <th scope="col" class="num">
+                      {m.link.sales}
+                    </th>
+                    <th scope="col" class="num">
+                      {m.link.visits}
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {top.map((link) => (
+                    <tr key={link.reference}>
+                      <td>
+                        <a class="mono" href={`/portal/links/${link.reference}`}>
+                          {link.reference}
+                        </a>
+                        <span class="hint">{link.description || m.link.noDescription}</span>
+                      </td>
+                      <td class="num">{link.salesCount}</td>
+                      <td class="num">{link.visitCount}</td>
                     </tr>
-                  </thead>
-                  <tbody>
-                    {top.map((link) => (
-                      <tr key={link.reference}>
-                        <td>
-                          <a class="mono" href={`/portal/links/${link.reference}`}>
-                            {link.reference}
-                          </a>
-                          <span class="hint">{link.description || m.link.noDescription}</span>
-                        </td>
-                        <td class="num">{link.salesCount}</td>
-                        <td class="num">{link.visitCount}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </TableWrap>
-            )}
-          </section>
-          <section class="card" aria-labelledby="recent-title">
-            <h2 id="recent-title">{m.overview.recentPayments}</h2>
-            {recent.payments.length === 0 ? (
-              <p class="muted">{m.overview.noPayments}</p>
-            ) : (
-              <>
-                <PaymentsTable payments={recent.payments} lang={lang} />
-                <a href="/portal/payments">{m.overview.allPayments}</a>
-              </>
-            )}
-          </section>
-        </div>
+                  ))}
+                </tbody>
+              </table>
+            </TableWrap>
+          )}
+        </section>
+        <section class="card" aria-labelledby="recent-title">
+          <h2 id="recent-title">{m.overview.recentPayments}</h2>
+          {recent.payments.length === 0 ? (
+            <p class="muted">{m.overview.noPayments}</p>
+          ) : (
+            <>
+              <PaymentsTable payments={recent.payments} lang={lang} />
+              <a href="/portal/payments">{m.overview.allPayments}</a>
+            </>
+          )}
+        </section>
       </Layout>
     ));
   });
