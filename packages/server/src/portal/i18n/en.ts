@@ -104,7 +104,7 @@ export const en = {
   detail: {
     url: "Link address",
     qr: "QR code of the link",
-    counters: "Counters",
+    counters: "Details",
     conversion: "Conversion",
     terms: "Terms",
     items: "Items",

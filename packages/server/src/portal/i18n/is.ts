@@ -97,7 +97,7 @@ export const is: Messages = {
   detail: {
     url: "Slóð hlekkjar",
     qr: "QR-kóði hlekkjarins",
-    counters: "Teljarar",
+    counters: "Upplýsingar",
     conversion: "Umbreyting",
     terms: "Skilmálar",
     items: "Vörur",
