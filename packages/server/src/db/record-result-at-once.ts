@@ -49,16 +49,19 @@ const SUBMISSION_COLUMNS: (keyof SubmissionsTable)[] = [
   "cancel_pending",
 ];
 
-/** The columns each kind of common result sets (resultColumns), in the order of their parameters. */
-const RESULT_COLUMNS = {
-  approved: ["state", "completed", "token", "payfac_reference", "auth_code", "reason", "card_brand", "card_usage"],
-  declined: ["state", "completed", "payfac_reference", "reason", "card_brand", "card_usage"],
-  failed: ["state", "completed", "reason"],
-} as const;
+/**
+ * One outcome of each kind, only for the names of the columns resultColumns sets for it: the
+ * statements take those names from resultColumns itself, so a column added there is written here too.
+ */
+const SAMPLE_OUTCOMES: { [K in ProcessorOutcome["kind"]]: Extract<ProcessorOutcome, { kind: K }> } = {
+  approved: { kind: "approved", payfacReference: "", authCode: "", token: null, cardBrand: "", cardUsage: "" },
+  declined: { kind: "declined", payfacReference: "", reason: "", cardBrand: "", cardUsage: "" },
+  failed: { kind: "failed", reason: "" },
+};
 
 /** The statement of one kind of result, prepared on PostgreSQL (D-232). */
 function resultStatement(kind: ProcessorOutcome["kind"]) {
-  const columns = RESULT_COLUMNS[kind];
+  const columns = Object.keys(resultColumns(kind, SAMPLE_OUTCOMES[kind], null));
   // Parameters $1-$11 are common to every kind; the result's columns follow from $12.
   const set = columns.map((column, i) => `${column} = $${12 + i}`).join(", ");
   const slot =
