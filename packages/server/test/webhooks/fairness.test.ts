@@ -3,70 +3,31 @@
 // a circuit breaker that holds a silent endpoint's deliveries (pending, their schedule untouched)
 // and lets them all through once it answers again. Real databases, real receivers on 127.0.0.1.
 import assert from "node:assert/strict";
-import { EventEmitter } from "node:events";
-import { after, afterEach, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import Fastify from "fastify";
 import { registerMetrics } from "../../src/http/metrics.ts";
-import { enqueuePaymentWebhook } from "../../src/webhooks/outbox.ts";
-import { WebhookWorker, type WebhookWorkerOptions, type WorkerLogger } from "../../src/webhooks/worker.ts";
-import { type TestDatabase, testBackends } from "../support/databases.ts";
+import type { WorkerLogger } from "../../src/webhooks/worker.ts";
+import { testBackends } from "../support/databases.ts";
 import { waitUntil } from "../support/wait.ts";
-import { startHangingReceiver } from "./receivers.ts";
-import { addMerchantWithEndpoint, enqueue, type Receiver, sampleMessage, startReceiver, testKeyring } from "./support.ts";
+import { addMerchantWithEndpoint, enqueue, sampleMessage, testKeyring } from "./support.ts";
+import { workerTestBed } from "./test-bed.ts";
 
 const keyring = testKeyring();
 
 for (const backend of testBackends()) {
   describe(`webhook fairness (${backend.name})`, () => {
-    let database: TestDatabase;
-    let cleanup: (() => Promise<unknown>)[] = [];
-    before(async () => {
-      database = await backend.open();
-    });
-    afterEach(async () => {
-      for (const step of cleanup.reverse()) await step();
-      cleanup = [];
-      // The tests share a database: what one test left pending must not be sent by the next one's workers.
-      await database.db.updateTable("webhook_endpoints").set({ enabled: false }).execute();
-    });
-    after(async () => {
-      await database.destroy();
-    });
-
-    function worker(options: Partial<WebhookWorkerOptions> = {}) {
-      const signal = new EventEmitter();
-      const instance = new WebhookWorker({ db: database.db, keyring, allowPrivate: true, idleIntervalMs: 50, signal, ...options }).start();
-      cleanup.push(() => instance.stop(100));
-      return { instance, wake: () => signal.emit("wake") };
-    }
-    async function receiver(...args: Parameters<typeof startReceiver>): Promise<Receiver> {
-      const started = await startReceiver(...args);
-      cleanup.push(() => started.close());
-      return started;
-    }
-    async function hangingReceiver() {
-      const started = await startHangingReceiver();
-      cleanup.push(() => started.close());
-      return started;
-    }
-    /** Queues `count` payments' messages the way payments do, in one transaction (to be quick). */
-    async function enqueueMany(merchantId: string, count: number): Promise<string[]> {
-      return database.db.transaction().execute(async (trx) => {
-        for (let i = 0; i < count; i++) await enqueuePaymentWebhook(trx, merchantId, "Authorization", sampleMessage());
-        const rows = await trx.selectFrom("webhook_deliveries").select("id").where("merchant_id", "=", merchantId).execute();
-        return rows.map((row) => row.id);
-      });
-    }
+    const bed = workerTestBed(backend, { disableEndpointsAfterEach: true });
+    const { worker, receiver, hangingReceiver, enqueueMany } = bed;
     async function deliveries(ids: string[]) {
-      return database.db.selectFrom("webhook_deliveries").select(["id", "state", "attempt_count"]).where("id", "in", ids).execute();
+      return bed.db.selectFrom("webhook_deliveries").select(["id", "state", "attempt_count"]).where("id", "in", ids).execute();
     }
 
     test("noisy neighbour: with 500 deliveries to merchant A's hanging endpoint in flight, merchant B's webhook arrives within 1 s", async (t) => {
       const hanging = await hangingReceiver();
-      const a = await addMerchantWithEndpoint(database.db, keyring, hanging.url);
+      const a = await addMerchantWithEndpoint(bed.db, keyring, hanging.url);
       await enqueueMany(a.merchantId, 500);
       const hookB = await receiver();
-      const b = await addMerchantWithEndpoint(database.db, keyring, hookB.url);
+      const b = await addMerchantWithEndpoint(bed.db, keyring, hookB.url);
       // The production defaults: 16 sends at once, 10 s to answer, 4 in flight per endpoint while
       // another endpoint waits, 16 − 4 while A is alone (D-240).
       const { wake } = worker();
@@ -75,7 +36,7 @@ for (const backend of testBackends()) {
       await waitUntil(async () => hanging.open >= 12, 10_000, "A's endpoint holding sends in flight");
 
       const started = Date.now();
-      await enqueue(database.db, b.merchantId, sampleMessage());
+      await enqueue(bed.db, b.merchantId, sampleMessage());
       wake();
       const [request] = await hookB.waitFor(1, 15_000);
       const latencyMs = request!.receivedAt - started;
@@ -95,7 +56,7 @@ for (const backend of testBackends()) {
         }, 150);
         return { status: 200, delayMs: 150 };
       });
-      const fixture = await addMerchantWithEndpoint(database.db, keyring, hook.url);
+      const fixture = await addMerchantWithEndpoint(bed.db, keyring, hook.url);
       const ids = await enqueueMany(fixture.merchantId, 30);
       const first = worker({ concurrency: 8, perEndpointConcurrency: 3 });
       const second = worker({ concurrency: 8, perEndpointConcurrency: 3 });
@@ -114,10 +75,10 @@ for (const backend of testBackends()) {
 
     test("the breaker opens after repeated time-outs, holds A's deliveries pending, and lets every one through once A answers", async () => {
       const hanging = await hangingReceiver();
-      const a = await addMerchantWithEndpoint(database.db, keyring, hanging.url);
+      const a = await addMerchantWithEndpoint(bed.db, keyring, hanging.url);
       const ids = await enqueueMany(a.merchantId, 30);
       const hookB = await receiver();
-      const b = await addMerchantWithEndpoint(database.db, keyring, hookB.url);
+      const b = await addMerchantWithEndpoint(bed.db, keyring, hookB.url);
       const logs: { level: string; message: string; fields: Record<string, unknown> }[] = [];
       const logger = Object.fromEntries(
         ["debug", "info", "warn", "error"].map((level) => [
@@ -140,7 +101,7 @@ for (const backend of testBackends()) {
       wake();
 
       const health = () =>
-        database.db.selectFrom("webhook_endpoint_health").selectAll().where("endpoint_id", "=", a.webhookId).executeTakeFirst();
+        bed.db.selectFrom("webhook_endpoint_health").selectAll().where("endpoint_id", "=", a.webhookId).executeTakeFirst();
       await waitUntil(async () => (await health())?.open_until, 20_000, "A's breaker open");
       // Logged once the attempt that opened it is recorded too (a statement after the breaker's).
       const opened = await waitUntil(
@@ -163,7 +124,7 @@ for (const backend of testBackends()) {
 
       // B is not held up by A's breaker.
       const started = Date.now();
-      await enqueue(database.db, b.merchantId, sampleMessage());
+      await enqueue(bed.db, b.merchantId, sampleMessage());
       wake();
       const [requestB] = await hookB.waitFor(1, 5000);
       assert.ok(requestB!.receivedAt - started < 1000, `B waited ${requestB!.receivedAt - started} ms`);
@@ -180,8 +141,8 @@ for (const backend of testBackends()) {
 
       // An operator sees it in the metrics.
       const app = Fastify();
-      registerMetrics(app, database.db);
-      cleanup.push(() => app.close());
+      registerMetrics(app, bed.db);
+      bed.later(() => app.close());
       const metrics = (await app.inject({ method: "GET", url: "/metrics" })).body;
       assert.match(metrics, /^paylink_webhook_breakers_open 1$/m);
       assert.match(metrics, /^paylink_webhook_deliveries_held 30$/m);

@@ -3,14 +3,12 @@
 // a newcomer's message is sent at once, not after the backlog. Real databases, real receivers on
 // 127.0.0.1; the bounds are counts of sends, not times.
 import assert from "node:assert/strict";
-import { EventEmitter } from "node:events";
-import { after, afterEach, before, describe, test } from "node:test";
-import { enqueuePaymentWebhook } from "../../src/webhooks/outbox.ts";
-import { WebhookWorker } from "../../src/webhooks/worker.ts";
-import { type TestDatabase, testBackends } from "../support/databases.ts";
+import { describe, test } from "node:test";
+import { testBackends } from "../support/databases.ts";
 import { waitUntil } from "../support/wait.ts";
 import { startHangingReceiver } from "./receivers.ts";
 import { addMerchantWithEndpoint, enqueue, sampleMessage, startReceiver, testKeyring } from "./support.ts";
+import { workerTestBed } from "./test-bed.ts";
 
 const keyring = testKeyring();
 /** The production defaults: 16 sends at once, a fair share of 4 per endpoint. */
@@ -20,51 +18,26 @@ const ALONE_CAP = CONCURRENCY - FAIR_SHARE;
 
 for (const backend of testBackends()) {
   describe(`a lone endpoint's backlog (${backend.name})`, () => {
-    let database: TestDatabase;
-    let cleanup: (() => Promise<unknown>)[] = [];
-    before(async () => {
-      database = await backend.open();
-    });
-    afterEach(async () => {
-      for (const step of cleanup.reverse()) await step();
-      cleanup = [];
-      await database.db.updateTable("webhook_endpoints").set({ enabled: false }).execute();
-    });
-    after(async () => {
-      await database.destroy();
-    });
-
-    function worker() {
-      const signal = new EventEmitter();
-      const instance = new WebhookWorker({ db: database.db, keyring, allowPrivate: true, idleIntervalMs: 50, signal }).start();
-      cleanup.push(() => instance.stop(100));
-      return { instance, wake: () => signal.emit("wake") };
-    }
-    async function enqueueMany(merchantId: string, count: number): Promise<string[]> {
-      return database.db.transaction().execute(async (trx) => {
-        for (let i = 0; i < count; i++) await enqueuePaymentWebhook(trx, merchantId, "Authorization", sampleMessage());
-        const rows = await trx.selectFrom("webhook_deliveries").select("id").where("merchant_id", "=", merchantId).execute();
-        return rows.map((row) => row.id);
-      });
-    }
+    const bed = workerTestBed(backend, { disableEndpointsAfterEach: true });
+    const { worker, enqueueMany } = bed;
     async function allDelivered(ids: string[]): Promise<boolean> {
-      const rows = await database.db.selectFrom("webhook_deliveries").select("state").where("id", "in", ids).execute();
+      const rows = await bed.db.selectFrom("webhook_deliveries").select("state").where("id", "in", ids).execute();
       return rows.length === ids.length && rows.every((row) => row.state === "delivered");
     }
 
     test("a lone backlog holds every slot but a fair share, and a newcomer's message is sent while all of it hangs", async () => {
       const hanging = await startHangingReceiver();
-      cleanup.push(() => hanging.close());
-      const a = await addMerchantWithEndpoint(database.db, keyring, hanging.url);
+      bed.later(() => hanging.close());
+      const a = await addMerchantWithEndpoint(bed.db, keyring, hanging.url);
       const ids = await enqueueMany(a.merchantId, 60);
       const hookB = await startReceiver();
-      cleanup.push(() => hookB.close());
-      const b = await addMerchantWithEndpoint(database.db, keyring, hookB.url);
+      bed.later(() => hookB.close());
+      const b = await addMerchantWithEndpoint(bed.db, keyring, hookB.url);
       const { wake } = worker();
       wake();
       await waitUntil(async () => hanging.open >= ALONE_CAP, 10_000, `A's endpoint holding ${ALONE_CAP} sends`);
 
-      await enqueue(database.db, b.merchantId, sampleMessage());
+      await enqueue(bed.db, b.merchantId, sampleMessage());
       wake();
       await hookB.waitFor(1, 9_000);
       // Not one of A's sends had ended (they hang until answered, or 10 s): B was not queued behind A.
@@ -90,19 +63,19 @@ for (const backend of testBackends()) {
         }, 50);
         return { status: 200, delayMs: 50 };
       });
-      cleanup.push(() => hookA.close());
-      const a = await addMerchantWithEndpoint(database.db, keyring, hookA.url);
+      bed.later(() => hookA.close());
+      const a = await addMerchantWithEndpoint(bed.db, keyring, hookA.url);
       const ids = await enqueueMany(a.merchantId, 400);
       const hookB = await startReceiver();
-      cleanup.push(() => hookB.close());
-      const b = await addMerchantWithEndpoint(database.db, keyring, hookB.url);
+      bed.later(() => hookB.close());
+      const b = await addMerchantWithEndpoint(bed.db, keyring, hookB.url);
       const { wake } = worker();
       wake();
       await hookA.waitFor(40, 30_000);
       assert.ok(peak > FAIR_SHARE && peak <= ALONE_CAP, `alone, A had ${peak} sends at once (fair share ${FAIR_SHARE}, cap ${ALONE_CAP})`);
 
       const sentBefore = hookA.requests.length;
-      await enqueue(database.db, b.merchantId, sampleMessage());
+      await enqueue(bed.db, b.merchantId, sampleMessage());
       wake();
       await hookB.waitFor(1, 30_000);
       const sentMeanwhile = hookA.requests.length - sentBefore;
