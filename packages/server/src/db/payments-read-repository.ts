@@ -183,3 +183,42 @@ export async function findPayment(db: Database, merchantId: string, checkoutRefe
   const row = await paymentsQuery(db, merchantId, {}).selectAll("p").where("p.id", "=", checkoutReference).executeTakeFirst();
   return row && toPaymentRow(row);
 }
+
+/**
+ * Where a walk through a merchant's payments stopped: the last row's time in microseconds since
+ * the epoch (a Date holds only milliseconds, and two payments a microsecond apart must not be
+ * skipped or read twice) and its reference.
+ */
+export interface PaymentsCursor {
+  createdMicros: string;
+  id: string;
+}
+
+/**
+ * Up to `limit` payments older than `after` (newest first, the reference breaking a tie), without
+ * a count, and the cursor to go on from. The CSV walks a merchant's payments with it: each batch
+ * is a short statement of its own, so a long download holds no transaction and no connection
+ * between batches, and a payment that arrives meanwhile moves nothing (an offset would repeat a
+ * row for each new one).
+ */
+export async function paymentsAfter(
+  db: Database,
+  merchantId: string,
+  filter: PaymentFilter,
+  after: PaymentsCursor | undefined,
+  limit: number,
+): Promise<{ payments: PaymentRow[]; next: PaymentsCursor | undefined }> {
+  let query = paymentsQuery(db, merchantId, filter)
+    .selectAll("p")
+    .select(sql<string>`(extract(epoch FROM p.created_at) * 1000000)::bigint::text`.as("created_micros"));
+  if (after)
+    query = query.where(
+      sql<boolean>`(p.created_at, p.id) < (timestamptz 'epoch' + ${after.createdMicros}::bigint * interval '1 microsecond', ${after.id}::text)`,
+    );
+  const rows = await query.orderBy("p.created_at", "desc").orderBy("p.id", "desc").limit(limit).execute();
+  const last = rows.at(-1);
+  return {
+    payments: rows.map(toPaymentRow),
+    next: rows.length === limit && last ? { createdMicros: last.created_micros, id: last.id } : undefined,
+  };
+}

@@ -1,7 +1,12 @@
 // The payments CSV an accountant imports (docs/portal.md#payments): one row per payment (link sales
 // and saved-card charges), RFC 4180 quoting, amounts with a dot and the currency's decimals, times
-// in UTC. Pure: rows in, text out.
-import type { PaymentRow } from "../db/payments-read-repository.ts";
+// in UTC. The file is written as it is read: a batch of payments at a time, each batch a statement
+// of its own, so an export of a year holds neither the whole file in memory nor a transaction open
+// while a slow download drains.
+import { Readable } from "node:stream";
+import type { Database } from "../db/connect.ts";
+import { type PaymentFilter, type PaymentRow, type PaymentsCursor, paymentsAfter } from "../db/payments-read-repository.ts";
+import { refundedAmounts } from "../db/refunds-repository.ts";
 import { formatDisplayAmount } from "../domain/money/display-amount.ts";
 
 export const CSV_HEADER = [
@@ -50,4 +55,40 @@ export function csvRow(payment: PaymentRow, refundedAmount: number): string {
   ]
     .map(csvCell)
     .join(",");
+}
+
+/** Payments read per statement while the CSV is written. */
+export const CSV_BATCH = 500;
+
+/**
+ * The CSV as a stream: the header line, then the payments newest first, a batch at a time. The
+ * first batch is read before the stream is handed back, so a database that cannot answer gets the
+ * portal's error page instead of a file cut short; a failure in a later batch ends the download
+ * unfinished, which the browser reports as failed.
+ */
+export async function paymentsCsv(
+  db: Database,
+  merchantId: string,
+  filter: PaymentFilter,
+  batchSize: number = CSV_BATCH,
+): Promise<Readable> {
+  const readBatch = async (after: PaymentsCursor | undefined) => {
+    const { payments, next } = await paymentsAfter(db, merchantId, filter, after, batchSize);
+    const refunded = await refundedAmounts(
+      db,
+      payments.flatMap((p) => (p.payfacReference ? [p.payfacReference] : [])),
+    );
+    const text = payments.map((payment) => `${csvRow(payment, refunded.get(payment.payfacReference ?? "") ?? 0)}\r\n`).join("");
+    return { text, next };
+  };
+  const first = await readBatch(undefined);
+  async function* pieces(): AsyncGenerator<string> {
+    yield `${CSV_HEADER.join(",")}\r\n${first.text}`;
+    for (let after = first.next; after; ) {
+      const batch = await readBatch(after);
+      yield batch.text;
+      after = batch.next;
+    }
+  }
+  return Readable.from(pieces());
 }

@@ -6,11 +6,10 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { FINISHED_STATES, listPayments, PAYMENT_SOURCES, type PaymentFilter } from "../db/payments-read-repository.ts";
-import { refundedAmounts } from "../db/refunds-repository.ts";
 import { lastDays } from "../domain/portal/daily-series.ts";
 import type { PortalContext } from "./deps.ts";
 import { PORTAL_MESSAGES } from "./i18n.ts";
-import { CSV_HEADER, csvRow } from "./payments-csv.ts";
+import { paymentsCsv } from "./payments-csv.ts";
 import { frameOf, sendPortalPage } from "./render.tsx";
 import { dayStart, PaymentsQuery, pageNumber } from "./schemas.ts";
 import { FilterSelect } from "./views/form-bits.tsx";
@@ -18,7 +17,6 @@ import { Layout } from "./views/layout.tsx";
 import { PaymentsTable } from "./views/payments-table.tsx";
 
 const PAGE_SIZE = 25;
-const CSV_BATCH = 500;
 
 interface PaymentsQueryText {
   from?: string | undefined;
@@ -120,20 +118,11 @@ export function paymentsRoutes(fastify: FastifyInstance, { deps }: PortalContext
   app.get("/payments.csv", { schema: { querystring: PaymentsQuery } }, async (request, reply) => {
     const session = request.portal.session!;
     const { fromText, toText, filter } = filtersOf(request.query, deps.now());
-    const lines = [CSV_HEADER.join(",")];
-    for (let offset = 0; ; offset += CSV_BATCH) {
-      const { payments } = await listPayments(deps.db, session.merchantId, filter, { offset, limit: CSV_BATCH });
-      const refunded = await refundedAmounts(
-        deps.db,
-        payments.flatMap((p) => (p.payfacReference ? [p.payfacReference] : [])),
-      );
-      for (const payment of payments) lines.push(csvRow(payment, refunded.get(payment.payfacReference ?? "") ?? 0));
-      if (payments.length < CSV_BATCH) break;
-    }
+    const csv = await paymentsCsv(deps.db, session.merchantId, filter);
     return reply
       .header("content-type", "text/csv; charset=utf-8")
       .header("content-disposition", `attachment; filename="paylink-payments-${fromText}-${toText}.csv"`)
       .header("cache-control", "no-store")
-      .send(`${lines.join("\r\n")}\r\n`);
+      .send(csv);
   });
 }

@@ -4,6 +4,8 @@
 // filters and the merchant's bounds, and that every row on a page is whole.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { sql } from "kysely";
+import { paymentsCsv } from "../../src/portal/payments-csv.ts";
 import { sellLink } from "../support/after-sale.ts";
 import { testBackends } from "../support/databases.ts";
 import { addMerchantFixture, startTestServer, type TestServer } from "../support/harness.ts";
@@ -21,11 +23,13 @@ for (const backend of testBackends()) {
     let server: TestServer;
     let portal: PortalClient;
     let linkReference: string;
+    let third: Awaited<ReturnType<typeof addMerchantFixture>>;
     before(async () => {
       server = await startTestServer({ backend });
       portal = await signedIn(server);
       linkReference = (await sellLink(server, 48900)).linkReference;
       const other = await addMerchantFixture(server.db);
+      third = await addMerchantFixture(server.db);
       const hourAgo = Date.now() - 3_600_000;
       // 30 finished charges a minute apart (bulk-00 newest), bulk-28 and bulk-29 at the same instant;
       // 3 pending ones (not payments yet) and 5 of another merchant in between.
@@ -92,6 +96,60 @@ for (const backend of testBackends()) {
       assert.match(declined.text, /Page 1 of 1 \(4 payments\)/);
       const searched = await portal.get("/portal/payments?search=bulk-2");
       assert.match(searched.text, /\(10 payments\)/, "bulk-20 to bulk-29");
+    });
+
+    test("the CSV has every payment once, newest first, whether read in one batch or many", async () => {
+      const lastColumn = (text: string) =>
+        text
+          .trim()
+          .split("\r\n")
+          .slice(1)
+          .map((line) => line.split(",").at(-1));
+      const expected = ["", ...Array.from({ length: 28 }, (_, n) => `bulk-${String(n).padStart(2, "0")}`), "bulk-29", "bulk-28"];
+      const download = await portal.get("/portal/payments.csv");
+      assert.equal(download.status, 200);
+      assert.deepEqual(lastColumn(download.html), expected, "the link sale (no reference of its own) first, then the charges");
+      let inFours = "";
+      for await (const piece of await paymentsCsv(server.db, server.merchantId, {}, 4)) inFours += piece;
+      assert.equal(inFours, download.html, "batches of 4 (one ending inside the tie of bulk-28 and bulk-29) make the same file");
+    });
+
+    test("a CSV read in batches keeps payments a microsecond apart, and those at one instant, each once", async () => {
+      const at = [
+        "2026-01-01T00:00:00.000003Z",
+        "2026-01-01T00:00:00.000002Z",
+        "2026-01-01T00:00:00.000002Z",
+        "2026-01-01T00:00:00.000001Z",
+        "2026-01-01T00:00:00Z",
+      ];
+      await server.db
+        .insertInto("token_payments")
+        .values(
+          at.map((time, n) => ({
+            id: `MIC${n}${n % 2 === 0 ? "B" : "A"}`,
+            merchant_id: third.merchantId,
+            terminal_identifier: third.terminalIdentifier,
+            token: "TOKEN0000000000A",
+            merchant_reference: `micro-${n}`,
+            amount: 1000,
+            currency: "ISK",
+            state: "approved",
+            payfac_reference: `PFMIC${n}`,
+            created_at: sql<Date>`${time}::timestamptz`,
+          })),
+        )
+        .execute();
+      for (const batchSize of [1, 2, 3, 100]) {
+        let text = "";
+        for await (const piece of await paymentsCsv(server.db, third.merchantId, {}, batchSize)) text += piece;
+        const references = text
+          .trim()
+          .split("\r\n")
+          .slice(1)
+          .map((line) => line.split(",").at(-1));
+        // MIC1A and MIC2B share an instant: the greater reference first.
+        assert.deepEqual(references, ["micro-0", "micro-2", "micro-1", "micro-3", "micro-4"], `batches of ${batchSize}`);
+      }
     });
   });
 }
