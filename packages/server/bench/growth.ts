@@ -1,6 +1,9 @@
-// Growth: the same merchant's list (first page), a search and a get as its links grow to 10 k,
+// Growth: the same merchant's list (first page), two searches and a get as its links grow to 10 k,
 // 100 k and 1 M. Rows are inserted in bulk with SQL (generate_series), not through the API; the
 // link that is read has 1,000 submissions. Each reading is the median of sequential requests.
+// The two searches differ in what grows: "gift card" matches the same 20 links at every size (what
+// the index costs as the links around them grow), "order 77" matches 111, 1,111 and 11,111 links
+// (each size adds ten times the matches, and the exact totalCount counts every one).
 import { withClient } from "./databases.ts";
 import type { Paylink } from "./processes.ts";
 
@@ -8,6 +11,8 @@ export interface GrowthRow {
   links: number;
   list: number;
   search: number;
+  /** The search whose matches stay at 20 links. */
+  searchFew: number;
   get: number;
 }
 
@@ -47,6 +52,15 @@ async function addSubmissions(paylink: Paylink, databaseUrl: string): Promise<vo
       [GROWTH_LINK],
     );
     await client.query("UPDATE payment_links SET sales_count = 1000 WHERE reference = $1", [GROWTH_LINK]);
+    // The few that "gift card" finds, spread over the oldest 10 k links' times.
+    await client.query(
+      `INSERT INTO payment_links (reference, merchant_id, terminal_identifier, type, amount, currency, items, shopper_info,
+                                  culture, description, created_at)
+       SELECT 'Bgiftcard' || lpad(g::text, 7, '0'), $1, $2, 'PayByLink', 12900, 'ISK', '[]'::jsonb, '[]'::jsonb, 'is',
+              'Growth gift card ' || g, now() - interval '1 second' * (g * 450)
+       FROM generate_series(1, 20) g`,
+      [paylink.merchantId, paylink.terminalIdentifier],
+    );
   });
 }
 
@@ -75,6 +89,7 @@ export async function growth(paylink: Paylink, databaseUrl: string, sizes: numbe
       links: size,
       list: await medianMs(`${api}?pageSize=20`, paylink.apiKey, times),
       search: await medianMs(`${api}?pageSize=20&search=order%2077`, paylink.apiKey, times),
+      searchFew: await medianMs(`${api}?pageSize=20&search=gift%20card`, paylink.apiKey, times),
       get: await medianMs(`${api}/${GROWTH_LINK}`, paylink.apiKey, times),
     });
   }

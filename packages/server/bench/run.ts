@@ -142,7 +142,9 @@ async function postgres(): Promise<void> {
       if (only) return;
       report.growth = await growth(paylink, database.url, growthSizes, quick ? 5 : 20);
       for (const g of report.growth)
-        console.log(`growth ${g.links} links: list ${g.list.toFixed(1)} ms, search ${g.search.toFixed(1)} ms, get ${g.get.toFixed(1)} ms`);
+        console.log(
+          `growth ${g.links} links: list ${g.list.toFixed(1)} ms, search (20 matches) ${g.searchFew.toFixed(1)} ms, search (growing) ${g.search.toFixed(1)} ms, get ${g.get.toFixed(1)} ms`,
+        );
       report.rss.push({ process: "Paylink on PostgreSQL", mb: peakRssMb(paylink.server.child.pid) });
     } finally {
       await paylink.server.stop();
