@@ -2,6 +2,7 @@
 // statement (D-182). Three round trips were most of a get's cost; one statement also reads the
 // three from one snapshot.
 import type { Database } from "./connect.ts";
+import { isoMillisFromJson } from "./json-timestamp.ts";
 import { LINK_RECORD_COLUMNS, type LinkRecordRow, type PaymentLinkRecord, toRecord } from "./links-repository.ts";
 import { preparedStatement, runPrepared } from "./prepared.ts";
 import type { Answer } from "./submissions-repository.ts";
@@ -25,7 +26,7 @@ export interface LinkSubmission {
 // time formatted here (D-222): building objects with key names and formatting the time with
 // to_char were two thirds of PostgreSQL's CPU for this statement, where a tuple and one Date
 // cost the driver little. A timestamp in JSON carries its offset, so the instant does not depend
-// on the session's time zone; the Date truncates to the millisecond like the driver's. A prepared
+// on the session's time zone (json-timestamp.ts reads it). A prepared
 // statement on PostgreSQL (db/prepared.ts), so its columns are named.
 const LINK_WITH_SUBMISSIONS = preparedStatement(
   "api_link_with_submissions",
@@ -54,7 +55,7 @@ function toLinkSubmission(t: SubmissionTuple): LinkSubmission {
     token: t[5],
     payfacReference: t[6],
     refundedAmount: t[7],
-    createdAt: new Date(t[8]).toISOString(),
+    createdAt: isoMillisFromJson(t[8]),
   };
 }
 
