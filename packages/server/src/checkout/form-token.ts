@@ -13,7 +13,8 @@
 //   while the page is open, the shopper sees the new price and cart again instead of being charged
 //   for what was never shown.
 // Cross-site posts are also refused by their Origin / Sec-Fetch-Site headers (page-response.tsx).
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { randomToken } from "../ids.ts";
 
 export const FORM_TOKEN_TTL_SECONDS = 12 * 60 * 60;
 const CLOCK_SKEW_SECONDS = 5 * 60;
@@ -32,7 +33,7 @@ function mac(key: Buffer, reference: string, attempt: string, issuedAt: string, 
 }
 
 export function newAttemptKey(): string {
-  return randomBytes(16).toString("base64url");
+  return randomToken(16, "base64url");
 }
 
 export function issueFormToken(key: Buffer, reference: string, now: Date, price: ShownPrice, attempt: string = newAttemptKey()): string {

@@ -2,8 +2,8 @@
 // HTML document under its own Content-Security-Policy (no inline script, inline styles only under
 // this response's nonce, stylesheet files only from this origin when the caller links one, forms
 // posting only where the caller allows), never cached.
-import { randomBytes } from "node:crypto";
 import type { FastifyReply } from "fastify";
+import { randomToken } from "../ids.ts";
 
 export interface PagePolicy {
   /** Where the page's forms may post (and, for the checkout, the return URL a payment redirects to). */
@@ -15,7 +15,7 @@ export interface PagePolicy {
 }
 
 export function sendHtmlPage(reply: FastifyReply, status: number, render: (nonce: string) => string, policy: PagePolicy) {
-  const nonce = randomBytes(16).toString("base64");
+  const nonce = randomToken(16, "base64");
   const html = render(nonce);
   const csp = [
     "default-src 'none'",
