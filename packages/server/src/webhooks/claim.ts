@@ -14,8 +14,7 @@ import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import type { Database } from "../db/connect.ts";
 import { waitUntilDurable } from "../db/durable-commit.ts";
-import type { ClaimedDelivery } from "./delivery-queue.ts";
-import type { UnsignedPaymentMessage, WebhookEventType } from "./outbox.ts";
+import { type ClaimedDelivery, type LeasedRow, leasedDelivery } from "./delivery-queue.ts";
 
 /** Sends in flight per endpoint, across all workers and instances (default 4). */
 export const DEFAULT_PER_ENDPOINT_CONCURRENCY = 4;
@@ -84,7 +83,7 @@ export async function claimDueDeliveries(
     // worker holds locked, is seen by the next claim, which every finished send triggers.
     const alone = pending.rows.length === 1;
     const maxCap = Math.max(perEndpoint, alonePerEndpoint);
-    const result = await sql<ClaimedRow>`
+    const result = await sql<LeasedRow>`
       WITH room AS (
         SELECT h.endpoint_id,
                (CASE WHEN h.open_until IS NOT NULL THEN 1
@@ -134,32 +133,5 @@ export async function claimDueDeliveries(
   // afterwards (D-200), and a webhook must never announce a result a crash could still take back.
   // One wait per batch, after the endpoints' rows are unlocked.
   if (rows.length > 0) await waitUntilDurable(db);
-  return rows.map((row) => ({
-    id: row.id,
-    merchantId: row.merchant_id,
-    endpointId: row.endpoint_id,
-    eventType: row.event_type as WebhookEventType,
-    payload: row.payload,
-    attemptCount: row.attempt_count,
-    leaseToken,
-    url: row.url,
-    encryptedApiKey: row.api_key,
-    encryptedHmacKey: row.hmac_key,
-    probe: row.probe,
-    breakerClean: row.clean,
-  }));
-}
-
-interface ClaimedRow {
-  id: string;
-  merchant_id: string;
-  endpoint_id: string;
-  event_type: string;
-  payload: UnsignedPaymentMessage;
-  attempt_count: number;
-  url: string;
-  api_key: string;
-  hmac_key: string;
-  probe: boolean;
-  clean: boolean;
+  return rows.map((row) => leasedDelivery(row, leaseToken));
 }
