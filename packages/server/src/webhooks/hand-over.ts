@@ -30,6 +30,10 @@ export interface HandOverPolicy {
 
 // The walk of endpoints with pending rows is claim.ts's; here it stops at the first two that may
 // send now with due work: an endpoint of the batch is alone unless one of them is another endpoint.
+// Its EXISTS has OFFSET 0 so that it stays a probe per endpoint walked: pulled up into a join, the
+// generic plan hashed every due delivery (3.4 of 7.9 ms with a backlog of 10,000). The live leases
+// are counted on webhook_deliveries_leased alone (migration 0024): a lease is only ever set on a
+// pending row, and every change of state clears it.
 const RECORD_AND_HAND_OVER = preparedStatement(
   "webhook_record_and_hand_over",
   `WITH input AS (
@@ -69,7 +73,8 @@ const RECORD_AND_HAND_OVER = preparedStatement(
      WHERE (oh.open_until IS NULL OR oh.open_until <= now())
        AND EXISTS (SELECT 1 FROM webhook_deliveries od
                    WHERE od.endpoint_id = walk.endpoint_id AND od.state = 'pending' AND od.next_attempt_at <= now()
-                     AND (od.lease_until IS NULL OR od.lease_until < now()))
+                     AND (od.lease_until IS NULL OR od.lease_until < now())
+                   OFFSET 0)
      LIMIT 2
    ),
    room AS (
@@ -79,7 +84,7 @@ const RECORD_AND_HAND_OVER = preparedStatement(
                         THEN $3::int ELSE $2::int END)
                   - (SELECT count(*) FROM webhook_deliveries l
                      WHERE l.endpoint_id = f.endpoint_id AND l.lease_until IS NOT NULL AND l.lease_until >= now()
-                       AND l.state = 'pending' AND l.id NOT IN (SELECT id FROM mine))::int) AS free
+                       AND l.id NOT IN (SELECT id FROM mine))::int) AS free
      FROM freed f
      JOIN webhook_endpoint_health h ON h.endpoint_id = f.endpoint_id AND h.open_until IS NULL
      JOIN webhook_endpoints e ON e.id = f.endpoint_id AND e.enabled
@@ -97,15 +102,15 @@ const RECORD_AND_HAND_OVER = preparedStatement(
      ) c
      WHERE room.free > 0
    ),
-   -- By an array of ids: the planner cannot tell how few rows next has, and would otherwise join
-   -- it to the whole table.
+   -- By an array of ids, joined to nothing else: the planner cannot tell how few rows next has,
+   -- and would otherwise scan the endpoint's deliveries (or the whole table) for them.
    handed AS (
      UPDATE webhook_deliveries AS w
      SET lease_until = now() + $4::double precision * interval '1 millisecond', lease_token = $5::text
-     FROM room, webhook_endpoints AS e
-     WHERE w.id = ANY (ARRAY(SELECT id FROM next)) AND room.endpoint_id = w.endpoint_id AND e.id = w.endpoint_id
+     FROM webhook_endpoints AS e
+     WHERE w.id = ANY (ARRAY(SELECT id FROM next)) AND e.id = w.endpoint_id
      RETURNING w.id, w.merchant_id, w.endpoint_id, w.event_type, w.payload, w.attempt_count, e.url, e.api_key, e.hmac_key,
-               room.clean
+               (SELECT room.clean FROM room WHERE room.endpoint_id = w.endpoint_id) AS clean
    )
    SELECT o.owned, handed.id, handed.merchant_id, handed.endpoint_id, handed.event_type, handed.payload, handed.attempt_count,
           handed.url, handed.api_key, handed.hmac_key, false AS probe, handed.clean
