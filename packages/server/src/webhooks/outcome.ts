@@ -66,9 +66,11 @@ function logBreakerChange(logger: WorkerLogger, delivery: ClaimedDelivery, chang
 }
 
 /**
- * A few tries: losing the record would mean sending the message once more after the lease. A try
- * whose commit went through unseen leaves the delivery it handed over leased until its lease runs
- * out, when it is due again; the next try finds the lease token gone and hands nothing over.
+ * A few tries: losing the record would mean sending the message once more after the lease. Only the
+ * first try goes through the batch: if the batch failed, the retries record this attempt on its own
+ * (without a hand-over), so one attempt the statement cannot take does not keep failing the others
+ * it was batched with. A batch whose commit went through unseen leaves what it handed over leased
+ * until the lease runs out, when it is due again.
  */
 async function recordWithRetries(
   db: Database,
@@ -82,7 +84,7 @@ async function recordWithRetries(
   const handsOver = handOver && record.next.state === "delivered" && record.verdict === "answered" && !delivery.probe;
   for (let attempt = 1; ; attempt++) {
     try {
-      if (!handsOver) return await recordAttempt(db, delivery, record, breaker);
+      if (!handsOver || attempt > 1) return await recordAttempt(db, delivery, record, breaker);
       const breakerUpdate = await updateBreaker(db, delivery, record, breaker);
       return { ...(await handOver.record(delivery, record)), ...breakerUpdate };
     } catch (error) {

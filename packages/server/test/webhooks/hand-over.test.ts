@@ -151,6 +151,36 @@ for (const backend of testBackends()) {
       assert.ok(disabled[0]?.owned && !disabled[0].next);
     });
 
+    test("an attempt the batch statement cannot take is recorded on its own, and so are the others batched with it", async () => {
+      const a = await backlog(20);
+      const claimed = await claim();
+      const recorder = new HandOverRecorder(bed.db, POLICY, 16);
+      const record = (delivery: ClaimedDelivery, excerpt: string) =>
+        recordOutcome(
+          bed.db,
+          delivery,
+          { record: { ...delivered(), responseExcerpt: excerpt }, attemptNumber: 1 },
+          DEFAULT_BREAKER_POLICY,
+          silentLogger,
+          recorder,
+        );
+      // The first goes alone; the other two wait for it and go together. A lone surrogate is no
+      // valid JSON text for the batch's jsonb input; as a text parameter it is written as U+FFFD.
+      const [first, bad, other] = await Promise.all([
+        record(claimed[0]!, "ok"),
+        record(claimed[1]!, "broken \ud800 answer"),
+        record(claimed[2]!, "ok"),
+      ]);
+      assert.ok(first, "the first was handed over a delivery");
+      assert.equal(bad, undefined, "recorded on its own, without a hand-over");
+      assert.equal(other, undefined, "its batch failed: recorded on its own too");
+      for (const delivery of claimed.slice(0, 3)) {
+        assert.equal((await deliveryRow(bed.db, delivery.id)).state, "delivered");
+        assert.equal((await attemptRows(bed.db, delivery.id)).length, 1, "logged once");
+      }
+      assert.equal(await liveLeases(a.webhookId), 10, "two slots freed, one handed over");
+    });
+
     test("two instances' workers handing over on one database keep the endpoint within its cap, each delivery sent once, and a stop leaves nothing leased", async () => {
       let open = 0;
       let peak = 0;
