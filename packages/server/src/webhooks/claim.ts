@@ -14,8 +14,7 @@ import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
 import type { Database } from "../db/connect.ts";
 import { waitUntilDurable } from "../db/durable-commit.ts";
-import type { ClaimedDelivery } from "./delivery-queue.ts";
-import type { UnsignedPaymentMessage, WebhookEventType } from "./outbox.ts";
+import { type ClaimedDelivery, type LeasedRow, leasedDelivery } from "./delivery-queue.ts";
 
 /** Sends in flight per endpoint, across all workers and instances (default 4). */
 export const DEFAULT_PER_ENDPOINT_CONCURRENCY = 4;
@@ -53,6 +52,8 @@ export async function claimDueDeliveries(
       )
       -- Only those that may send now, so an idle poll or a held backlog ends here. A row just
       -- added is not visible yet (same statement): no row means a new endpoint, which may send.
+      -- OFFSET 0 keeps the EXISTS a probe per endpoint walked: pulled up into a join, it hashed
+      -- every due delivery (6 ms of a claim with a backlog of 10,000).
       SELECT walk.endpoint_id
       FROM walk
       JOIN webhook_endpoints e ON e.id = walk.endpoint_id AND e.enabled
@@ -60,7 +61,8 @@ export async function claimDueDeliveries(
       WHERE (h.open_until IS NULL OR h.open_until <= now())
         AND EXISTS (SELECT 1 FROM webhook_deliveries d
                     WHERE d.endpoint_id = walk.endpoint_id AND d.state = 'pending' AND d.next_attempt_at <= now()
-                      AND (d.lease_until IS NULL OR d.lease_until < now()))
+                      AND (d.lease_until IS NULL OR d.lease_until < now())
+                    OFFSET 0)
     `.execute(db);
   if (pending.rows.length === 0) return [];
 
@@ -84,7 +86,10 @@ export async function claimDueDeliveries(
     // worker holds locked, is seen by the next claim, which every finished send triggers.
     const alone = pending.rows.length === 1;
     const maxCap = Math.max(perEndpoint, alonePerEndpoint);
-    const result = await sql<ClaimedRow>`
+    // Live leases are counted on webhook_deliveries_leased (migration 0024) without `state =
+    // 'pending'`, which made the planner read the endpoint's whole backlog through the pending
+    // index: a lease is only ever set on a pending row, and every change of state clears it.
+    const result = await sql<LeasedRow>`
       WITH room AS (
         SELECT h.endpoint_id,
                (CASE WHEN h.open_until IS NOT NULL THEN 1
@@ -92,7 +97,7 @@ export async function claimDueDeliveries(
                      ELSE ${perEndpoint}::int END)
                  - (SELECT count(*) FROM webhook_deliveries l
                     WHERE l.endpoint_id = h.endpoint_id AND l.lease_until IS NOT NULL
-                      AND l.lease_until >= now() AND l.state = 'pending')::int AS free,
+                      AND l.lease_until >= now())::int AS free,
                h.open_until IS NOT NULL AS probe,
                h.open_until IS NULL AND h.consecutive_failures = 0 AS clean
         FROM webhook_endpoint_health h
@@ -134,32 +139,5 @@ export async function claimDueDeliveries(
   // afterwards (D-200), and a webhook must never announce a result a crash could still take back.
   // One wait per batch, after the endpoints' rows are unlocked.
   if (rows.length > 0) await waitUntilDurable(db);
-  return rows.map((row) => ({
-    id: row.id,
-    merchantId: row.merchant_id,
-    endpointId: row.endpoint_id,
-    eventType: row.event_type as WebhookEventType,
-    payload: row.payload,
-    attemptCount: row.attempt_count,
-    leaseToken,
-    url: row.url,
-    encryptedApiKey: row.api_key,
-    encryptedHmacKey: row.hmac_key,
-    probe: row.probe,
-    breakerClean: row.clean,
-  }));
-}
-
-interface ClaimedRow {
-  id: string;
-  merchant_id: string;
-  endpoint_id: string;
-  event_type: string;
-  payload: UnsignedPaymentMessage;
-  attempt_count: number;
-  url: string;
-  api_key: string;
-  hmac_key: string;
-  probe: boolean;
-  clean: boolean;
+  return rows.map((row) => leasedDelivery(row, leaseToken));
 }

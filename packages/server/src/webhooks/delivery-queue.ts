@@ -24,6 +24,38 @@ export interface ClaimedDelivery {
   breakerClean: boolean;
 }
 
+/** A claimed or handed-over row, as the statements return it. */
+export interface LeasedRow {
+  id: string;
+  merchant_id: string;
+  endpoint_id: string;
+  event_type: string;
+  payload: UnsignedPaymentMessage;
+  attempt_count: number;
+  url: string;
+  api_key: string;
+  hmac_key: string;
+  probe: boolean;
+  clean: boolean;
+}
+
+export function leasedDelivery(row: LeasedRow, leaseToken: string): ClaimedDelivery {
+  return {
+    id: row.id,
+    merchantId: row.merchant_id,
+    endpointId: row.endpoint_id,
+    eventType: row.event_type as WebhookEventType,
+    payload: row.payload,
+    attemptCount: row.attempt_count,
+    leaseToken,
+    url: row.url,
+    encryptedApiKey: row.api_key,
+    encryptedHmacKey: row.hmac_key,
+    probe: row.probe,
+    breakerClean: row.clean,
+  };
+}
+
 export interface AttemptRecord {
   attemptedAt: Date;
   statusCode: number | null;
@@ -59,24 +91,7 @@ export async function recordAttempt(
   attempt: AttemptRecord,
   breaker: BreakerPolicy = DEFAULT_BREAKER_POLICY,
 ): Promise<RecordedAttempt> {
-  // The breaker first, the delivery's row second: a failed probe reopens the breaker while its
-  // lease still holds the endpoint's one probe slot, so no claim between the two statements can
-  // send a second probe at once instead of after the cool-down. An answer from an endpoint that had
-  // nothing counted when claimed leaves its breaker as it is, saving a statement per delivery. The
-  // cost: a failure recorded by another send meanwhile is not reset by this answer, only by the
-  // next one; the count can run at most the sends in flight (4) ahead of "in a row", and a probe
-  // closes a breaker opened that way.
-  const unchanged = attempt.verdict === "answered" && claim.breakerClean;
-  let breakerUpdate: Pick<RecordedAttempt, "breaker" | "breakerError"> = {};
-  if (claim.endpointId && !unchanged) {
-    // Not thrown: the attempt must still be recorded, or it would be sent again after its lease.
-    try {
-      const change = await recordEndpointVerdict(db, claim.endpointId, attempt.verdict, claim.probe ?? false, breaker);
-      if (change) breakerUpdate = { breaker: change };
-    } catch (error) {
-      breakerUpdate = { breakerError: error };
-    }
-  }
+  const breakerUpdate = await updateBreaker(db, claim, attempt, breaker);
   const next = attempt.next;
   const nextState =
     next.state === "delivered"
@@ -99,6 +114,36 @@ export async function recordAttempt(
     SELECT count(*)::int AS owned FROM updated
   `.execute(db);
   return { owned: Number(rows[0]?.owned ?? 0) > 0, ...breakerUpdate };
+}
+
+/**
+ * The endpoint's breaker, updated before the delivery's row is (recordAttempt, and the hand-over).
+ * Never throws: the attempt must still be recorded, or it would be sent again after its lease.
+ */
+export async function updateBreaker(
+  db: Database,
+  claim: Partial<Pick<ClaimedDelivery, "endpointId" | "probe" | "breakerClean">>,
+  attempt: Pick<AttemptRecord, "verdict">,
+  breaker: BreakerPolicy,
+): Promise<Pick<RecordedAttempt, "breaker" | "breakerError">> {
+  // The breaker first, the delivery's row second: a failed probe reopens the breaker while its
+  // lease still holds the endpoint's one probe slot, so no claim between the two statements can
+  // send a second probe at once instead of after the cool-down. An answer from an endpoint that had
+  // nothing counted when claimed leaves its breaker as it is, saving a statement per delivery. The
+  // cost: a failure recorded by another send meanwhile is not reset by this answer, only by the
+  // next one; the count can run at most the sends in flight (4) ahead of "in a row", and a probe
+  // closes a breaker opened that way.
+  const unchanged = attempt.verdict === "answered" && claim.breakerClean;
+  let breakerUpdate: Pick<RecordedAttempt, "breaker" | "breakerError"> = {};
+  if (claim.endpointId && !unchanged) {
+    try {
+      const change = await recordEndpointVerdict(db, claim.endpointId, attempt.verdict, claim.probe ?? false, breaker);
+      if (change) breakerUpdate = { breaker: change };
+    } catch (error) {
+      breakerUpdate = { breakerError: error };
+    }
+  }
+  return breakerUpdate;
 }
 
 /** Gives a claimed delivery back untouched (worker shutdown), so another worker may send it at once. */

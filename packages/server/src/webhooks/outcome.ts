@@ -3,7 +3,8 @@
 // breaker opening, staying open after a probe, and closing (docs/operations.md).
 import type { Database } from "../db/connect.ts";
 import type { BreakerChange, BreakerPolicy } from "./breaker.ts";
-import { type AttemptRecord, type ClaimedDelivery, type RecordedAttempt, recordAttempt } from "./delivery-queue.ts";
+import { type AttemptRecord, type ClaimedDelivery, type RecordedAttempt, recordAttempt, updateBreaker } from "./delivery-queue.ts";
+import type { HandOverRecorder } from "./hand-over.ts";
 
 export interface WorkerLogger {
   debug(object: object, message: string): void;
@@ -20,9 +21,10 @@ export async function recordOutcome(
   outcome: { record: AttemptRecord; attemptNumber: number },
   breaker: BreakerPolicy,
   logger: WorkerLogger,
-): Promise<void> {
+  handOver?: HandOverRecorder,
+): Promise<ClaimedDelivery | undefined> {
   const { record, attemptNumber } = outcome;
-  const recorded = await recordWithRetries(db, delivery, record, breaker);
+  const recorded = await recordWithRetries(db, delivery, record, breaker, handOver);
   if (!recorded.owned)
     logger.warn({ deliveryId: delivery.id }, "webhook lease had expired before the outcome was recorded; another worker owns it now");
 
@@ -41,6 +43,7 @@ export async function recordOutcome(
   if (recorded.breaker) logBreakerChange(logger, delivery, recorded.breaker, record.error);
   if (recorded.breakerError)
     logger.warn({ err: recorded.breakerError, webhookId: delivery.endpointId }, "updating a webhook endpoint's circuit breaker failed");
+  return recorded.next;
 }
 
 function logBreakerChange(logger: WorkerLogger, delivery: ClaimedDelivery, change: BreakerChange, error: string | null): void {
@@ -62,16 +65,28 @@ function logBreakerChange(logger: WorkerLogger, delivery: ClaimedDelivery, chang
     );
 }
 
-/** A few tries: losing the record would mean sending the message once more after the lease. */
+/**
+ * A few tries: losing the record would mean sending the message once more after the lease. Only the
+ * first try goes through the batch: if the batch failed, the retries record this attempt on its own
+ * (without a hand-over), so one attempt the statement cannot take does not keep failing the others
+ * it was batched with. A batch whose commit went through unseen leaves what it handed over leased
+ * until the lease runs out, when it is due again.
+ */
 async function recordWithRetries(
   db: Database,
   delivery: ClaimedDelivery,
   record: AttemptRecord,
   breaker: BreakerPolicy,
-): Promise<RecordedAttempt> {
+  handOver: HandOverRecorder | undefined,
+): Promise<RecordedAttempt & { next?: ClaimedDelivery }> {
+  // Only an answered, delivered attempt hands its slot over: after a failure or a probe the claim
+  // loop decides, with the breaker's new state.
+  const handsOver = handOver && record.next.state === "delivered" && record.verdict === "answered" && !delivery.probe;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await recordAttempt(db, delivery, record, breaker);
+      if (!handsOver || attempt > 1) return await recordAttempt(db, delivery, record, breaker);
+      const breakerUpdate = await updateBreaker(db, delivery, record, breaker);
+      return { ...(await handOver.record(delivery, record)), ...breakerUpdate };
     } catch (error) {
       if (attempt >= 3) throw error;
       await new Promise((resolve) => setTimeout(resolve, 200 * attempt));

@@ -5,17 +5,20 @@
 //            but that many while the endpoint is the only one with due work, D-240), none for an
 //            endpoint whose circuit breaker is open (claim.ts, breaker.ts);
 //   send   — outside any transaction, at most `concurrency` at a time, 3 s to connect, 10 s in all;
-//   record — update the breaker, then log the attempt and set the next state in one statement.
+//   record — update the breaker, then log the attempt and set the next state in one statement,
+//            which for a delivered attempt also hands its slot to the endpoint's next due delivery
+//            under the same caps, batched with the sends that finished meanwhile (hand-over.ts).
 // A payment in this process wakes the loop at once (webhookSignal); otherwise it polls every
 // `idleIntervalMs`, which also picks up retries that fall due and other instances' work.
 import { type EventEmitter, setMaxListeners } from "node:events";
 import type { Database } from "../db/connect.ts";
 import type { Resolver } from "../net/outbound-guard.ts";
 import type { SecretKeyring } from "../security/keyring.ts";
-import { attemptDelivery } from "./attempt.ts";
+import { type AttemptContext, attemptDelivery } from "./attempt.ts";
 import { type BreakerPolicy, DEFAULT_BREAKER_POLICY } from "./breaker.ts";
 import { claimDueDeliveries, DEFAULT_PER_ENDPOINT_CONCURRENCY } from "./claim.ts";
 import { type ClaimedDelivery, releaseLease } from "./delivery-queue.ts";
+import { HandOverRecorder } from "./hand-over.ts";
 import { webhookSignal } from "./outbox.ts";
 import { recordOutcome, silentLogger, type WorkerLogger } from "./outcome.ts";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./schedule.ts";
@@ -57,21 +60,17 @@ export interface WebhookWorkerOptions {
 
 export class WebhookWorker {
   readonly #db: Database;
-  readonly #keyring: SecretKeyring;
-  readonly #allowPrivate: boolean;
   readonly #logger: WorkerLogger;
   readonly #concurrency: number;
   readonly #perEndpoint: number;
   readonly #alonePerEndpoint: number;
+  readonly #handOver: HandOverRecorder;
+  /** What every attempt is sent with (attempt.ts). */
+  readonly #attemptContext: Omit<AttemptContext, "onPrepareFailed">;
   readonly #idleIntervalMs: number;
   readonly #leaseMs: number;
-  readonly #timeoutMs: number;
-  readonly #connectTimeoutMs: number;
   readonly #breaker: BreakerPolicy;
-  readonly #retry: RetryPolicy;
-  readonly #resolver: Resolver | undefined;
   readonly #signal: EventEmitter;
-  readonly #now: () => number;
 
   readonly #inFlight = new Set<Promise<void>>();
   readonly #shutdown = new AbortController();
@@ -85,8 +84,6 @@ export class WebhookWorker {
 
   constructor(options: WebhookWorkerOptions) {
     this.#db = options.db;
-    this.#keyring = options.keyring;
-    this.#allowPrivate = options.allowPrivate;
     this.#logger = options.logger ?? silentLogger;
     this.#concurrency = options.concurrency ?? 16;
     this.#perEndpoint = options.perEndpointConcurrency ?? DEFAULT_PER_ENDPOINT_CONCURRENCY;
@@ -95,15 +92,23 @@ export class WebhookWorker {
     // a newcomer even when the lone endpoint's sends hang (D-240).
     this.#alonePerEndpoint = Math.max(this.#perEndpoint, this.#concurrency - this.#perEndpoint);
     this.#idleIntervalMs = options.idleIntervalMs ?? 1000;
-    this.#timeoutMs = options.timeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
-    this.#connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     this.#breaker = { ...DEFAULT_BREAKER_POLICY, ...options.breaker };
     this.#leaseMs = options.leaseMs ?? 30_000;
-    if (this.#leaseMs <= this.#timeoutMs) throw new RangeError("leaseMs must be longer than timeoutMs");
-    this.#retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
-    this.#resolver = options.resolver;
+    const timeoutMs = options.timeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
+    if (this.#leaseMs <= timeoutMs) throw new RangeError("leaseMs must be longer than timeoutMs");
+    this.#attemptContext = {
+      keyring: options.keyring,
+      allowPrivate: options.allowPrivate,
+      timeoutMs,
+      connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+      retry: { ...DEFAULT_RETRY_POLICY, ...options.retry },
+      resolver: options.resolver,
+      shutdown: this.#shutdown.signal,
+      now: options.now ?? (() => Date.now()),
+    };
     this.#signal = options.signal ?? webhookSignal;
-    this.#now = options.now ?? (() => Date.now());
+    const handOverPolicy = { leaseMs: this.#leaseMs, perEndpoint: this.#perEndpoint, alonePerEndpoint: this.#alonePerEndpoint };
+    this.#handOver = new HandOverRecorder(this.#db, handOverPolicy, this.#concurrency);
     // Every send in flight listens for the shutdown: more than Node's default of 10 is expected.
     setMaxListeners(this.#concurrency + 1, this.#shutdown.signal);
   }
@@ -197,40 +202,45 @@ export class WebhookWorker {
     }
   }
 
-  #dispatch(delivery: ClaimedDelivery): void {
-    const task: Promise<void> = this.#deliver(delivery)
-      .catch((error) =>
-        this.#logger.error(
-          { err: error, deliveryId: delivery.id },
-          "webhook delivery crashed; its lease will expire and it will be retried",
-        ),
-      )
-      .finally(() => {
-        this.#inFlight.delete(task);
-        // Claim again at once: a free slot may be taken by more work, and an endpoint at its cap
-        // (which the claim left waiting) has one send fewer in flight now. Wakes coalesce.
-        this.#wake();
-      });
+  #dispatch(claimed: ClaimedDelivery): void {
+    const task: Promise<void> = this.#deliverAll(claimed).finally(() => {
+      this.#inFlight.delete(task);
+      // The slot is free (nothing more was handed over to it): claim again at once, as more work
+      // may take it, and an endpoint at its cap (which the claim left waiting) has one send fewer in
+      // flight now. Wakes coalesce.
+      this.#wake();
+    });
     this.#inFlight.add(task);
   }
 
-  async #deliver(delivery: ClaimedDelivery): Promise<void> {
+  /** Sends the delivery, then each one its slot is handed over to (D-241), until none is. */
+  async #deliverAll(claimed: ClaimedDelivery): Promise<void> {
+    for (let delivery: ClaimedDelivery | undefined = claimed; delivery; ) {
+      const current: ClaimedDelivery = delivery;
+      // Handed over while the worker began to stop: given back unsent, for another worker now.
+      if (this.#stopping && current !== claimed) return releaseLease(this.#db, current).catch(() => {});
+      delivery = await this.#deliver(current).catch((error) => {
+        this.#logger.error(
+          { err: error, deliveryId: current.id },
+          "webhook delivery crashed; its lease will expire and it will be retried",
+        );
+        return undefined;
+      });
+    }
+  }
+
+  async #deliver(delivery: ClaimedDelivery): Promise<ClaimedDelivery | undefined> {
     const outcome = await attemptDelivery(delivery, {
-      keyring: this.#keyring,
-      allowPrivate: this.#allowPrivate,
-      timeoutMs: this.#timeoutMs,
-      connectTimeoutMs: this.#connectTimeoutMs,
-      retry: this.#retry,
-      resolver: this.#resolver,
-      shutdown: this.#shutdown.signal,
-      now: this.#now,
+      ...this.#attemptContext,
       onPrepareFailed: (error) => this.#logger.error({ err: error, deliveryId: delivery.id }, "preparing a webhook failed"),
     });
     if (!outcome) {
       await releaseLease(this.#db, delivery).catch(() => {});
-      return;
+      return undefined;
     }
-    await recordOutcome(this.#db, delivery, outcome, this.#breaker, this.#logger);
+    // A stopping worker takes no new work, handed over or claimed.
+    const handOver = this.#stopping ? undefined : this.#handOver;
+    return recordOutcome(this.#db, delivery, outcome, this.#breaker, this.#logger, handOver);
   }
 }
 

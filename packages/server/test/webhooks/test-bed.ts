@@ -11,6 +11,8 @@ import { type Receiver, sampleMessage, startReceiver, testKeyring } from "./supp
 
 export interface WorkerTestBed {
   readonly db: Database;
+  /** On PostgreSQL, the test database's URL, for a second pool of connections (another instance). */
+  readonly url: string | undefined;
   /** Runs `step` after the current test; steps run in the reverse order of their registration. */
   later(step: () => Promise<unknown>): void;
   /** A started worker with a wake-up signal of its own, so workers of different tests never wake each other. */
@@ -47,6 +49,9 @@ export function workerTestBed(backend: TestBackend, options: { disableEndpointsA
   return {
     get db() {
       return database.db;
+    },
+    get url() {
+      return database.url;
     },
     later,
     worker(workerOptions = {}) {
