@@ -8,7 +8,7 @@
 // for both), the same values bound.
 import { messages, type PGlite, parse, protocol } from "@electric-sql/pglite";
 import type { QueryResult } from "kysely";
-import type { PreparedStatement } from "./prepared.ts";
+import type { PreparedStatement } from "./prepared-statement.ts";
 
 const { serialize } = protocol;
 

@@ -8,12 +8,8 @@
 // plan must not change result type" once a migration adds a column under a running instance.
 import { CompiledQuery, type QueryResult, type Transaction } from "kysely";
 import type { Database } from "./connect.ts";
+import type { PreparedStatement, PreparedStatementRunner } from "./prepared-statement.ts";
 import type { DB } from "./schema.ts";
-
-export interface PreparedStatement {
-  readonly name: string;
-  readonly text: string;
-}
 
 const names = new Set<string>();
 
@@ -22,11 +18,6 @@ export function preparedStatement(name: string, text: string): PreparedStatement
   if (names.has(name)) throw new Error(`prepared statement ${name} is declared twice`);
   names.add(name);
   return Object.freeze({ name, text });
-}
-
-/** A connection that runs declared statements itself (the serialized PGlite dialect's). */
-export interface PreparedStatementRunner {
-  executePrepared<R>(statement: PreparedStatement, parameters: readonly unknown[]): Promise<QueryResult<R>>;
 }
 
 /** The driver's connection class on PostgreSQL (kysely's PostgresDriver over pg). */

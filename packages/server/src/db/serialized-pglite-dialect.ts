@@ -16,7 +16,7 @@ import {
   type TransactionSettings,
 } from "kysely";
 import { PGliteStatements } from "./pglite-statements.ts";
-import type { PreparedStatement, PreparedStatementRunner } from "./prepared.ts";
+import type { PreparedStatement, PreparedStatementRunner } from "./prepared-statement.ts";
 
 class ConnectionQueue {
   #tail: Promise<void> = Promise.resolve();
