@@ -16,11 +16,13 @@ import { fetchLoopThroughput, paymentToReceipt, percentile, startReceiver, webho
 
 const quick = process.argv.includes("--quick");
 // --only=create,get: just those scenarios and their baselines on PostgreSQL (to measure one change);
-// --only=webhooks: the webhook measurements on PostgreSQL.
+// --only=webhooks: the webhook measurements on PostgreSQL. With --embedded: the same scenarios on the
+// embedded database instead (its webhook measurement is the payment → receipt latency only).
 const only = process.argv
   .find((arg) => arg.startsWith("--only="))
   ?.slice("--only=".length)
   .split(",");
+const embeddedOnly = process.argv.includes("--embedded");
 const started = performance.now();
 // Paylink is measured as operators run it: the compiled server (`npm run build`), which also makes
 // its peak RSS the operator's figure. `--sources` runs the TypeScript under tsx instead.
@@ -164,7 +166,7 @@ async function embedded(): Promise<void> {
     const paylink = await startPaylink({ dataDir: join(dir, "paylink") }, [], program);
     try {
       await measurePairs("embedded", embeddedPlan, baseline, paylink);
-      await measureWebhooks("embedded", paylink, undefined);
+      if (!only || only.includes("webhooks")) await measureWebhooks("embedded", paylink, undefined);
       report.rss.push({ process: "Paylink embedded", mb: peakRssMb(paylink.server.child.pid) });
     } finally {
       await paylink.server.stop();
@@ -175,8 +177,8 @@ async function embedded(): Promise<void> {
 }
 
 try {
-  await postgres();
-  if (!only) await embedded();
+  if (!embeddedOnly) await postgres();
+  if (!only || embeddedOnly) await embedded();
 } catch (error) {
   broken.push(`crashed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
 } finally {

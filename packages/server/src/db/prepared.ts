@@ -1,19 +1,15 @@
 // Fixed statements of the API's hot paths as named prepared statements on PostgreSQL (D-221): each
 // pooled connection has PostgreSQL parse and plan such a statement once, then only binds and
 // runs it, where an unnamed statement is parsed and planned again on every request (about half of
-// PostgreSQL's CPU time for a link's read). PGlite runs the same text as an ordinary query: one
-// process, no network, and its driver has no named statements.
+// PostgreSQL's CPU time for a link's read). On PGlite the serialized dialect's connection runs them
+// as named statements of its one session too (db/pglite-statements.ts, D-224).
 //
 // A statement's text names its columns (never `*`): a prepared `SELECT *` fails with "cached
 // plan must not change result type" once a migration adds a column under a running instance.
 import { CompiledQuery, type QueryResult, type Transaction } from "kysely";
 import type { Database } from "./connect.ts";
+import type { PreparedStatement, PreparedStatementRunner } from "./prepared-statement.ts";
 import type { DB } from "./schema.ts";
-
-export interface PreparedStatement {
-  readonly name: string;
-  readonly text: string;
-}
 
 const names = new Set<string>();
 
@@ -38,6 +34,7 @@ export function runPrepared<R>(
   parameters: readonly unknown[],
 ): Promise<QueryResult<R>> {
   return db.getExecutor().provideConnection(async (connection) => {
+    if ("executePrepared" in connection) return (connection as PreparedStatementRunner).executePrepared<R>(statement, parameters);
     const query = CompiledQuery.raw(statement.text, parameters as unknown[]);
     if (connection.constructor.name !== PG_CONNECTION) return connection.executeQuery<R>(query);
     const config = { name: statement.name, text: statement.text } as unknown as string;

@@ -5,7 +5,18 @@
 // to one caller at a time — the behaviour of a pool of size one — which makes PGlite behave
 // like PostgreSQL for our code. The price: code inside a transaction must use the transaction
 // object, never the outer `db` (that would wait for itself).
-import { type DatabaseConnection, type Driver, PGliteDialect, type TransactionSettings } from "kysely";
+import type { PGlite } from "@electric-sql/pglite";
+import {
+  type AbortableOperationOptions,
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  PGliteDialect,
+  type QueryResult,
+  type TransactionSettings,
+} from "kysely";
+import { PGliteStatements } from "./pglite-statements.ts";
+import type { PreparedStatement, PreparedStatementRunner } from "./prepared-statement.ts";
 
 class ConnectionQueue {
   #tail: Promise<void> = Promise.resolve();
@@ -26,40 +37,76 @@ class ConnectionQueue {
   }
 }
 
+/** Kysely's PGlite connection, which also runs declared statements as named ones (D-224). */
+class SessionConnection implements DatabaseConnection, PreparedStatementRunner {
+  constructor(
+    readonly inner: DatabaseConnection,
+    private readonly statements: PGliteStatements,
+  ) {}
+  executeQuery<R>(query: CompiledQuery, options?: AbortableOperationOptions): Promise<QueryResult<R>> {
+    return this.inner.executeQuery<R>(query, options);
+  }
+  streamQuery<R>(query: CompiledQuery, chunkSize: number, options?: AbortableOperationOptions): AsyncIterableIterator<QueryResult<R>> {
+    return this.inner.streamQuery<R>(query, chunkSize, options);
+  }
+  executePrepared<R>(statement: PreparedStatement, parameters: readonly unknown[]): Promise<QueryResult<R>> {
+    return this.statements.run<R>(statement, parameters);
+  }
+}
+
 class SerializedDriver implements Driver {
   readonly #queue = new ConnectionQueue();
-  constructor(private readonly inner: Driver) {}
+  readonly #statements: PGliteStatements;
+  #connection: SessionConnection | undefined;
+  constructor(
+    private readonly inner: Driver,
+    pglite: PGlite,
+  ) {
+    this.#statements = new PGliteStatements(pglite);
+  }
 
   init() {
     return this.inner.init();
   }
   async acquireConnection(): Promise<DatabaseConnection> {
     await this.#queue.acquire();
-    return this.inner.acquireConnection();
+    const inner = await this.inner.acquireConnection();
+    if (this.#connection?.inner !== inner) this.#connection = new SessionConnection(inner, this.#statements);
+    return this.#connection;
   }
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
     try {
-      await this.inner.releaseConnection(connection);
+      await this.inner.releaseConnection(unwrap(connection));
     } finally {
       this.#queue.release();
     }
   }
   beginTransaction(connection: DatabaseConnection, settings: TransactionSettings) {
-    return this.inner.beginTransaction(connection, settings);
+    return this.inner.beginTransaction(unwrap(connection), settings);
   }
   commitTransaction(connection: DatabaseConnection) {
-    return this.inner.commitTransaction(connection);
+    return this.inner.commitTransaction(unwrap(connection));
   }
   rollbackTransaction(connection: DatabaseConnection) {
-    return this.inner.rollbackTransaction(connection);
+    return this.inner.rollbackTransaction(unwrap(connection));
   }
   destroy() {
     return this.inner.destroy();
   }
 }
 
+/** Kysely's driver is handed its own connection object back (it keys transactions on it). */
+function unwrap(connection: DatabaseConnection): DatabaseConnection {
+  return connection instanceof SessionConnection ? connection.inner : connection;
+}
+
 export class SerializedPGliteDialect extends PGliteDialect {
+  readonly #pglite: PGlite;
+  constructor(config: { pglite: PGlite }) {
+    super(config);
+    this.#pglite = config.pglite;
+  }
   override createDriver(): Driver {
-    return new SerializedDriver(super.createDriver());
+    return new SerializedDriver(super.createDriver(), this.#pglite);
   }
 }

@@ -1,5 +1,5 @@
-// The hot paths' fixed statements (db/prepared.ts): named prepared statements on PostgreSQL, an
-// ordinary query on PGlite, the same rows either way, and safe under a migration that adds a
+// The hot paths' fixed statements (db/prepared.ts): named prepared statements on PostgreSQL and on
+// PGlite (D-224), the same rows either way, and safe under a migration that adds a
 // column while the instance runs (a prepared `SELECT *` would then fail).
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -61,10 +61,10 @@ for (const backend of testBackends()) {
       assert.equal(await insertLinkIfReferencesValid(db, "prepared9", merchantId, terms), false);
     });
 
-    it(backend.name === "postgres" ? "are named prepared statements of the connection" : "are ordinary queries", async () => {
+    it("are named prepared statements of the session", async () => {
       const { rows } = await sql<{ name: string }>`SELECT name FROM pg_prepared_statements ORDER BY name`.execute(db);
       const names = rows.map((r) => r.name).filter((name) => NAMES.includes(name));
-      assert.deepEqual(names, backend.name === "postgres" ? [...NAMES].sort() : []);
+      assert.deepEqual(names, [...NAMES].sort());
     });
 
     it("keep working when a migration adds a column to payment_links under a running instance", async () => {

@@ -1,5 +1,5 @@
-// The checkout's fixed statements (D-232): named prepared statements on PostgreSQL, ordinary
-// queries on PGlite, the same results either way, and still working after a migration adds a column
+// The checkout's fixed statements (D-232): named prepared statements on PostgreSQL and on PGlite
+// (D-224), the same results either way, and still working after a migration adds a column
 // to the tables they read while the instance runs (a prepared `SELECT *` or `RETURNING *` would fail).
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
@@ -116,10 +116,10 @@ for (const backend of testBackends()) {
       assert.deepEqual([brake.failures, brake.in_flight], [2, 0], "the two declines kept, every attempt finished");
     });
 
-    it(backend.name === "postgres" ? "are named prepared statements of the connection" : "are ordinary queries", async () => {
+    it("are named prepared statements of the session", async () => {
       const { rows } = await sql<{ name: string }>`SELECT name FROM pg_prepared_statements ORDER BY name`.execute(db);
       const names = rows.map((r) => r.name).filter((name) => NAMES.includes(name));
-      assert.deepEqual(names, backend.name === "postgres" ? NAMES : []);
+      assert.deepEqual(names, NAMES);
     });
 
     it("keep working when a migration adds columns to payment_links and submissions under a running instance", async () => {
