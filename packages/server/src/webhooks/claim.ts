@@ -94,18 +94,19 @@ export async function claimDueDeliveries(
         SELECT h.endpoint_id,
                (CASE WHEN h.open_until IS NOT NULL THEN 1
                      WHEN ${alone}::boolean AND h.consecutive_failures = 0 THEN ${maxCap}::int
-                     ELSE ${perEndpoint}::int END)
-                 - (SELECT count(*) FROM webhook_deliveries l
-                    WHERE l.endpoint_id = h.endpoint_id AND l.lease_until IS NOT NULL
-                      AND l.lease_until >= now())::int AS free,
+                     ELSE ${perEndpoint}::int END) AS cap,
+               (SELECT count(*) FROM webhook_deliveries l
+                WHERE l.endpoint_id = h.endpoint_id AND l.lease_until IS NOT NULL
+                  AND l.lease_until >= now())::int AS leased,
                h.open_until IS NOT NULL AS probe,
                h.open_until IS NULL AND h.consecutive_failures = 0 AS clean
         FROM webhook_endpoint_health h
         WHERE h.endpoint_id IN (${sql.join(ready.rows.map((row) => row.endpoint_id))})
       ),
       turns AS (
-        SELECT c.id, c.next_attempt_at, room.probe, room.clean,
-               row_number() OVER (PARTITION BY room.endpoint_id ORDER BY c.next_attempt_at, c.id) AS turn, room.free
+        SELECT c.id, c.next_attempt_at, room.probe, room.clean, room.leased,
+               row_number() OVER (PARTITION BY room.endpoint_id ORDER BY c.next_attempt_at, c.id) AS turn,
+               room.cap - room.leased AS free
         FROM room
         CROSS JOIN LATERAL (
           SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
@@ -114,10 +115,13 @@ export async function claimDueDeliveries(
           ORDER BY d.next_attempt_at, d.id
           LIMIT ${maxCap}::int
         ) c
-        WHERE room.free > 0
+        WHERE room.cap > room.leased
       ),
+      -- By the place each delivery would take among its endpoint's sends (those in flight, then its
+      -- turn): an endpoint with fewer sends in flight goes first (D-245), so when slots free one at
+      -- a time a newcomer's first delivery goes before a busy endpoint's next, however old that is.
       chosen AS (
-        SELECT id, probe, clean FROM turns WHERE turn <= free ORDER BY turn, next_attempt_at, id LIMIT ${limit}::int
+        SELECT id, probe, clean FROM turns WHERE turn <= free ORDER BY leased + turn, next_attempt_at, id LIMIT ${limit}::int
       ),
       due AS (
         SELECT d.id, chosen.probe, chosen.clean FROM webhook_deliveries d JOIN chosen ON chosen.id = d.id

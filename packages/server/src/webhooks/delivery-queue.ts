@@ -89,9 +89,10 @@ export async function recordAttempt(
   db: Database,
   claim: Pick<ClaimedDelivery, "id" | "leaseToken"> & Partial<Pick<ClaimedDelivery, "endpointId" | "probe" | "breakerClean">>,
   attempt: AttemptRecord,
-  breaker: BreakerPolicy = DEFAULT_BREAKER_POLICY,
+  /** null: the caller has updated the breaker already. */
+  breaker: BreakerPolicy | null = DEFAULT_BREAKER_POLICY,
 ): Promise<RecordedAttempt> {
-  const breakerUpdate = await updateBreaker(db, claim, attempt, breaker);
+  const breakerUpdate = breaker ? await updateBreaker(db, claim, attempt, breaker) : {};
   const next = attempt.next;
   const nextState =
     next.state === "delivered"
@@ -107,11 +108,18 @@ export async function recordAttempt(
       WHERE id = ${claim.id} AND lease_token = ${claim.leaseToken}
       RETURNING id
     ),
+    -- Once: a retry after a statement that committed but whose answer was lost (a dropped
+    -- connection) finds the attempt already logged (webhook_attempts_by_delivery), and then the
+    -- lease was ours when that statement ran: the statement sees only rows committed before it, so
+    -- the count below finds the attempt only when an earlier try logged it.
     logged AS (
       INSERT INTO webhook_attempts (delivery_id, attempted_at, status_code, latency_ms, response_excerpt, error)
-      VALUES (${claim.id}, ${attempt.attemptedAt}, ${attempt.statusCode}, ${attempt.latencyMs}, ${attempt.responseExcerpt}, ${attempt.error})
+      SELECT ${claim.id}, ${attempt.attemptedAt}, ${attempt.statusCode}, ${attempt.latencyMs}, ${attempt.responseExcerpt}, ${attempt.error}
+      WHERE NOT EXISTS (SELECT 1 FROM webhook_attempts WHERE delivery_id = ${claim.id} AND attempted_at = ${attempt.attemptedAt})
     )
-    SELECT count(*)::int AS owned FROM updated
+    SELECT (SELECT count(*) FROM updated)::int
+           + (SELECT count(*) FROM webhook_attempts WHERE delivery_id = ${claim.id} AND attempted_at = ${attempt.attemptedAt})::int
+           AS owned
   `.execute(db);
   return { owned: Number(rows[0]?.owned ?? 0) > 0, ...breakerUpdate };
 }

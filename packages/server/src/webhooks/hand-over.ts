@@ -4,13 +4,13 @@
 //   1. records the attempt exactly as recordAttempt does for a delivered one (the state changes only
 //      while the lease token is still ours);
 //   2. hands over only if that lease was ours and still live (so it was counted in the endpoint's
-//      leases), the endpoint is enabled and its breaker closed;
-//   3. counts the endpoint's other live leases against its cap — `alonePerEndpoint` while no other
-//      endpoint that may send now has due work and the breaker counts no failure, else the fair
-//      share, as a claim would decide (D-240) — and leases the oldest due delivery if one is free.
+//      leases), the endpoint is enabled, its breaker closed, and no other endpoint that may send
+//      now has due work (then the slot goes back to the claim, which shares the slots out);
+//   3. counts the endpoint's other live leases against its cap — `alonePerEndpoint` while the
+//      breaker counts no failure, else the fair share (D-240) — and leases the oldest due delivery
+//      if one is free.
 // Taking one lease while giving one up never raises the count: two hand-overs, or a hand-over and
-// a claim, racing on one endpoint cannot take it past a cap it was under. The cap check is there
-// so that an endpoint over its fair share (it was alone, and another endpoint now waits) shrinks.
+// a claim, racing on one endpoint cannot take it past a cap it was under.
 //
 // Durability: the statement commits as any ordinary statement does, waiting for the WAL flush (and
 // for a synchronous standby, when one is configured). The delivery it hands over was visible to it,
@@ -80,14 +80,17 @@ const RECORD_AND_HAND_OVER = preparedStatement(
    room AS (
      SELECT f.endpoint_id, h.consecutive_failures = 0 AS clean,
             least(f.n,
-                  (CASE WHEN h.consecutive_failures = 0 AND NOT EXISTS (SELECT 1 FROM ready r WHERE r.endpoint_id <> f.endpoint_id)
-                        THEN $3::int ELSE $2::int END)
+                  (CASE WHEN h.consecutive_failures = 0 THEN $3::int ELSE $2::int END)
                   - (SELECT count(*) FROM webhook_deliveries l
                      WHERE l.endpoint_id = f.endpoint_id AND l.lease_until IS NOT NULL AND l.lease_until >= now()
                        AND l.id NOT IN (SELECT id FROM mine))::int) AS free
      FROM freed f
      JOIN webhook_endpoint_health h ON h.endpoint_id = f.endpoint_id AND h.open_until IS NULL
      JOIN webhook_endpoints e ON e.id = f.endpoint_id AND e.enabled
+     -- Alone: while another endpoint that may send has due work, every freed slot goes back to the
+     -- claim, which shares the slots out (D-241); handed over, slots that fair shares fill would
+     -- never come free and a newcomer would wait for the whole backlog.
+     WHERE NOT EXISTS (SELECT 1 FROM ready r WHERE r.endpoint_id <> f.endpoint_id)
    ),
    next AS (
      SELECT c.id

@@ -82,11 +82,13 @@ async function recordWithRetries(
   // Only an answered, delivered attempt hands its slot over: after a failure or a probe the claim
   // loop decides, with the breaker's new state.
   const handsOver = handOver && record.next.state === "delivered" && record.verdict === "answered" && !delivery.probe;
+  // The breaker once, before the delivery's row (updateBreaker never throws): a retry records the
+  // attempt again, not the endpoint's verdict on it.
+  const breakerUpdate = await updateBreaker(db, delivery, record, breaker);
   for (let attempt = 1; ; attempt++) {
     try {
-      if (!handsOver || attempt > 1) return await recordAttempt(db, delivery, record, breaker);
-      const breakerUpdate = await updateBreaker(db, delivery, record, breaker);
-      return { ...(await handOver.record(delivery, record)), ...breakerUpdate };
+      if (handsOver && attempt === 1) return { ...(await handOver.record(delivery, record)), ...breakerUpdate };
+      return { ...(await recordAttempt(db, delivery, record, null)), ...breakerUpdate };
     } catch (error) {
       if (attempt >= 3) throw error;
       await new Promise((resolve) => setTimeout(resolve, 200 * attempt));

@@ -76,23 +76,25 @@ for (const backend of testBackends()) {
       assert.equal(await liveLeases(a.webhookId), 12);
     });
 
-    test("when another endpoint has due work, the lone endpoint's hand-overs stop until it is back at its fair share", async () => {
+    test("while another endpoint has due work nothing is handed over; the claim gives B the first freed slot, and then A hands over again", async () => {
       const a = await backlog(40);
       const claimed = await claim();
       assert.equal(claimed.length, 12);
       const b = await addMerchantWithEndpoint(bed.db, keyring, "http://127.0.0.1:9/unused");
       await enqueue(bed.db, b.merchantId, sampleMessage());
 
-      const firstEight = await handOver(claimed.slice(0, 8));
+      const firstNine = await handOver(claimed.slice(0, 9));
       assert.ok(
-        firstEight.every((r) => r.owned && !r.next),
-        "nothing handed over while A is above its fair share",
+        firstNine.every((r) => r.owned && !r.next),
+        "nothing handed over while B waits: every freed slot goes back to the claim",
       );
-      assert.equal(await liveLeases(a.webhookId), 4);
-      const [ninth] = await handOver([claimed[8]!]);
-      assert.ok(ninth?.next, "back under its fair share, the slot goes to A's next one");
-      assert.equal(await liveLeases(a.webhookId), 4);
-      assert.equal(await liveLeases(b.webhookId), 0, "B's delivery is the claim loop's to take");
+      assert.equal(await liveLeases(a.webhookId), 3);
+      // One slot: B has none in flight and A three, so B's delivery takes it, though A's are older.
+      const [first] = await claimDueDeliveries(bed.db, 1, LEASE_MS, POLICY.perEndpoint, POLICY.alonePerEndpoint);
+      assert.equal(first?.endpointId, b.webhookId);
+      const [tenth] = await handOver([claimed[9]!]);
+      assert.ok(tenth?.next, "B's work is in flight, none is waiting: A is alone again and hands over");
+      assert.equal(await liveLeases(a.webhookId), 3);
     });
 
     test("nothing is handed over after a failed attempt, for a probe, with the breaker open or failures counted above the fair share, or for a lease no longer ours", async () => {
