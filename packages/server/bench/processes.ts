@@ -5,7 +5,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { NODE_HEAP_FLAGS } from "../src/node-flags.ts";
 import { freePort, PAYLINK_BIN, TEST_PROCESS_SECRET_KEY } from "../test/support/process.ts";
 
 /** `paylink` as installed: the compiled server in dist/ (`npm run build` makes it). */
@@ -62,7 +61,7 @@ async function spawnPaylink(
 ): Promise<PaylinkProcess & { baseUrl: string }> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [...NODE_HEAP_FLAGS, ...nodeArgs, program === "built" ? PAYLINK_BUILT_BIN : PAYLINK_BIN, "serve"], {
+  const child = spawn(process.execPath, [...nodeArgs, program === "built" ? PAYLINK_BUILT_BIN : PAYLINK_BIN, "serve"], {
     env: {
       ...process.env,
       HOST: "127.0.0.1",

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-old-space-size=1024 --max-semi-space-size=16
+#!/usr/bin/env node
 // The `paylink` command: runs the compiled server in ../dist (`npm run build` in the repository
 // root makes it). Development and the tests run the TypeScript itself through paylink-dev.mjs.
 import { existsSync } from "node:fs";
