@@ -15,6 +15,7 @@ import { sql } from "kysely";
 import type { Database } from "../db/connect.ts";
 import { waitUntilDurable } from "../db/durable-commit.ts";
 import { type ClaimedDelivery, type LeasedRow, leasedDelivery } from "./delivery-queue.ts";
+import { PENDING_ENDPOINTS_WALK, WALKED_ENDPOINTS_THAT_MAY_SEND } from "./endpoint-walk.ts";
 
 /** Sends in flight per endpoint, across all workers and instances (default 4). */
 export const DEFAULT_PER_ENDPOINT_CONCURRENCY = 4;
@@ -33,18 +34,10 @@ export async function claimDueDeliveries(
 ): Promise<ClaimedDelivery[]> {
   if (limit <= 0) return [];
   const leaseToken = randomUUID();
-  // Endpoints with pending rows, one index probe each (a "loose index scan" of
-  // webhook_deliveries_pending_by_endpoint): the cost follows the number of endpoints with work,
-  // not the backlog of an endpoint that is being held back. Outside the transaction, so that an
-  // idle poll is one statement.
+  // Endpoints with pending rows (endpoint-walk.ts), each given its breaker row once. Outside the
+  // transaction, so that an idle poll is one statement.
   const pending = await sql<{ endpoint_id: string }>`
-      WITH RECURSIVE walk(endpoint_id) AS (
-        (SELECT endpoint_id FROM webhook_deliveries WHERE state = 'pending' ORDER BY endpoint_id LIMIT 1)
-        UNION ALL
-        SELECT (SELECT d.endpoint_id FROM webhook_deliveries d
-                WHERE d.state = 'pending' AND d.endpoint_id > walk.endpoint_id ORDER BY d.endpoint_id LIMIT 1)
-        FROM walk WHERE walk.endpoint_id IS NOT NULL
-      ),
+      WITH RECURSIVE ${sql.raw(PENDING_ENDPOINTS_WALK)},
       added AS (
         INSERT INTO webhook_endpoint_health (endpoint_id)
         SELECT endpoint_id FROM walk WHERE endpoint_id IS NOT NULL
@@ -52,17 +45,7 @@ export async function claimDueDeliveries(
       )
       -- Only those that may send now, so an idle poll or a held backlog ends here. A row just
       -- added is not visible yet (same statement): no row means a new endpoint, which may send.
-      -- OFFSET 0 keeps the EXISTS a probe per endpoint walked: pulled up into a join, it hashed
-      -- every due delivery (6 ms of a claim with a backlog of 10,000).
-      SELECT walk.endpoint_id
-      FROM walk
-      JOIN webhook_endpoints e ON e.id = walk.endpoint_id AND e.enabled
-      LEFT JOIN webhook_endpoint_health h ON h.endpoint_id = walk.endpoint_id
-      WHERE (h.open_until IS NULL OR h.open_until <= now())
-        AND EXISTS (SELECT 1 FROM webhook_deliveries d
-                    WHERE d.endpoint_id = walk.endpoint_id AND d.state = 'pending' AND d.next_attempt_at <= now()
-                      AND (d.lease_until IS NULL OR d.lease_until < now())
-                    OFFSET 0)
+      ${sql.raw(WALKED_ENDPOINTS_THAT_MAY_SEND)}
     `.execute(db);
   if (pending.rows.length === 0) return [];
 

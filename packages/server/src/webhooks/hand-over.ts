@@ -20,6 +20,7 @@ import { randomUUID } from "node:crypto";
 import type { Database } from "../db/connect.ts";
 import { preparedStatement, runPrepared } from "../db/prepared.ts";
 import { type AttemptRecord, type ClaimedDelivery, type LeasedRow, leasedDelivery } from "./delivery-queue.ts";
+import { PENDING_ENDPOINTS_WALK, WALKED_ENDPOINTS_THAT_MAY_SEND } from "./endpoint-walk.ts";
 
 /** What a worker passes to let a delivered attempt's slot go to the endpoint's next delivery. */
 export interface HandOverPolicy {
@@ -28,10 +29,8 @@ export interface HandOverPolicy {
   alonePerEndpoint: number;
 }
 
-// The walk of endpoints with pending rows is claim.ts's; here it stops at the first two that may
-// send now with due work: an endpoint of the batch is alone unless one of them is another endpoint.
-// Its EXISTS has OFFSET 0 so that it stays a probe per endpoint walked: pulled up into a join, the
-// generic plan hashed every due delivery (3.4 of 7.9 ms with a backlog of 10,000). The live leases
+// The walk of endpoints that may send now is the claim's (endpoint-walk.ts); here it stops at the
+// first two: an endpoint of the batch is alone unless one of them is another endpoint. The live leases
 // are counted on webhook_deliveries_leased alone (migration 0024): a lease is only ever set on a
 // pending row, and every change of state clears it.
 const RECORD_AND_HAND_OVER = preparedStatement(
@@ -60,21 +59,8 @@ const RECORD_AND_HAND_OVER = preparedStatement(
      SELECT u.endpoint_id, count(*)::int AS n FROM updated u JOIN mine m ON m.id = u.id GROUP BY u.endpoint_id
    ),
    ready AS (
-     WITH RECURSIVE walk(endpoint_id) AS (
-       (SELECT endpoint_id FROM webhook_deliveries WHERE state = 'pending' ORDER BY endpoint_id LIMIT 1)
-       UNION ALL
-       SELECT (SELECT d.endpoint_id FROM webhook_deliveries d
-               WHERE d.state = 'pending' AND d.endpoint_id > walk.endpoint_id ORDER BY d.endpoint_id LIMIT 1)
-       FROM walk WHERE walk.endpoint_id IS NOT NULL
-     )
-     SELECT walk.endpoint_id FROM walk
-     JOIN webhook_endpoints oe ON oe.id = walk.endpoint_id AND oe.enabled
-     LEFT JOIN webhook_endpoint_health oh ON oh.endpoint_id = walk.endpoint_id
-     WHERE (oh.open_until IS NULL OR oh.open_until <= now())
-       AND EXISTS (SELECT 1 FROM webhook_deliveries od
-                   WHERE od.endpoint_id = walk.endpoint_id AND od.state = 'pending' AND od.next_attempt_at <= now()
-                     AND (od.lease_until IS NULL OR od.lease_until < now())
-                   OFFSET 0)
+     WITH RECURSIVE ${PENDING_ENDPOINTS_WALK}
+     ${WALKED_ENDPOINTS_THAT_MAY_SEND}
      LIMIT 2
    ),
    room AS (

@@ -10,13 +10,12 @@ import type { DatabaseConnection } from "kysely";
 import type { Database } from "../../src/db/connect.ts";
 import { DEFAULT_BREAKER_POLICY } from "../../src/webhooks/breaker.ts";
 import { claimDueDeliveries } from "../../src/webhooks/claim.ts";
-import type { AttemptRecord } from "../../src/webhooks/delivery-queue.ts";
 import { createWebhookEndpoint } from "../../src/webhooks/endpoints-repository.ts";
 import { HandOverRecorder } from "../../src/webhooks/hand-over.ts";
 import { recordOutcome, silentLogger } from "../../src/webhooks/outcome.ts";
 import { testBackends } from "../support/databases.ts";
 import { waitUntil } from "../support/wait.ts";
-import { addMerchantWithEndpoint, attemptRows, deliveryRow, enqueue, sampleMessage, testKeyring } from "./support.ts";
+import { addMerchantWithEndpoint, attemptRows, deliveredAttempt, deliveryRow, enqueue, sampleMessage, testKeyring } from "./support.ts";
 import { workerTestBed } from "./test-bed.ts";
 
 const keyring = testKeyring();
@@ -59,16 +58,6 @@ function losingFirstHandOverReply(db: Database): Database {
   const faulty = executor.withConnectionProvider(provider);
   return { getExecutor: () => faulty } as unknown as Database;
 }
-
-const deliveredRecord = (): AttemptRecord => ({
-  attemptedAt: new Date(),
-  statusCode: 200,
-  latencyMs: 3,
-  responseExcerpt: "ok",
-  error: null,
-  next: { state: "delivered" },
-  verdict: "answered",
-});
 
 for (const backend of testBackends()) {
   describe(`hand-over regressions (${backend.name})`, () => {
@@ -126,7 +115,7 @@ for (const backend of testBackends()) {
       assert.ok(first);
       const faulty = losingFirstHandOverReply(bed.db);
       const recorder = new HandOverRecorder(faulty, { leaseMs: 30_000, perEndpoint: 4, alonePerEndpoint: 12 }, 16);
-      await recordOutcome(faulty, first, { record: deliveredRecord(), attemptNumber: 1 }, DEFAULT_BREAKER_POLICY, silentLogger, recorder);
+      await recordOutcome(faulty, first, { record: deliveredAttempt(), attemptNumber: 1 }, DEFAULT_BREAKER_POLICY, silentLogger, recorder);
       assert.equal((await deliveryRow(bed.db, first.id)).state, "delivered");
       assert.equal((await attemptRows(bed.db, first.id)).length, 1, "one send, one row in webhook_attempts");
     });

@@ -13,25 +13,22 @@ import { HandOverRecorder, recordDeliveredAndHandOver } from "../../src/webhooks
 import { recordOutcome, silentLogger } from "../../src/webhooks/outcome.ts";
 import { testBackends } from "../support/databases.ts";
 import { waitUntil } from "../support/wait.ts";
-import { addMerchantWithEndpoint, attemptRows, deliveryRow, enqueue, sampleMessage, startReceiver, testKeyring } from "./support.ts";
+import {
+  addMerchantWithEndpoint,
+  attemptRows,
+  deliveredAttempt,
+  deliveryRow,
+  enqueue,
+  sampleMessage,
+  startReceiver,
+  testKeyring,
+} from "./support.ts";
 import { workerTestBed } from "./test-bed.ts";
 
 const keyring = testKeyring();
 /** The production defaults: a fair share of 4, and 16 − 4 for an endpoint alone (D-240). */
 const POLICY = { leaseMs: 30_000, perEndpoint: 4, alonePerEndpoint: 12 };
 const LEASE_MS = POLICY.leaseMs;
-
-function delivered(): AttemptRecord {
-  return {
-    attemptedAt: new Date(),
-    statusCode: 200,
-    latencyMs: 3,
-    responseExcerpt: "ok",
-    error: null,
-    next: { state: "delivered" },
-    verdict: "answered",
-  };
-}
 
 for (const backend of testBackends()) {
   describe(`the slot hand-over (${backend.name})`, () => {
@@ -53,7 +50,7 @@ for (const backend of testBackends()) {
     const handOver = (claims: ClaimedDelivery[]) =>
       recordDeliveredAndHandOver(
         bed.db,
-        claims.map((c) => ({ claim: c, attempt: delivered() })),
+        claims.map((c) => ({ claim: c, attempt: deliveredAttempt() })),
         POLICY,
       );
 
@@ -101,7 +98,7 @@ for (const backend of testBackends()) {
       const a = await backlog(40);
       const claimed = await claim();
       const recorder = new HandOverRecorder(bed.db, POLICY, 16);
-      const failed: AttemptRecord = { ...delivered(), statusCode: 500, next: { state: "retry", retryDelayMs: 60_000 } };
+      const failed: AttemptRecord = { ...deliveredAttempt(), statusCode: 500, next: { state: "retry", retryDelayMs: 60_000 } };
       const next = await recordOutcome(
         bed.db,
         claimed[0]!,
@@ -114,7 +111,7 @@ for (const backend of testBackends()) {
       const probe = await recordOutcome(
         bed.db,
         { ...claimed[1]!, probe: true },
-        { record: delivered(), attemptNumber: 1 },
+        { record: deliveredAttempt(), attemptNumber: 1 },
         DEFAULT_BREAKER_POLICY,
         silentLogger,
         recorder,
@@ -161,7 +158,7 @@ for (const backend of testBackends()) {
         recordOutcome(
           bed.db,
           delivery,
-          { record: { ...delivered(), responseExcerpt: excerpt }, attemptNumber: 1 },
+          { record: { ...deliveredAttempt(), responseExcerpt: excerpt }, attemptNumber: 1 },
           DEFAULT_BREAKER_POLICY,
           silentLogger,
           recorder,

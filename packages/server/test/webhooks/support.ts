@@ -8,6 +8,7 @@ import { sql } from "kysely";
 import type { Database } from "../../src/db/connect.ts";
 import { createMerchant } from "../../src/db/merchants-repository.ts";
 import type { SecretKeyring } from "../../src/security/keyring.ts";
+import type { AttemptRecord } from "../../src/webhooks/delivery-queue.ts";
 import { createWebhookEndpoint } from "../../src/webhooks/endpoints-repository.ts";
 import {
   enqueuePaymentWebhook,
@@ -172,4 +173,17 @@ export async function deliveryRow(db: Database, id: string) {
 
 export async function attemptRows(db: Database, id: string) {
   return db.selectFrom("webhook_attempts").selectAll().where("delivery_id", "=", id).orderBy("attempted_at").orderBy("id").execute();
+}
+
+/** An attempt the receiver answered with 200: the delivery is done. */
+export function deliveredAttempt(): AttemptRecord {
+  return {
+    attemptedAt: new Date(),
+    statusCode: 200,
+    latencyMs: 3,
+    responseExcerpt: "ok",
+    error: null,
+    next: { state: "delivered" },
+    verdict: "answered",
+  };
 }
