@@ -2,47 +2,21 @@
 // and read, sent to a real server (with this test's own token and payment in place of the
 // example's), get answers of the example's shape, and the error examples are the server's errors.
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { AFTER_SALE_ERRORS, CHARGE_TOKEN } from "../../src/api/openapi-examples-after-sale.ts";
 import { saveCard } from "../support/after-sale.ts";
 import { testBackends } from "../support/databases.ts";
 import { assertError, assertOk } from "../support/fixtures.ts";
-import { startTestServer, type TestServer } from "../support/harness.ts";
-
-const JSON_TYPE = "application/json";
-
-/** The same keys at every level (arrays by their first entry), and the same JSON types where neither is null. */
-function assertSameShape(example: unknown, real: unknown, path = "$"): void {
-  if (example === null || real === null) return;
-  assert.equal(Array.isArray(example), Array.isArray(real), `${path}: array in one, not in the other`);
-  if (Array.isArray(example) && Array.isArray(real)) {
-    if (example.length > 0 && real.length > 0) assertSameShape(example[0], real[0], `${path}[0]`);
-    return;
-  }
-  assert.equal(typeof example, typeof real, `${path}: ${JSON.stringify(example)} vs ${JSON.stringify(real)}`);
-  if (typeof example !== "object") return;
-  const [a, b] = [example as Record<string, unknown>, real as Record<string, unknown>];
-  assert.deepEqual(Object.keys(a).sort(), Object.keys(b).sort(), `${path}: the example's fields are the real answer's`);
-  for (const key of Object.keys(a)) assertSameShape(a[key], b[key], `${path}.${key}`);
-}
+import { assertSameShape, documentedServer } from "../support/openapi-examples.ts";
 
 for (const backend of testBackends()) {
   describe(`the API reference's after-sale examples are true (${backend.name})`, () => {
-    let server: TestServer;
-    let doc: any;
-    const operation = (method: string, path: string) => doc.paths[`/api/v1${path}`][method];
-    const example = (method: string, path: string, status: number, name: string) =>
-      operation(method, path).responses[String(status)].content[JSON_TYPE].examples[name].value;
-    const request = (path: string, name: string) => operation("post", path).requestBody.content[JSON_TYPE].examples[name].value;
-
-    before(async () => {
-      server = await startTestServer({ backend });
-      doc = await (await fetch(`${server.baseUrl}/api/v1/openapi.json`)).json();
-    });
-    after(() => server?.close());
+    const served = documentedServer(backend);
+    const { example, request } = served;
 
     it("charge, refund, reverse, read and disable, as the examples show", async () => {
-      assert.deepEqual(request("/payment", "subscription"), CHARGE_TOKEN);
+      const { server } = served;
+      assert.deepEqual(request("post", "/payment", "subscription"), CHARGE_TOKEN);
       const token = await saveCard(server);
       const body = {
         ...CHARGE_TOKEN,
@@ -55,13 +29,13 @@ for (const backend of testBackends()) {
       const { payfacReference } = charged.body;
 
       const refund = await server.api("POST", "/api/v1/modification/refund", {
-        ...request("/modification/refund", "partial"),
+        ...request("post", "/modification/refund", "partial"),
         payfacReference,
       });
       assertOk(refund);
       assertSameShape(example("post", "/modification/refund", 200, "received"), refund.body);
       const tooHigh = await server.api("POST", "/api/v1/modification/refund", {
-        ...request("/modification/refund", "partial"),
+        ...request("post", "/modification/refund", "partial"),
         payfacReference,
         amount: 129900,
       });
@@ -74,7 +48,7 @@ for (const backend of testBackends()) {
       assert.equal(read.body.payment.refundedAmount, 100000);
 
       const reverse = await server.api("POST", "/api/v1/modification/reverse", {
-        ...request("/modification/reverse", "reverse"),
+        ...request("post", "/modification/reverse", "reverse"),
         payfacReference,
       });
       assertOk(reverse);
@@ -90,6 +64,7 @@ for (const backend of testBackends()) {
     });
 
     it("the not-found examples are the server's answers, message for message", async () => {
+      const { server } = served;
       const cases: Array<[string, string, () => Promise<any>]> = [
         [
           "post /payment",
@@ -99,7 +74,7 @@ for (const backend of testBackends()) {
         [
           "post /tokens/disable",
           "tokenNotFound",
-          () => server.api("POST", "/api/v1/tokens/disable", request("/tokens/disable", "disable")),
+          () => server.api("POST", "/api/v1/tokens/disable", request("post", "/tokens/disable", "disable")),
         ],
         ["get /payments/{payfacReference}", "paymentNotFound", () => server.api("GET", "/api/v1/payments/9TX4KD2MQ8RZ6WNB")],
       ];

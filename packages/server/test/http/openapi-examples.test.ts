@@ -3,52 +3,24 @@
 // choose them, the same error code and message), and each example fits its documented schema.
 
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { sql } from "kysely";
 import { Compile } from "typebox/compile";
 import { ERROR_EXAMPLES, PAY_BY_LINK, TOKENIZE_BY_LINK } from "../../src/api/openapi-examples.ts";
 import { testBackends } from "../support/databases.ts";
 import { assertError, assertOk, getLink, setSalesCount } from "../support/fixtures.ts";
-import { startTestServer, type TestServer } from "../support/harness.ts";
+import { assertSameShape, documentedServer, JSON_TYPE } from "../support/openapi-examples.ts";
 import { createLink } from "../support/shopper.ts";
-
-const JSON_TYPE = "application/json";
-
-/** The same keys at every level and the same JSON types; null stands for any type (nullable fields). */
-function assertSameShape(example: unknown, real: unknown, path = "$"): void {
-  if (example === null || real === null) return;
-  assert.equal(Array.isArray(example), Array.isArray(real), `${path}: array in one, not in the other`);
-  if (Array.isArray(example) && Array.isArray(real)) {
-    if (example.length > 0 && real.length > 0) assertSameShape(example[0], real[0], `${path}[0]`);
-    return;
-  }
-  assert.equal(typeof example, typeof real, `${path}: ${JSON.stringify(example)} vs ${JSON.stringify(real)}`);
-  if (typeof example !== "object") return;
-  const [a, b] = [example as Record<string, unknown>, real as Record<string, unknown>];
-  assert.deepEqual(Object.keys(a).sort(), Object.keys(b).sort(), `${path}: the example's fields are the real answer's`);
-  for (const key of Object.keys(a)) assertSameShape(a[key], b[key], `${path}.${key}`);
-}
 
 for (const backend of testBackends()) {
   describe(`the API reference's examples are true (${backend.name})`, () => {
-    let server: TestServer;
-    let doc: any;
-    const operation = (method: string, path: string) => doc.paths[`/api/v1${path}`][method];
-    const example = (method: string, path: string, status: number, name: string) =>
-      operation(method, path).responses[String(status)].content[JSON_TYPE].examples[name].value;
-    const request = (method: string, path: string, name: string) =>
-      operation(method, path).requestBody.content[JSON_TYPE].examples[name].value;
-    const mine = <T extends Record<string, unknown>>(body: T) => ({ ...body, terminalIdentifier: server.terminalIdentifier });
-
-    before(async () => {
-      server = await startTestServer({ backend });
-      doc = await (await fetch(`${server.baseUrl}/api/v1/openapi.json`)).json();
-    });
-    after(() => server?.close());
+    const served = documentedServer(backend);
+    const { example, request } = served;
+    const mine = <T extends Record<string, unknown>>(body: T) => ({ ...body, terminalIdentifier: served.server.terminalIdentifier });
 
     it("every example fits the schema it illustrates", () => {
       let checked = 0;
-      for (const [path, operations] of Object.entries<any>(doc.paths)) {
+      for (const [path, operations] of Object.entries<any>(served.doc.paths)) {
         for (const [method, op] of Object.entries<any>(operations)) {
           const media = [op.requestBody?.content?.[JSON_TYPE], ...Object.values<any>(op.responses).map((r) => r.content?.[JSON_TYPE])];
           for (const { schema, examples } of media.filter((m) => m?.examples)) {
@@ -66,6 +38,7 @@ for (const backend of testBackends()) {
     });
 
     it("create: the PayByLink and TokenizeByLink examples create links, answered as the example shows", async () => {
+      const { server } = served;
       assert.deepEqual(request("post", "/paymentlinks/create", "payByLink"), PAY_BY_LINK);
       assert.deepEqual(request("post", "/paymentlinks/create", "tokenizeByLink"), TOKENIZE_BY_LINK);
       for (const body of [PAY_BY_LINK, TOKENIZE_BY_LINK]) {
@@ -76,6 +49,7 @@ for (const backend of testBackends()) {
     });
 
     it("get and list: a link made from the PayByLink example, sold once, reads as the examples show", async () => {
+      const { server } = served;
       const reference = await createLink(server, mine(PAY_BY_LINK));
       await setSalesCount(server, reference, 1);
       await sql`UPDATE payment_links SET visit_count = 2 WHERE reference = ${reference}`.execute(server.db);
@@ -93,6 +67,7 @@ for (const backend of testBackends()) {
     });
 
     it("update: the example (the GET object sent back, changed) is accepted; a price change after a sale is the 409 shown", async () => {
+      const { server } = served;
       const reference = await createLink(server, mine(PAY_BY_LINK));
       await setSalesCount(server, reference, 1);
       const extend = { ...mine(request("post", "/paymentlinks/update", "extend")), paymentLinkReference: reference };
@@ -109,6 +84,7 @@ for (const backend of testBackends()) {
     });
 
     it("disable: the example's body disables a link", async () => {
+      const { server } = served;
       const reference = await createLink(server, mine(PAY_BY_LINK));
       const response = await server.api("POST", "/api/v1/paymentlinks/disable", {
         ...request("post", "/paymentlinks/disable", "disable"),
@@ -119,6 +95,7 @@ for (const backend of testBackends()) {
     });
 
     it("the error examples are the errors the server gives, message for message", async () => {
+      const { server } = served;
       const cases: Array<[number, string, string, () => Promise<any>]> = [
         [
           401,
