@@ -3,11 +3,10 @@
 // delivery back (pending, no lease) and exits 0 within a bounded time. Real processes on a real
 // PostgreSQL (the worker process needs one); `paylink serve` beside it sends nothing itself.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { describe, test } from "node:test";
 import { openDatabase } from "../../src/db/connect.ts";
 import { createPostgresDatabase } from "../support/databases.ts";
-import { PAYLINK_BIN, startServerProcess, TEST_PROCESS_SECRET_KEY } from "../support/process.ts";
+import { startPaylinkCommand, startServerProcess, TEST_PROCESS_SECRET_KEY } from "../support/process.ts";
 import { assertDeliveriesHandedBack, cleanupsAfterFile, hangingReceiver, shopWithOneSale } from "../support/shutdown.ts";
 
 const ADMIN_TOKEN = "worker-sigterm-admin-token-0123";
@@ -31,23 +30,14 @@ describe("paylink worker on SIGTERM", { skip: process.env.TEST_DATABASE_URL ? fa
     cleanups.push(() => server.stop("SIGKILL"));
     const { merchantId } = await shopWithOneSale(server.baseUrl, ADMIN_TOKEN, "Worker shop", receiver.url);
 
-    const worker = spawn(process.execPath, [PAYLINK_BIN, "worker"], {
-      env: { ...process.env, ...env, PAYLINK_SECRET_KEY: TEST_PROCESS_SECRET_KEY, LOG_LEVEL: "info" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    worker.stdout!.on("data", (chunk) => (output += chunk));
-    worker.stderr!.on("data", (chunk) => (output += chunk));
-    const exited = new Promise<number | string>((resolve) => worker.once("exit", (code, signal) => resolve(code ?? signal ?? -1)));
-    cleanups.push(async () => {
-      if (worker.exitCode === null && worker.signalCode === null) worker.kill("SIGKILL");
-    });
+    const worker = startPaylinkCommand("worker", { ...env, PAYLINK_SECRET_KEY: TEST_PROCESS_SECRET_KEY, LOG_LEVEL: "info" });
+    cleanups.push(() => worker.stop("SIGKILL"));
     await receiver.arrived; // the worker claimed the delivery and its send now hangs
 
     const signalledAt = Date.now();
-    worker.kill("SIGTERM");
-    const exit = await exited;
+    const exit = await worker.stop("SIGTERM");
     const seconds = (Date.now() - signalledAt) / 1000;
+    const output = worker.output();
     assert.equal(exit, 0, output);
     // The send alone would run 10 s (its own timeout); the grace period is 1 s. Generous for a loaded machine.
     assert.ok(seconds < GRACE_SECONDS + 6, `exited ${seconds.toFixed(1)} s after SIGTERM`);

@@ -1,4 +1,5 @@
-// Real `paylink serve` processes for tests that need restarts, kill -9, or several instances.
+// Real `paylink serve` processes (and other `paylink` commands, such as `worker`) for tests that need
+// restarts, kill -9, signals, or several instances.
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
 import { fileURLToPath } from "node:url";
@@ -8,15 +9,19 @@ export const TEST_PROCESS_SECRET_KEY = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c
 
 export const PAYLINK_BIN = fileURLToPath(new URL("../../bin/paylink-dev.mjs", import.meta.url));
 
-export interface ServerProcess {
+export interface CommandProcess {
   child: ChildProcess;
-  baseUrl: string;
-  port: number;
   /** Everything the process printed so far (stdout and stderr). */
   output(): string;
   /** Resolves with the exit code (or signal name) when the process ends. */
   exited: Promise<number | string>;
+  /** Sends `signal` unless the process has already ended; resolves as `exited` does. */
   stop(signal?: NodeJS.Signals): Promise<number | string>;
+}
+
+export interface ServerProcess extends CommandProcess {
+  baseUrl: string;
+  port: number;
 }
 
 export async function freePort(): Promise<number> {
@@ -37,35 +42,21 @@ export async function startServerProcess(
   options: { waitReady?: boolean; timeoutMs?: number } = {},
 ): Promise<ServerProcess> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
-  const child = spawn(process.execPath, [PAYLINK_BIN, "serve"], {
-    env: {
-      ...process.env,
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const handle: ServerProcess = {
+    ...startPaylinkCommand("serve", {
       LOG_LEVEL: "warn",
       HOST: "127.0.0.1",
-      PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+      PUBLIC_BASE_URL: baseUrl,
       // Required on PostgreSQL (it encrypts webhook secrets); instances of one test share it.
       ...(env.DATABASE_URL ? { PAYLINK_SECRET_KEY: TEST_PROCESS_SECRET_KEY } : {}),
       ...env,
       PORT: String(port),
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout!.on("data", (chunk) => (output += chunk));
-  child.stderr!.on("data", (chunk) => (output += chunk));
-  const exited = new Promise<number | string>((resolve) => child.once("exit", (code, signal) => resolve(code ?? signal ?? -1)));
-  const baseUrl = `http://127.0.0.1:${port}`;
-  const handle: ServerProcess = {
-    child,
+    }),
     baseUrl,
     port,
-    output: () => output,
-    exited,
-    stop: async (signal = "SIGTERM") => {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      return exited;
-    },
   };
+  const { exited } = handle;
   if (options.waitReady === false) return handle;
 
   const deadline = Date.now() + (options.timeoutMs ?? 90_000);
@@ -82,7 +73,25 @@ export async function startServerProcess(
   }
   const ended = done ? `exited with ${await exited}` : "still not ready after the timeout";
   await handle.stop("SIGKILL");
-  throw new Error(`paylink serve ${ended}; its output:\n${output}`);
+  throw new Error(`paylink serve ${ended}; its output:\n${handle.output()}`);
+}
+
+/** Starts `paylink <command>` with `env` over this process's environment, collecting what it prints. */
+export function startPaylinkCommand(command: string, env: Record<string, string>): CommandProcess {
+  const child = spawn(process.execPath, [PAYLINK_BIN, command], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout!.on("data", (chunk) => (output += chunk));
+  child.stderr!.on("data", (chunk) => (output += chunk));
+  const exited = new Promise<number | string>((resolve) => child.once("exit", (code, signal) => resolve(code ?? signal ?? -1)));
+  return {
+    child,
+    output: () => output,
+    exited,
+    stop: async (signal = "SIGTERM") => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
 }
 
 /** The demo credentials the first start prints. */
