@@ -16,6 +16,7 @@ import { frameOf, sendPortalNotFound, sendPortalPage } from "./render.tsx";
 import { ReferenceParams } from "./schemas.ts";
 import { Csrf, Layout } from "./views/layout.tsx";
 import { StatePill } from "./views/payments-table.tsx";
+import { TableHead } from "./views/table-head.tsx";
 import { TableWrap } from "./views/table-wrap.tsx";
 
 export function linkDetailRoutes(fastify: FastifyInstance, { deps }: PortalContext): void {
@@ -96,20 +97,7 @@ export function linkDetailRoutes(fastify: FastifyInstance, { deps }: PortalConte
             <h2 id="items-title">{m.detail.items}</h2>
             <TableWrap label={m.detail.items}>
               <table>
-                <thead>
-                  <tr>
-                    <th scope="col">{m.form.itemName}</th>
-                    <th scope="col" class="num">
-                      {m.detail.quantity}
-                    </th>
-                    <th scope="col" class="num">
-                      {m.detail.unitPrice}
-                    </th>
-                    <th scope="col" class="num">
-                      {m.link.amount}
-                    </th>
-                  </tr>
-                </thead>
+                <TableHead columns={[m.form.itemName, { num: m.detail.quantity }, { num: m.detail.unitPrice }, { num: m.link.amount }]} />
                 <tbody>
                   {terms.items.map((item, i) => (
                     <tr key={`${i}-${item.name}`}>
@@ -131,17 +119,7 @@ export function linkDetailRoutes(fastify: FastifyInstance, { deps }: PortalConte
           ) : (
             <TableWrap label={m.detail.submissions}>
               <table data-submissions>
-                <thead>
-                  <tr>
-                    <th scope="col">{m.payment.date}</th>
-                    <th scope="col">{m.detail.answers}</th>
-                    <th scope="col">{m.payment.card}</th>
-                    <th scope="col" class="num">
-                      {m.payment.amount}
-                    </th>
-                    <th scope="col">{m.payment.result}</th>
-                  </tr>
-                </thead>
+                <TableHead columns={[m.payment.date, m.detail.answers, m.payment.card, { num: m.payment.amount }, m.payment.result]} />
                 <tbody>
                   {submissions.map((s) => (
                     <tr key={s.checkoutReference}>

@@ -12,6 +12,7 @@ import { frameOf, sendPortalPage } from "./render.tsx";
 import { dayStart, LinksQuery, pageNumber } from "./schemas.ts";
 import { FilterSelect } from "./views/form-bits.tsx";
 import { Layout } from "./views/layout.tsx";
+import { TableHead } from "./views/table-head.tsx";
 import { TableWrap } from "./views/table-wrap.tsx";
 
 const PAGE_SIZE = 20;
@@ -95,24 +96,18 @@ export function linksListRoute(fastify: FastifyInstance, { deps }: PortalContext
           ) : (
             <TableWrap label={m.links.title}>
               <table data-links>
-                <thead>
-                  <tr>
-                    <th scope="col">{m.link.reference}</th>
-                    <th scope="col">{m.link.description}</th>
-                    <th scope="col">{m.link.type}</th>
-                    <th scope="col">{m.link.status}</th>
-                    <th scope="col" class="num">
-                      {m.link.amount}
-                    </th>
-                    <th scope="col" class="num">
-                      {m.link.visits}
-                    </th>
-                    <th scope="col" class="num">
-                      {m.link.sales}
-                    </th>
-                    <th scope="col">{m.link.created}</th>
-                  </tr>
-                </thead>
+                <TableHead
+                  columns={[
+                    m.link.reference,
+                    m.link.description,
+                    m.link.type,
+                    m.link.status,
+                    { num: m.link.amount },
+                    { num: m.link.visits },
+                    { num: m.link.sales },
+                    m.link.created,
+                  ]}
+                />
                 <tbody>
                   {links.map((link) => {
                     const s = linkStatus(link, now);

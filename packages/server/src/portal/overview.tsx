@@ -12,6 +12,7 @@ import { frameOf, sendPortalPage } from "./render.tsx";
 import { Layout } from "./views/layout.tsx";
 import { PaymentsTable } from "./views/payments-table.tsx";
 import { SalesChart } from "./views/sales-chart.tsx";
+import { TableHead } from "./views/table-head.tsx";
 import { TableWrap } from "./views/table-wrap.tsx";
 
 export function overviewRoutes(app: FastifyInstance, { deps }: PortalContext): void {
@@ -68,17 +69,7 @@ export function overviewRoutes(app: FastifyInstance, { deps }: PortalContext): v
           ) : (
             <TableWrap label={m.overview.topLinks}>
               <table>
-                <thead>
-                  <tr>
-                    <th scope="col">{m.link.reference}</th>
-                    <th scope="col" class="num">
-                      {m.link.sales}
-                    </th>
-                    <th scope="col" class="num">
-                      {m.link.visits}
-                    </th>
-                  </tr>
-                </thead>
+                <TableHead columns={[m.link.reference, { num: m.link.sales }, { num: m.link.visits }]} />
                 <tbody>
                   {top.map((link) => (
                     <tr key={link.reference}>

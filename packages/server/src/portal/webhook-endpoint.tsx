@@ -26,6 +26,7 @@ import { formField } from "./request-state.ts";
 import { IdParams, WebhookDeliveryParams } from "./schemas.ts";
 import { CopyValue } from "./views/copy-value.tsx";
 import { Csrf, Layout } from "./views/layout.tsx";
+import { TableHead } from "./views/table-head.tsx";
 import { TableWrap } from "./views/table-wrap.tsx";
 import { WebhookForm } from "./views/webhook-form.tsx";
 
@@ -95,16 +96,7 @@ export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: Portal
               <pre>{JSON.stringify(d.message, null, 2)}</pre>
               <TableWrap label={m.dev.attempts}>
                 <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">{m.payment.date}</th>
-                      <th scope="col">{m.dev.status}</th>
-                      <th scope="col" class="num">
-                        {m.dev.latency}
-                      </th>
-                      <th scope="col">{m.dev.details}</th>
-                    </tr>
-                  </thead>
+                  <TableHead columns={[m.payment.date, m.dev.status, { num: m.dev.latency }, m.dev.details]} />
                   <tbody>
                     {d.attempts.map((a, i) => (
                       <tr key={`${d.deliveryId}-${i}`}>

@@ -3,6 +3,7 @@
 // card), reference, amount, card, result.
 import type { PaymentRow } from "../../db/payments-read-repository.ts";
 import { formatDateTime, formatMoney, type Lang, PORTAL_MESSAGES } from "../i18n.ts";
+import { TableHead } from "./table-head.tsx";
 import { TableWrap } from "./table-wrap.tsx";
 
 export function PaymentsTable(props: { payments: PaymentRow[]; lang: Lang }) {
@@ -10,18 +11,9 @@ export function PaymentsTable(props: { payments: PaymentRow[]; lang: Lang }) {
   return (
     <TableWrap label={m.payments.title}>
       <table data-payments>
-        <thead>
-          <tr>
-            <th scope="col">{m.payment.date}</th>
-            <th scope="col">{m.payment.type}</th>
-            <th scope="col">{m.payment.reference}</th>
-            <th scope="col" class="num">
-              {m.payment.amount}
-            </th>
-            <th scope="col">{m.payment.card}</th>
-            <th scope="col">{m.payment.result}</th>
-          </tr>
-        </thead>
+        <TableHead
+          columns={[m.payment.date, m.payment.type, m.payment.reference, { num: m.payment.amount }, m.payment.card, m.payment.result]}
+        />
         <tbody>
           {props.payments.map((p) => (
             <tr key={p.checkoutReference} data-source={p.source}>

@@ -5,6 +5,7 @@ import type { RefundRecord } from "../../db/refunds-repository.ts";
 import { REFUND_REASONS } from "../../domain/payments/rules.ts";
 import { formatDateTime, formatMoney, type Lang, PORTAL_MESSAGES } from "../i18n.ts";
 import { Csrf } from "./layout.tsx";
+import { TableHead } from "./table-head.tsx";
 import { TableWrap } from "./table-wrap.tsx";
 
 export function Refunds(props: {
@@ -27,16 +28,14 @@ export function Refunds(props: {
       ) : (
         <TableWrap label={m.refunds}>
           <table data-refunds>
-            <thead>
-              <tr>
-                <th scope="col">{PORTAL_MESSAGES[props.lang].payment.date}</th>
-                <th scope="col">{m.refundTitle}</th>
-                <th scope="col" class="num">
-                  {PORTAL_MESSAGES[props.lang].payment.amount}
-                </th>
-                <th scope="col">{PORTAL_MESSAGES[props.lang].payment.result}</th>
-              </tr>
-            </thead>
+            <TableHead
+              columns={[
+                PORTAL_MESSAGES[props.lang].payment.date,
+                m.refundTitle,
+                { num: PORTAL_MESSAGES[props.lang].payment.amount },
+                PORTAL_MESSAGES[props.lang].payment.result,
+              ]}
+            />
             <tbody>
               {props.refunds.map((r) => (
                 <tr key={r.payfacReference}>

@@ -4,6 +4,7 @@
 // for screen readers and for anyone who wants exact figures.
 import type { Series } from "../../domain/portal/daily-series.ts";
 import { formatMoney, type Lang, PORTAL_MESSAGES } from "../i18n.ts";
+import { TableHead } from "./table-head.tsx";
 import { TableWrap } from "./table-wrap.tsx";
 
 const WIDTH = 720;
@@ -55,17 +56,7 @@ export function SalesChart(props: { series: Series; lang: Lang }) {
         <summary>{m.chartTable}</summary>
         <TableWrap label={m.chartTable}>
           <table>
-            <thead>
-              <tr>
-                <th scope="col">{m.day}</th>
-                <th scope="col" class="num">
-                  {m.sales}
-                </th>
-                <th scope="col" class="num">
-                  {m.revenue}
-                </th>
-              </tr>
-            </thead>
+            <TableHead columns={[m.day, { num: m.sales }, { num: m.revenue }]} />
             <tbody>
               {points
                 .filter((p) => p.sales > 0)
