@@ -132,6 +132,13 @@ async function measureWebhooks(database: string, paylink: Paylink, databaseUrl: 
   }
 }
 
+// Printed for --only runs too, which write no RESULTS.md: a memory change is measured with them.
+function notePeakRss(process: string, paylink: Paylink): void {
+  const mb = peakRssMb(paylink.server.child.pid);
+  report.rss.push({ process, mb });
+  console.log(`${process}: peak RSS ${mb?.toFixed(0) ?? "?"} MB`);
+}
+
 async function postgres(): Promise<void> {
   const baselineDb = await createScratchDatabase("baseline");
   const database = await createScratchDatabase("paylink");
@@ -147,8 +154,8 @@ async function postgres(): Promise<void> {
         console.log(
           `growth ${g.links} links: list ${g.list.toFixed(1)} ms, search (20 matches) ${g.searchFew.toFixed(1)} ms, search (growing) ${g.search.toFixed(1)} ms, get ${g.get.toFixed(1)} ms`,
         );
-      report.rss.push({ process: "Paylink on PostgreSQL", mb: peakRssMb(paylink.server.child.pid) });
     } finally {
+      notePeakRss("Paylink on PostgreSQL", paylink);
       await paylink.server.stop();
     }
   } finally {
@@ -167,8 +174,8 @@ async function embedded(): Promise<void> {
     try {
       await measurePairs("embedded", embeddedPlan, baseline, paylink);
       if (!only || only.includes("webhooks")) await measureWebhooks("embedded", paylink, undefined);
-      report.rss.push({ process: "Paylink embedded", mb: peakRssMb(paylink.server.child.pid) });
     } finally {
+      notePeakRss("Paylink embedded", paylink);
       await paylink.server.stop();
     }
   } finally {
