@@ -2,7 +2,7 @@
 // --embedded) under `node --cpu-prof`, loaded for a few seconds, then the functions with the most
 // self time, summed by function and file.
 //
-//   npx tsx packages/server/bench/profile.ts <scenario: /healthz|create|get|list|checkout page|checkout payment> [seconds=10] [--embedded]
+//   npx tsx packages/server/bench/profile.ts <scenario: /healthz|create|get|list|checkout page|checkout payment> [seconds=10] [--embedded] [--keep]
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -67,4 +67,5 @@ const top = (map: Map<string, number>, count: number) =>
     .map(([key, n]) => `${((100 * n) / total).toFixed(1).padStart(5)}%  ${key}`);
 console.log(`\nself time by function (${total} samples):\n${top(byFunction, 30).join("\n")}`);
 console.log(`\nself time by package or source file:\n${top(byPackage, 25).join("\n")}`);
-rmSync(profileDir, { recursive: true, force: true });
+if (process.argv.includes("--keep")) console.log(`\nprofile kept: ${join(profileDir, file)} (open it in Chrome DevTools)`);
+else rmSync(profileDir, { recursive: true, force: true });

@@ -3,6 +3,7 @@ import type { Database } from "../db/connect.ts";
 import type { RateLimits } from "../http/rate-limit.ts";
 import type { PaymentProcessor } from "../payments/processor.ts";
 import type { CheckoutBrake } from "./brake.ts";
+import type { FirstViewCache } from "./first-view-cache.ts";
 
 export interface CheckoutDeps {
   db: Database;
@@ -22,4 +23,6 @@ export interface CheckoutContext {
   formKey: Buffer;
   /** Slows card testing down: counts attempts at the processor, declines and rejected forms per address and link. */
   brake: CheckoutBrake;
+  /** Links' checkout pages as first shown, rendered once (D-261). */
+  firstViews: FirstViewCache;
 }

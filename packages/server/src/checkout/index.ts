@@ -14,6 +14,7 @@ import { errorName } from "../payments/error-name.ts";
 import { assetsRoutes } from "./assets-routes.ts";
 import { checkoutBrake } from "./brake.ts";
 import type { CheckoutContext, CheckoutDeps } from "./deps.ts";
+import { FirstViewCache } from "./first-view-cache.ts";
 import { MESSAGES } from "./i18n.ts";
 import { acceptLanguage, requestedLang } from "./language.ts";
 import { baseSecurityHeaders, paylinkTheme, sendCheckoutNotFound, sendMessagePage } from "./page-response.tsx";
@@ -27,7 +28,12 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
   // Form bodies are parsed only here: the JSON API keeps answering 415 to them.
   await app.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
   const formKey = Buffer.from(await sharedSecret(deps.db, "checkout-form-token"), "hex");
-  const context: CheckoutContext = { deps, formKey, brake: checkoutBrake(deps.db, deps.rateLimits ?? NO_RATE_LIMITS, formKey) };
+  const context: CheckoutContext = {
+    deps,
+    formKey,
+    brake: checkoutBrake(deps.db, deps.rateLimits ?? NO_RATE_LIMITS, formKey),
+    firstViews: new FirstViewCache(),
+  };
 
   app.addHook("onSend", async (_request, reply, payload) => {
     baseSecurityHeaders(reply, deps.publicBaseUrl);

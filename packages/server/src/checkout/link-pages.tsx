@@ -6,13 +6,15 @@ import type { CheckoutLink } from "../db/checkout-repository.ts";
 import { cartDigest } from "../domain/links/cart.ts";
 import type { LinkStatus } from "../domain/links/types.ts";
 import { linkPath } from "../domain/links/url.ts";
+import { type FirstViewCache, FORM_TOKEN_MARKER, NONCE_MARKER } from "./first-view-cache.ts";
 import type { FieldError, RedisplayValues } from "./form.ts";
 import { issueFormToken, type ShownPrice } from "./form-token.ts";
 import { type Lang, otherLang } from "./i18n.ts";
-import { sendPage } from "./page-response.tsx";
+import { sendPage, sendRenderedPage } from "./page-response.tsx";
 import type { PageTheme } from "./theme.ts";
 import type { CheckoutAlert } from "./views/alerts.tsx";
 import { CheckoutPage } from "./views/checkout-page.tsx";
+import { renderDocument } from "./views/layout.tsx";
 import { StatusPage } from "./views/status-page.tsx";
 
 export interface CheckoutView {
@@ -25,23 +27,44 @@ export interface CheckoutView {
 }
 
 export function sendCheckoutPage(reply: FastifyReply, status: number, link: CheckoutLink, view: CheckoutView) {
-  return sendPage(
+  return sendPage(reply, status, (nonce) => checkoutPage(link, view, nonce, view.formToken), { returnUrl: link.terms.returnUrl });
+}
+
+/**
+ * The page as a shopper first sees it (200): rendered once per language, theme, reference and
+ * terms, then sent with this response's nonce and form token (D-261).
+ */
+export function sendFirstView(
+  reply: FastifyReply,
+  firstViews: FirstViewCache,
+  link: CheckoutLink,
+  view: { lang: Lang; theme: PageTheme; formToken: string },
+) {
+  const shown: CheckoutView = { ...view, formToken: FORM_TOKEN_MARKER, values: {}, errors: [] };
+  // Everything the page is rendered from: the props below admit the link's reference and terms only.
+  const key = `${view.lang} ${link.reference} ${JSON.stringify(view.theme)} ${JSON.stringify(link.terms)}`;
+  return sendRenderedPage(
     reply,
-    status,
-    (nonce) => (
-      <CheckoutPage
-        lang={view.lang}
-        nonce={nonce}
-        theme={view.theme}
-        link={link}
-        formToken={view.formToken}
-        values={view.values}
-        errors={view.errors}
-        alert={view.alert}
-        switchHref={switchHref(link, view.lang)}
-      />
-    ),
+    200,
+    (nonce) =>
+      firstViews.page(key, () => renderDocument(checkoutPage(link, shown, NONCE_MARKER, FORM_TOKEN_MARKER)), nonce, view.formToken),
     { returnUrl: link.terms.returnUrl },
+  );
+}
+
+function checkoutPage(link: CheckoutLink, view: CheckoutView, nonce: string, formToken: string) {
+  return (
+    <CheckoutPage
+      lang={view.lang}
+      nonce={nonce}
+      theme={view.theme}
+      link={{ reference: link.reference, terms: link.terms }}
+      formToken={formToken}
+      values={view.values}
+      errors={view.errors}
+      alert={view.alert}
+      switchHref={switchHref(link, view.lang)}
+    />
   );
 }
 

@@ -24,10 +24,20 @@ export function sendPage(
   build: (nonce: string) => VNode,
   options: { returnUrl?: string | null } = {},
 ) {
+  return sendRenderedPage(reply, status, (nonce) => renderDocument(build(nonce)), options);
+}
+
+/** sendPage for a caller that has the document as text already (a kept first view, D-261). */
+export function sendRenderedPage(
+  reply: FastifyReply,
+  status: number,
+  render: (nonce: string) => string,
+  options: { returnUrl?: string | null } = {},
+) {
   const formTargets = ["'self'"];
   const returnOrigin = options.returnUrl ? formActionOrigin(options.returnUrl) : undefined;
   if (returnOrigin) formTargets.push(returnOrigin);
-  return sendHtmlPage(reply, status, (nonce) => renderDocument(build(nonce)), { formTargets, stylesheetSelf: true });
+  return sendHtmlPage(reply, status, render, { formTargets, stylesheetSelf: true });
 }
 
 /** A page with a title and one paragraph: errors, waits, and other answers without a form. */

@@ -7,12 +7,12 @@ import type { CheckoutContext } from "./deps.ts";
 import { issueFormToken } from "./form-token.ts";
 import { isLang } from "./i18n.ts";
 import { rememberLang, requestedLang } from "./language.ts";
-import { priceOf, sendCheckoutPage, sendStatusPage } from "./link-pages.tsx";
+import { priceOf, sendFirstView, sendStatusPage } from "./link-pages.tsx";
 import { sendCheckoutNotFound } from "./page-response.tsx";
 import { LangQuery, LinkParams, pathRejected } from "./schemas.ts";
 import { pageTheme } from "./theme.ts";
 
-export function pageRoute(fastify: FastifyInstance, { deps, formKey }: CheckoutContext): void {
+export function pageRoute(fastify: FastifyInstance, { deps, formKey, firstViews }: CheckoutContext): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const schema = { hide: true, params: LinkParams, querystring: LangQuery };
   app.get("/:reference", { schema, attachValidation: true }, async (request, reply) => {
@@ -26,6 +26,6 @@ export function pageRoute(fastify: FastifyInstance, { deps, formKey }: CheckoutC
     const status = linkStatus(link, deps.now());
     if (status !== "Active") return sendStatusPage(reply, link, lang, theme, status);
     const formToken = issueFormToken(formKey, reference, deps.now(), priceOf(link));
-    return sendCheckoutPage(reply, 200, link, { lang, theme, formToken, values: {}, errors: [] });
+    return sendFirstView(reply, firstViews, link, { lang, theme, formToken });
   });
 }

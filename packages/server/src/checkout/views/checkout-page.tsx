@@ -18,7 +18,8 @@ export interface CheckoutPageProps {
   lang: Lang;
   nonce: string;
   theme: PageTheme;
-  link: CheckoutLink;
+  /** Only these two fields: a kept first view is keyed on them (D-261). */
+  link: Pick<CheckoutLink, "reference" | "terms">;
   formToken: string;
   values: RedisplayValues;
   errors: FieldError[];
