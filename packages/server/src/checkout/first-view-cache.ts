@@ -4,9 +4,9 @@
 // rendered once with two markers in their places and later views swap the markers for this
 // response's values (D-261).
 //
-// The key is the content the page is rendered from (language, theme, reference, terms), not a
-// version number, so an updated link or theme is a new key and nothing has to be invalidated;
-// the views' props admit nothing else (CheckoutPageProps.link is the reference and the terms).
+// The key is the content the page is rendered from (the view's props: language, theme, reference,
+// terms), not a version number, so an updated link or theme is a new key and nothing has to be
+// invalidated. The views read nothing but their props (no clock, no request).
 import { randomBytes } from "node:crypto";
 
 // Random per process, so no text a merchant or shopper writes can contain them.
@@ -37,7 +37,8 @@ export class FirstViewCache {
       this.#pages.delete(key);
       this.#pages.set(key, template);
     }
-    return template.replaceAll(NONCE_MARKER, nonce).replaceAll(FORM_TOKEN_MARKER, formToken);
+    // Replacer functions: a replacement string would give `$&` and its kind a meaning.
+    return template.replaceAll(NONCE_MARKER, () => nonce).replaceAll(FORM_TOKEN_MARKER, () => formToken);
   }
 
   get size(): number {

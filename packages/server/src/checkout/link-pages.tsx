@@ -13,7 +13,7 @@ import { type Lang, otherLang } from "./i18n.ts";
 import { sendPage, sendRenderedPage } from "./page-response.tsx";
 import type { PageTheme } from "./theme.ts";
 import type { CheckoutAlert } from "./views/alerts.tsx";
-import { CheckoutPage } from "./views/checkout-page.tsx";
+import { CheckoutPage, type CheckoutPageProps } from "./views/checkout-page.tsx";
 import { renderDocument } from "./views/layout.tsx";
 import { StatusPage } from "./views/status-page.tsx";
 
@@ -27,12 +27,15 @@ export interface CheckoutView {
 }
 
 export function sendCheckoutPage(reply: FastifyReply, status: number, link: CheckoutLink, view: CheckoutView) {
-  return sendPage(reply, status, (nonce) => checkoutPage(link, view, nonce, view.formToken), { returnUrl: link.terms.returnUrl });
+  return sendPage(reply, status, (nonce) => <CheckoutPage {...checkoutPageProps(link, view, nonce, view.formToken)} />, {
+    returnUrl: link.terms.returnUrl,
+  });
 }
 
 /**
- * The page as a shopper first sees it (200): rendered once per language, theme, reference and
- * terms, then sent with this response's nonce and form token (D-261).
+ * The page as a shopper first sees it (200): rendered once per content, then sent with this
+ * response's nonce and form token (D-261). A link with a prefilled shopper field is one shopper's
+ * link: its page (their name, email, national ID) is rendered each time rather than kept.
  */
 export function sendFirstView(
   reply: FastifyReply,
@@ -40,32 +43,32 @@ export function sendFirstView(
   link: CheckoutLink,
   view: { lang: Lang; theme: PageTheme; formToken: string },
 ) {
-  const shown: CheckoutView = { ...view, formToken: FORM_TOKEN_MARKER, values: {}, errors: [] };
-  // Everything the page is rendered from: the props below admit the link's reference and terms only.
-  const key = `${view.lang} ${link.reference} ${JSON.stringify(view.theme)} ${JSON.stringify(link.terms)}`;
+  const shown: CheckoutView = { ...view, values: {}, errors: [] };
+  if (link.terms.shopperInfo.some((entry) => entry.prefilledValue !== null)) return sendCheckoutPage(reply, 200, link, shown);
+  // The key is the props themselves (markers in place of the nonce and the token), so whatever
+  // the page is rendered from is in it.
+  const props = checkoutPageProps(link, shown, NONCE_MARKER, FORM_TOKEN_MARKER);
+  const key = JSON.stringify(props);
   return sendRenderedPage(
     reply,
     200,
-    (nonce) =>
-      firstViews.page(key, () => renderDocument(checkoutPage(link, shown, NONCE_MARKER, FORM_TOKEN_MARKER)), nonce, view.formToken),
+    (nonce) => firstViews.page(key, () => renderDocument(<CheckoutPage {...props} />), nonce, view.formToken),
     { returnUrl: link.terms.returnUrl },
   );
 }
 
-function checkoutPage(link: CheckoutLink, view: CheckoutView, nonce: string, formToken: string) {
-  return (
-    <CheckoutPage
-      lang={view.lang}
-      nonce={nonce}
-      theme={view.theme}
-      link={{ reference: link.reference, terms: link.terms }}
-      formToken={formToken}
-      values={view.values}
-      errors={view.errors}
-      alert={view.alert}
-      switchHref={switchHref(link, view.lang)}
-    />
-  );
+function checkoutPageProps(link: CheckoutLink, view: CheckoutView, nonce: string, formToken: string): CheckoutPageProps {
+  return {
+    lang: view.lang,
+    nonce,
+    theme: view.theme,
+    link: { reference: link.reference, terms: link.terms },
+    formToken,
+    values: view.values,
+    errors: view.errors,
+    alert: view.alert,
+    switchHref: switchHref(link, view.lang),
+  };
 }
 
 /** The page again with the link's current price and a token for it (409); nothing was charged. */

@@ -2,7 +2,12 @@
 // and form token, and a changed link, theme or language is a new page, never a stale one.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { h, type VNode } from "preact";
 import { FirstViewCache, FORM_TOKEN_MARKER, NONCE_MARKER } from "../../src/checkout/first-view-cache.ts";
+import { pageTheme } from "../../src/checkout/theme.ts";
+import { CheckoutPage } from "../../src/checkout/views/checkout-page.tsx";
+import { renderDocument } from "../../src/checkout/views/layout.tsx";
+import { loadCheckoutLink } from "../../src/db/checkout-repository.ts";
 import { testBackends } from "../support/databases.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
 import { cardFields, createLink, getPage, hiddenInputs, postForm, textOf } from "../support/shopper.ts";
@@ -69,6 +74,65 @@ for (const backend of testBackends()) {
       assert.match(paid.html, /id="checkout-reference"/, "the receipt, not the form again");
     });
 
+    const pageOf = async (reference: string, query = "") => (await getPage(server.baseUrl, `/pay/${reference}${query}`)).html;
+    const update = async (reference: string, fields: Record<string, unknown>) => {
+      const updated = await server.api("POST", "/api/v1/paymentlinks/update", { paymentLinkReference: reference, ...fields });
+      assert.equal(updated.status, 200, JSON.stringify(updated.body));
+    };
+    const changeTheme = async (fields: Record<string, unknown>) => {
+      const changed = await fetch(`${server.baseUrl}/admin/v1/merchants/${server.merchantId}/themes/${server.themeKey}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" },
+        body: JSON.stringify(fields),
+      });
+      assert.equal(changed.status, 200, await changed.text());
+    };
+
+    it("serves, after the first view, exactly the page a fresh rendering makes", async () => {
+      const reference = await createLink(server, {
+        themeKey: server.themeKey,
+        amount: 5900,
+        items: [{ name: `Peysa "<b>" & co`, quantity: 2, unitPrice: 3000, amountWithoutDiscount: 6000, amount: 5900 }],
+        shopperInfo: [{ field: "EmailAddress", requirementType: "Required" }],
+      });
+      for (const lang of ["is", "en"] as const) {
+        await getPage(server.baseUrl, `/pay/${reference}?lang=${lang}`);
+        const kept = await getPage(server.baseUrl, `/pay/${reference}?lang=${lang}`);
+        const nonce = nonceOf(kept.headers)!;
+        const formToken = hiddenInputs(kept.html).csrfToken!;
+        const link = (await loadCheckoutLink(server.db, reference))!;
+        const fresh = renderDocument(
+          h(CheckoutPage, {
+            lang,
+            nonce,
+            theme: pageTheme(link),
+            link: { reference, terms: link.terms },
+            formToken,
+            values: {},
+            errors: [],
+            switchHref: `/pay/${reference}?lang=${lang === "is" ? "en" : "is"}`,
+          }) as VNode,
+        );
+        assert.equal(kept.html, fresh, lang);
+      }
+    });
+
+    it("shows a change of one thing alone: an item's name, a shopper field, the theme's colour", async () => {
+      const item = { quantity: 1, unitPrice: 1000, amountWithoutDiscount: 1000, amount: 1000 };
+      const reference = await createLink(server, { themeKey: server.themeKey, amount: 1000, items: [{ name: "Húfa", ...item }] });
+      assert.ok(textOf(await pageOf(reference)).includes("Húfa"));
+      await update(reference, { items: [{ name: "Trefill", ...item }] });
+      const renamed = textOf(await pageOf(reference));
+      assert.ok(renamed.includes("Trefill") && !renamed.includes("Húfa"), renamed);
+
+      assert.doesNotMatch(await pageOf(reference), /name="Telephone"/);
+      await update(reference, { shopperInfo: [{ field: "Telephone", requirementType: "Required" }] });
+      assert.match(await pageOf(reference), /name="Telephone"/);
+
+      await changeTheme({ primaryColor: "#7a1f5c" });
+      assert.match(await pageOf(reference), /--brand:#7a1f5c/);
+    });
+
     it("shows an updated link's new terms at once", async () => {
       const reference = await createLink(server, {
         amount: 1000,
@@ -89,12 +153,7 @@ for (const backend of testBackends()) {
     it("shows a changed theme and the other language as their own pages", async () => {
       const reference = await createLink(server, { themeKey: server.themeKey });
       const before = await getPage(server.baseUrl, `/pay/${reference}`);
-      const changed = await fetch(`${server.baseUrl}/admin/v1/merchants/${server.merchantId}/themes/${server.themeKey}`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${server.adminToken}`, "content-type": "application/json" },
-        body: JSON.stringify({ name: "Nýtt nafn", primaryColor: "#0a7d33" }),
-      });
-      assert.equal(changed.status, 200, await changed.text());
+      await changeTheme({ name: "Nýtt nafn", primaryColor: "#0a7d33" });
       const after = await getPage(server.baseUrl, `/pay/${reference}`);
       assert.ok(!before.html.includes("--brand:#0a7d33") && after.html.includes("--brand:#0a7d33"));
       assert.ok(textOf(after.html).includes("Nýtt nafn"));

@@ -1,7 +1,8 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
 // The checkout page of an Active link: summary, shopper fields, card fields, pay button. Every
 // merchant-supplied text goes through JSX text or attributes, which escape it; the link's
-// description is for the merchant and is never rendered.
+// description is for the merchant and is never rendered. The first view is kept keyed on these
+// props (D-261): the views read nothing else (no clock, no request).
 import type { CheckoutLink } from "../../db/checkout-repository.ts";
 import { linkPath } from "../../domain/links/url.ts";
 import type { FieldError, RedisplayValues } from "../form.ts";
@@ -18,7 +19,6 @@ export interface CheckoutPageProps {
   lang: Lang;
   nonce: string;
   theme: PageTheme;
-  /** Only these two fields: a kept first view is keyed on them (D-261). */
   link: Pick<CheckoutLink, "reference" | "terms">;
   formToken: string;
   values: RedisplayValues;
