@@ -24,8 +24,28 @@ export interface Report {
   growth: GrowthRow[];
   latency: { database: string; p50: number; p99: number; payments: number }[];
   rss: { process: string; mb: number | undefined }[];
+  /** With --rounds=N > 1: each scenario's ratios, one per alternating round. */
+  medians: MedianRatio[];
   seconds: number;
   settings: string;
+}
+
+export interface MedianRatio {
+  database: string;
+  scenario: string;
+  ratios: number[];
+  target: string;
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+export function medianLine(row: MedianRatio): string {
+  const each = row.ratios.map((r) => `${r.toFixed(2)}×`).join(", ");
+  return `median ${median(row.ratios).toFixed(2)}× of ${row.ratios.length} rounds (${each})${row.target ? `, target ${row.target}` : ""}`;
 }
 
 const fixed = (value: number | undefined, digits = 0) => (value === undefined || Number.isNaN(value) ? "" : value.toFixed(digits));
@@ -50,6 +70,19 @@ export function render(report: Report): string {
       (row) =>
         `| ${row.database} | ${row.scenario} | ${fixed(row.rps)} | ${fixed(row.p50, 1)} | ${fixed(row.p99, 1)} | ${fixed(row.cpuMsPerRequest, 2)} | ${row.baseline ?? ""} | ${fixed(row.baselineRps)} | ${ratio(row)} | ${row.target ?? ""}${row.note ? ` ${row.note}` : ""} |`,
     ),
+    ...(report.medians.length > 0
+      ? [
+          "",
+          "## Ratios, median of the alternating rounds",
+          "",
+          "| database | scenario | median ratio | each round | target |",
+          "|---|---|---:|---|---|",
+          ...report.medians.map(
+            (m) =>
+              `| ${m.database} | ${m.scenario} | ${median(m.ratios).toFixed(2)}× | ${m.ratios.map((r) => `${r.toFixed(2)}×`).join(", ")} | ${m.target} |`,
+          ),
+        ]
+      : []),
     "",
     "## Payment → receipt (webhook) latency",
     "",

@@ -10,7 +10,7 @@ import { createScratchDatabase } from "./databases.ts";
 import { growth } from "./growth.ts";
 import { type LoadPlan, load } from "./load.ts";
 import { type Baseline, type Paylink, peakRssMb, startBaseline, startPaylink } from "./processes.ts";
-import { type Report, type Row, ratio, writeResults } from "./report.ts";
+import { medianLine, type Report, type Row, ratio, writeResults } from "./report.ts";
 import { baselineRequests, paylinkScenarios } from "./scenarios.ts";
 import { fetchLoopThroughput, paymentToReceipt, percentile, startReceiver, webhookThroughput } from "./webhooks.ts";
 
@@ -23,6 +23,14 @@ const only = process.argv
   ?.slice("--only=".length)
   .split(",");
 const embeddedOnly = process.argv.includes("--embedded");
+// --rounds=3: each scenario and its baseline measured three times, alternating, and the median
+// ratio reported beside each pair's: one pair's ratio moves by ±20% with a shared machine's load.
+const roundsArg = process.argv.find((arg) => arg.startsWith("--rounds="))?.slice("--rounds=".length);
+const rounds = roundsArg === undefined ? 1 : Number(roundsArg);
+if (!Number.isInteger(rounds) || rounds < 1 || rounds > 9) {
+  console.error(`--rounds must be a whole number from 1 to 9, not ${roundsArg}`);
+  process.exit(2);
+}
 const started = performance.now();
 // Paylink is measured as operators run it: the compiled server (`npm run build`), which also makes
 // its peak RSS the operator's figure. `--sources` runs the TypeScript under tsx instead.
@@ -52,10 +60,12 @@ const report: Report = {
   growth: [],
   latency: [],
   rss: [],
+  medians: [],
   seconds: 0,
   settings:
     `autocannon ${postgresPlan.warmupSeconds} s warm-up + ${postgresPlan.seconds} s per scenario, ` +
     `${postgresPlan.connections} connections on PostgreSQL, ${embeddedPlan.connections} on the embedded database; ` +
+    (rounds > 1 ? `${rounds} alternating rounds of each scenario and its baseline; ` : "") +
     (program === "built" ? "Paylink built (`npm run build`, `bin/paylink.mjs serve`)" : "Paylink from its sources under tsx"),
 };
 const broken: string[] = [];
@@ -91,19 +101,29 @@ const BASELINE_NAMES = { insert: "baseline insert", select: "baseline select", b
 async function measurePairs(database: string, plan: LoadPlan, baseline: Baseline, paylink: Paylink): Promise<void> {
   const baselines = await baselineRequests(baseline.baseUrl);
   for (const scenario of (await paylinkScenarios(paylink)).filter((s) => !only || only.includes(s.name))) {
-    const base = await load(plan, baselines[scenario.against], 1, baseline.child.pid);
-    add({ database, scenario: BASELINE_NAMES[scenario.against], ...base, note: `(next to ${scenario.name})` });
-    const measured = await load(plan, scenario.options, scenario.perUnit, paylink.server.child.pid);
-    const note = scenario.perUnit === 2 ? "(req/s = payments/s: page + form post)" : undefined;
-    add({
-      database,
-      scenario: scenario.name,
-      ...measured,
-      baseline: BASELINE_NAMES[scenario.against],
-      baselineRps: base.rps,
-      target: TARGETS[database]![scenario.name] ?? "",
-      ...(note ? { note } : {}),
-    });
+    const ratios: number[] = [];
+    const target = TARGETS[database]![scenario.name] ?? "";
+    for (let round = 1; round <= rounds; round++) {
+      const base = await load(plan, baselines[scenario.against], 1, baseline.child.pid);
+      add({ database, scenario: BASELINE_NAMES[scenario.against], ...base, note: `(next to ${scenario.name})` });
+      const measured = await load(plan, scenario.options, scenario.perUnit, paylink.server.child.pid);
+      const note = scenario.perUnit === 2 ? "(req/s = payments/s: page + form post)" : undefined;
+      add({
+        database,
+        scenario: scenario.name,
+        ...measured,
+        baseline: BASELINE_NAMES[scenario.against],
+        baselineRps: base.rps,
+        target,
+        ...(note ? { note } : {}),
+      });
+      ratios.push(measured.rps / base.rps);
+    }
+    if (rounds > 1) {
+      const median = { database, scenario: scenario.name, ratios, target };
+      report.medians.push(median);
+      console.log(`${database.padEnd(10)}  ${scenario.name}: ${medianLine(median)}`);
+    }
   }
 }
 
