@@ -43,15 +43,17 @@ const median = (values: number[]) => {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 };
 
+const times = (r: number) => `${r.toFixed(2)}×`;
+const eachRound = (row: MedianRatio) => row.ratios.map(times).join(", ");
+
 export function medianLine(row: MedianRatio): string {
-  const each = row.ratios.map((r) => `${r.toFixed(2)}×`).join(", ");
-  return `median ${median(row.ratios).toFixed(2)}× of ${row.ratios.length} rounds (${each})${row.target ? `, target ${row.target}` : ""}`;
+  return `median ${times(median(row.ratios))} of ${row.ratios.length} rounds (${eachRound(row)})${row.target ? `, target ${row.target}` : ""}`;
 }
 
 const fixed = (value: number | undefined, digits = 0) => (value === undefined || Number.isNaN(value) ? "" : value.toFixed(digits));
 
 export function ratio(row: Row): string {
-  return row.baselineRps ? `${(row.rps / row.baselineRps).toFixed(2)}×` : "";
+  return row.baselineRps ? times(row.rps / row.baselineRps) : "";
 }
 
 export function render(report: Report): string {
@@ -77,10 +79,7 @@ export function render(report: Report): string {
           "",
           "| database | scenario | median ratio | each round | target |",
           "|---|---|---:|---|---|",
-          ...report.medians.map(
-            (m) =>
-              `| ${m.database} | ${m.scenario} | ${median(m.ratios).toFixed(2)}× | ${m.ratios.map((r) => `${r.toFixed(2)}×`).join(", ")} | ${m.target} |`,
-          ),
+          ...report.medians.map((m) => `| ${m.database} | ${m.scenario} | ${times(median(m.ratios))} | ${eachRound(m)} | ${m.target} |`),
         ]
       : []),
     "",

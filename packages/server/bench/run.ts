@@ -103,11 +103,11 @@ async function measurePairs(database: string, plan: LoadPlan, baseline: Baseline
   for (const scenario of (await paylinkScenarios(paylink)).filter((s) => !only || only.includes(s.name))) {
     const ratios: number[] = [];
     const target = TARGETS[database]![scenario.name] ?? "";
+    const note = scenario.perUnit === 2 ? "(req/s = payments/s: page + form post)" : undefined;
     for (let round = 1; round <= rounds; round++) {
       const base = await load(plan, baselines[scenario.against], 1, baseline.child.pid);
       add({ database, scenario: BASELINE_NAMES[scenario.against], ...base, note: `(next to ${scenario.name})` });
       const measured = await load(plan, scenario.options, scenario.perUnit, paylink.server.child.pid);
-      const note = scenario.perUnit === 2 ? "(req/s = payments/s: page + form post)" : undefined;
       add({
         database,
         scenario: scenario.name,
