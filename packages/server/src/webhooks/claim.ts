@@ -68,57 +68,11 @@ export async function claimDueDeliveries(
     // "Alone" is judged on the walk: an endpoint whose due work arrived since then, or that another
     // worker holds locked, is seen by the next claim, which every finished send triggers.
     const alone = pending.rows.length === 1;
-    const maxCap = Math.max(perEndpoint, alonePerEndpoint);
-    // Live leases are counted on webhook_deliveries_leased (migration 0024) without `state =
-    // 'pending'`, which made the planner read the endpoint's whole backlog through the pending
-    // index: a lease is only ever set on a pending row, and every change of state clears it.
-    const result = await sql<LeasedRow>`
-      WITH room AS (
-        SELECT h.endpoint_id,
-               (CASE WHEN h.open_until IS NOT NULL THEN 1
-                     WHEN ${alone}::boolean AND h.consecutive_failures = 0 THEN ${maxCap}::int
-                     ELSE ${perEndpoint}::int END) AS cap,
-               (SELECT count(*) FROM webhook_deliveries l
-                WHERE l.endpoint_id = h.endpoint_id AND l.lease_until IS NOT NULL
-                  AND l.lease_until >= now())::int AS leased,
-               h.open_until IS NOT NULL AS probe,
-               h.open_until IS NULL AND h.consecutive_failures = 0 AS clean
-        FROM webhook_endpoint_health h
-        WHERE h.endpoint_id IN (${sql.join(ready.rows.map((row) => row.endpoint_id))})
-      ),
-      turns AS (
-        SELECT c.id, c.next_attempt_at, room.probe, room.clean, room.leased,
-               row_number() OVER (PARTITION BY room.endpoint_id ORDER BY c.next_attempt_at, c.id) AS turn,
-               room.cap - room.leased AS free
-        FROM room
-        CROSS JOIN LATERAL (
-          SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
-          WHERE d.endpoint_id = room.endpoint_id AND d.state = 'pending' AND d.next_attempt_at <= now()
-            AND (d.lease_until IS NULL OR d.lease_until < now())
-          ORDER BY d.next_attempt_at, d.id
-          LIMIT ${maxCap}::int
-        ) c
-        WHERE room.cap > room.leased
-      ),
-      -- By the place each delivery would take among its endpoint's sends (those in flight, then its
-      -- turn): an endpoint with fewer sends in flight goes first (D-245), so when slots free one at
-      -- a time a newcomer's first delivery goes before a busy endpoint's next, however old that is.
-      chosen AS (
-        SELECT id, probe, clean FROM turns WHERE turn <= free ORDER BY leased + turn, next_attempt_at, id LIMIT ${limit}::int
-      ),
-      due AS (
-        SELECT d.id, chosen.probe, chosen.clean FROM webhook_deliveries d JOIN chosen ON chosen.id = d.id
-        WHERE d.state = 'pending' AND (d.lease_until IS NULL OR d.lease_until < now())
-        FOR UPDATE OF d SKIP LOCKED
-      )
-      UPDATE webhook_deliveries AS w
-      SET lease_until = now() + ${leaseMs}::double precision * interval '1 millisecond',
-          lease_token = ${leaseToken}
-      FROM due, webhook_endpoints AS e
-      WHERE w.id = due.id AND e.id = w.endpoint_id
-      RETURNING w.id, w.merchant_id, w.endpoint_id, w.event_type, w.payload, w.attempt_count, e.url, e.api_key, e.hmac_key,
-                due.probe, due.clean
-    `.execute(trx);
+    const lease = { alone, perEndpoint, alonePerEndpoint, limit, leaseMs, leaseToken };
+    const result = await leaseDueDeliveriesStatement(
+      ready.rows.map((row) => row.endpoint_id),
+      lease,
+    ).execute(trx);
     return result.rows;
   });
   // Nothing is sent before every commit the database made so far is on disk: the payment results
@@ -127,4 +81,81 @@ export async function claimDueDeliveries(
   // One wait per batch, after the endpoints' rows are unlocked.
   if (rows.length > 0) await waitUntilDurable(db);
   return rows.map((row) => leasedDelivery(row, leaseToken));
+}
+
+/** What the claim's lease statement is given besides the endpoints. */
+export interface LeaseShape {
+  /** The walk found one endpoint with due work (D-240). */
+  alone: boolean;
+  perEndpoint: number;
+  alonePerEndpoint: number;
+  /** Deliveries to lease at most (the worker's free slots). */
+  limit: number;
+  leaseMs: number;
+  leaseToken: string;
+}
+
+/**
+ * The claim's second step, inside its transaction once the endpoints' breaker rows are locked:
+ * leases the deliveries those endpoints may send now. Exported for the plan test (D-262).
+ */
+export function leaseDueDeliveriesStatement(endpointIds: readonly string[], lease: LeaseShape) {
+  const maxCap = Math.max(lease.perEndpoint, lease.alonePerEndpoint);
+  // Live leases are counted on webhook_deliveries_leased (migration 0024) without `state =
+  // 'pending'`, which made the planner read the endpoint's whole backlog through the pending
+  // index: a lease is only ever set on a pending row, and every change of state clears it. In
+  // index order with a LIMIT, as the hand-over counts them (hand-over.ts, D-262), and the chosen
+  // rows are locked by an array of their ids, so that no step reads the backlog whatever the
+  // statistics say about it.
+  return sql<LeasedRow>`
+    WITH room AS (
+      SELECT h.endpoint_id,
+             (CASE WHEN h.open_until IS NOT NULL THEN 1
+                   WHEN ${lease.alone}::boolean AND h.consecutive_failures = 0 THEN ${maxCap}::int
+                   ELSE ${lease.perEndpoint}::int END) AS cap,
+             (SELECT count(*) FROM (SELECT 1 FROM webhook_deliveries l
+              WHERE l.endpoint_id = h.endpoint_id AND l.lease_until IS NOT NULL AND l.lease_until >= now()
+              ORDER BY l.endpoint_id, l.lease_until LIMIT ${maxCap}::int) AS live)::int AS leased,
+             h.open_until IS NOT NULL AS probe,
+             h.open_until IS NULL AND h.consecutive_failures = 0 AS clean
+      FROM webhook_endpoint_health h
+      WHERE h.endpoint_id IN (${sql.join(endpointIds)})
+    ),
+    turns AS (
+      SELECT c.id, c.next_attempt_at, room.probe, room.clean, room.leased,
+             row_number() OVER (PARTITION BY room.endpoint_id ORDER BY c.next_attempt_at, c.id) AS turn,
+             room.cap - room.leased AS free
+      FROM room
+      CROSS JOIN LATERAL (
+        SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
+        WHERE d.endpoint_id = room.endpoint_id AND d.state = 'pending' AND d.next_attempt_at <= now()
+          AND (d.lease_until IS NULL OR d.lease_until < now())
+        ORDER BY d.next_attempt_at, d.id
+        LIMIT ${maxCap}::int
+      ) c
+      WHERE room.cap > room.leased
+    ),
+    -- By the place each delivery would take among its endpoint's sends (those in flight, then its
+    -- turn): an endpoint with fewer sends in flight goes first (D-245), so when slots free one at
+    -- a time a newcomer's first delivery goes before a busy endpoint's next, however old that is.
+    chosen AS (
+      SELECT id, probe, clean FROM turns WHERE turn <= free ORDER BY leased + turn, next_attempt_at, id LIMIT ${lease.limit}::int
+    ),
+    -- Still pending and free once locked, judged in a CASE: written as \`d.state = 'pending'\`, the
+    -- condition lets the planner find the rows through the pending index instead of by id, reading
+    -- the whole backlog when the statistics are older than the backlog (D-262).
+    due AS (
+      SELECT d.id, chosen.probe, chosen.clean FROM webhook_deliveries d JOIN chosen ON chosen.id = d.id
+      WHERE d.id = ANY (ARRAY(SELECT id FROM chosen))
+        AND CASE WHEN d.state = 'pending' THEN d.lease_until IS NULL OR d.lease_until < now() ELSE false END
+      FOR UPDATE OF d SKIP LOCKED
+    )
+    UPDATE webhook_deliveries AS w
+    SET lease_until = now() + ${lease.leaseMs}::double precision * interval '1 millisecond',
+        lease_token = ${lease.leaseToken}
+    FROM due, webhook_endpoints AS e
+    WHERE w.id = due.id AND e.id = w.endpoint_id
+    RETURNING w.id, w.merchant_id, w.endpoint_id, w.event_type, w.payload, w.attempt_count, e.url, e.api_key, e.hmac_key,
+              due.probe, due.clean
+  `;
 }

@@ -33,7 +33,15 @@ export interface HandOverPolicy {
 // first two: an endpoint of the batch is alone unless one of them is another endpoint. The live leases
 // are counted on webhook_deliveries_leased alone (migration 0024): a lease is only ever set on a
 // pending row, and every change of state clears it.
-const RECORD_AND_HAND_OVER = preparedStatement(
+//
+// No step may read the delivery log or the backlog (D-262): the batch's own rows are found by an
+// array of their ids (the planner takes jsonb_to_recordset for 100 rows and would otherwise hash
+// the whole table to join them); the batch's leases are checked on those rows, not through the
+// lease index; and the live leases are counted in index order with a LIMIT, so the count is a plain
+// index scan, which marks the entries of delivered rows dead as it passes them. A bitmap scan
+// cannot, and under a backlog the index holds one such entry for every delivery of the last
+// lease time (15,000 read per statement in a 10,000 backlog).
+export const RECORD_AND_HAND_OVER = preparedStatement(
   "webhook_record_and_hand_over",
   `WITH input AS (
      SELECT * FROM jsonb_to_recordset($1::jsonb)
@@ -41,14 +49,15 @@ const RECORD_AND_HAND_OVER = preparedStatement(
    ),
    mine AS (
      SELECT d.id FROM webhook_deliveries d JOIN input i ON i.id = d.id AND d.lease_token = i.token
-     WHERE d.lease_until >= now()
+     -- coalesce: an expression the lease index does not cover, so the rows are read by id alone.
+     WHERE d.id = ANY (ARRAY(SELECT id FROM input)) AND coalesce(d.lease_until, '-infinity') >= now()
    ),
    updated AS (
      UPDATE webhook_deliveries AS d
      SET attempt_count = d.attempt_count + 1, last_status_code = i.status_code, lease_until = NULL, lease_token = NULL,
          state = 'delivered', delivered_at = now()
      FROM input i
-     WHERE d.id = i.id AND d.lease_token = i.token
+     WHERE d.id = ANY (ARRAY(SELECT id FROM input)) AND d.id = i.id AND d.lease_token = i.token
      RETURNING d.id, d.endpoint_id
    ),
    logged AS (
@@ -67,9 +76,10 @@ const RECORD_AND_HAND_OVER = preparedStatement(
      SELECT f.endpoint_id, h.consecutive_failures = 0 AS clean,
             least(f.n,
                   (CASE WHEN h.consecutive_failures = 0 THEN $3::int ELSE $2::int END)
-                  - (SELECT count(*) FROM webhook_deliveries l
+                  - (SELECT count(*) FROM (SELECT 1 FROM webhook_deliveries l
                      WHERE l.endpoint_id = f.endpoint_id AND l.lease_until IS NOT NULL AND l.lease_until >= now()
-                       AND l.id NOT IN (SELECT id FROM mine))::int) AS free
+                       AND l.id NOT IN (SELECT id FROM mine)
+                     ORDER BY l.endpoint_id, l.lease_until LIMIT greatest($2::int, $3::int)) AS live)::int) AS free
      FROM freed f
      JOIN webhook_endpoint_health h ON h.endpoint_id = f.endpoint_id AND h.open_until IS NULL
      JOIN webhook_endpoints e ON e.id = f.endpoint_id AND e.enabled
@@ -123,22 +133,11 @@ export async function recordDeliveredAndHandOver(
   policy: HandOverPolicy,
 ): Promise<{ owned: boolean; next?: ClaimedDelivery }[]> {
   const leaseToken = randomUUID();
-  const input = attempts.map(({ claim, attempt }) => ({
-    id: claim.id,
-    token: claim.leaseToken,
-    status_code: attempt.statusCode,
-    attempted_at: attempt.attemptedAt.toISOString(),
-    latency_ms: attempt.latencyMs,
-    excerpt: attempt.responseExcerpt,
-    error: attempt.error,
-  }));
-  const { rows } = await runPrepared<Omit<LeasedRow, "id"> & { owned: string[]; id: string | null }>(db, RECORD_AND_HAND_OVER, [
-    JSON.stringify(input),
-    policy.perEndpoint,
-    policy.alonePerEndpoint,
-    policy.leaseMs,
-    leaseToken,
-  ]);
+  const { rows } = await runPrepared<Omit<LeasedRow, "id"> & { owned: string[]; id: string | null }>(
+    db,
+    RECORD_AND_HAND_OVER,
+    handOverParameters(attempts, policy, leaseToken),
+  );
   const owned = new Set(rows[0]?.owned ?? []);
   // The statement hands over at most as many of an endpoint's deliveries as it freed live leases of
   // it; they go to that endpoint's attempts whose lease was ours, one each.
@@ -153,6 +152,20 @@ export async function recordDeliveredAndHandOver(
     const next = handed.get(claim.endpointId)?.shift();
     return next ? { owned: true, next } : { owned: true };
   });
+}
+
+/** RECORD_AND_HAND_OVER's parameters, in order (exported for the plan test, D-262). */
+export function handOverParameters(attempts: readonly DeliveredAttempt[], policy: HandOverPolicy, leaseToken: string): unknown[] {
+  const input = attempts.map(({ claim, attempt }) => ({
+    id: claim.id,
+    token: claim.leaseToken,
+    status_code: attempt.statusCode,
+    attempted_at: attempt.attemptedAt.toISOString(),
+    latency_ms: attempt.latencyMs,
+    excerpt: attempt.responseExcerpt,
+    error: attempt.error,
+  }));
+  return [JSON.stringify(input), policy.perEndpoint, policy.alonePerEndpoint, policy.leaseMs, leaseToken];
 }
 
 interface Waiting extends DeliveredAttempt {

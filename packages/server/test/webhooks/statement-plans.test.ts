@@ -1,0 +1,190 @@
+// The worker's two statements that run for every batch of sends, the claim's lease and the slot
+// hand-over, must not read the delivery log or the backlog (D-244, D-262): their cost would then
+// grow with every delivery ever made, and the worker's throughput fall with it. This test builds
+// the situation that exposed it: a log of finished deliveries, a backlog after it, the dead index
+// entries its first sends left behind (each send leases its row and then records it: two updates
+// that add index entries), and statistics taken either before the backlog or while it is sent. It
+// runs both statements under EXPLAIN ANALYZE, with the plans PostgreSQL chooses for their
+// parameters and with the generic plan a prepared statement may keep, and checks that no step of
+// either touches more than a few times the batch's rows of webhook_deliveries. Row counts, never
+// timings; every change is rolled back.
+import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { after, before, describe, test } from "node:test";
+import { CompiledQuery, sql } from "kysely";
+import { claimDueDeliveries, leaseDueDeliveriesStatement } from "../../src/webhooks/claim.ts";
+import type { ClaimedDelivery } from "../../src/webhooks/delivery-queue.ts";
+import { handOverParameters, RECORD_AND_HAND_OVER } from "../../src/webhooks/hand-over.ts";
+import { type TestDatabase, testBackends } from "../support/databases.ts";
+import { addMerchantWithEndpoint, deliveredAttempt, testKeyring } from "./support.ts";
+
+const LOG = 3_000;
+const BACKLOG = 3_000;
+/** Sends of the backlog already made: leased, then delivered. */
+const SENT = 600;
+const FAIR_SHARE = 4;
+const ALONE = 12;
+/** Rows any one step may touch: the batch is 12, what it hands over 12 more. */
+const MOST_ROWS_PER_STEP = 60;
+
+interface PlanNode {
+  "Node Type": string;
+  "Relation Name"?: string;
+  "Index Name"?: string;
+  "Actual Rows"?: number;
+  "Actual Loops"?: number;
+  "Rows Removed by Filter"?: number;
+  "Rows Removed by Index Recheck"?: number;
+  "Rows Removed by Join Filter"?: number;
+  Plans?: PlanNode[];
+}
+
+/** Every step that reads webhook_deliveries or one of its indexes, with the rows it touched (over all its loops). */
+function deliveryReads(node: PlanNode, found: { step: string; rows: number }[] = []): { step: string; rows: number }[] {
+  const name = node["Index Name"] ?? node["Relation Name"] ?? "";
+  if (name.startsWith("webhook_deliveries")) {
+    const loops = node["Actual Loops"] ?? 1;
+    const rows =
+      ((node["Actual Rows"] ?? 0) +
+        (node["Rows Removed by Filter"] ?? 0) +
+        (node["Rows Removed by Index Recheck"] ?? 0) +
+        (node["Rows Removed by Join Filter"] ?? 0)) *
+      loops;
+    found.push({ step: `${node["Node Type"]} on ${name}`, rows });
+  }
+  for (const child of node.Plans ?? []) deliveryReads(child, found);
+  return found;
+}
+
+function parsePlan(rows: Record<string, unknown>[]): PlanNode {
+  const cell = Object.values(rows[0]!)[0];
+  const document = (typeof cell === "string" ? JSON.parse(cell) : cell) as { Plan: PlanNode }[];
+  return document[0]!.Plan;
+}
+
+function assertReadsOnlyTheBatch(plan: PlanNode, what: string): void {
+  const reads = deliveryReads(plan);
+  assert.ok(reads.length > 0, `${what}: the plan reads webhook_deliveries somewhere`);
+  const tooMany = reads.filter((read) => read.rows > MOST_ROWS_PER_STEP);
+  assert.deepEqual(tooMany, [], `${what}: steps that read the log or the backlog`);
+}
+
+/**
+ * When the table's statistics were last taken: before the backlog arrived (the planner believes
+ * pending rows rare), or while the backlog is sent (it knows of the leases and of the backlog).
+ * Each misled the planner into reading the table once. (With no statistics at all, a young
+ * installation's, the live-lease count may still be a bitmap scan: see D-262.)
+ */
+const STATISTICS = ["taken before the backlog", "taken while it is sent"] as const;
+
+for (const backend of testBackends())
+  for (const statistics of STATISTICS) {
+    describe(`the webhook statements' plans with a large log and a backlog, statistics ${statistics} (${backend.name})`, () => {
+      let database: TestDatabase;
+      let endpointId: string;
+      let batch: ClaimedDelivery[];
+
+      before(async () => {
+        database = await backend.open();
+        const { db } = database;
+        const { merchantId, webhookId } = await addMerchantWithEndpoint(db, testKeyring(), "http://127.0.0.1:9/hooks");
+        endpointId = webhookId;
+        await sql`
+        INSERT INTO webhook_deliveries (id, merchant_id, endpoint_id, event_type, payload, state, attempt_count,
+                                        delivered_at, created_at, next_attempt_at)
+        SELECT 'whd_log' || g, ${merchantId}, ${endpointId}, 'Authorization', jsonb_build_object('n', g), 'delivered', 1,
+               now() - interval '1 day', now() - interval '1 day', now() - interval '1 day'
+        FROM generate_series(1, ${LOG}::int) g
+      `.execute(db);
+        if (statistics === "taken before the backlog") await sql`ANALYZE webhook_deliveries`.execute(db);
+        await sql`
+        INSERT INTO webhook_deliveries (id, merchant_id, endpoint_id, event_type, payload, created_at, next_attempt_at)
+        SELECT 'whd_due' || lpad(g::text, 6, '0'), ${merchantId}, ${endpointId}, 'Authorization', jsonb_build_object('n', g),
+               now() - interval '1 hour' + g * interval '1 millisecond', now() - interval '1 hour' + g * interval '1 millisecond'
+        FROM generate_series(1, ${BACKLOG}::int) g
+      `.execute(db);
+        // The first sends of the backlog, as the worker makes them: the lease, then the result.
+        await sql`
+        UPDATE webhook_deliveries SET lease_until = now() + interval '30 seconds', lease_token = 'sent'
+        WHERE id IN (SELECT id FROM webhook_deliveries WHERE state = 'pending' ORDER BY id LIMIT ${SENT}::int)
+      `.execute(db);
+        await sql`
+        UPDATE webhook_deliveries
+        SET state = 'delivered', delivered_at = now(), attempt_count = 1, lease_until = NULL, lease_token = NULL
+        WHERE lease_token = 'sent'
+      `.execute(db);
+        batch = await claimDueDeliveries(db, ALONE, 30_000, FAIR_SHARE, ALONE);
+        assert.equal(batch.length, ALONE, "the claim leased a batch");
+        if (statistics === "taken while it is sent") await sql`ANALYZE webhook_deliveries`.execute(db);
+      });
+      after(() => database?.destroy());
+
+      /** Runs `work` in a transaction that is always rolled back. */
+      const rolledBack = async <T>(work: (trx: TestDatabase["db"]) => Promise<T>): Promise<T> => {
+        let result: T | undefined;
+        await database.db
+          .transaction()
+          .execute(async (trx) => {
+            result = await work(trx as unknown as TestDatabase["db"]);
+            throw new RolledBack();
+          })
+          .catch((error: unknown) => {
+            if (!(error instanceof RolledBack)) throw error;
+          });
+        return result as T;
+      };
+
+      for (const mode of ["force_custom_plan", "force_generic_plan"] as const) {
+        test(`the hand-over of a batch reads only the batch and what it hands over (${mode})`, async () => {
+          const attempts = batch.map((claim) => ({ claim, attempt: deliveredAttempt() }));
+          const parameters = handOverParameters(
+            attempts,
+            { leaseMs: 30_000, perEndpoint: FAIR_SHARE, alonePerEndpoint: ALONE },
+            randomUUID(),
+          );
+          const { plan, handed } = await rolledBack(async (trx) => {
+            await sql`SELECT set_config('plan_cache_mode', ${mode}, true)`.execute(trx);
+            const name = `plan_test_${mode}`;
+            await sql`PREPARE ${sql.raw(name)} AS ${sql.raw(RECORD_AND_HAND_OVER.text)}`.execute(trx);
+            try {
+              const values = sql.join(parameters.map((value) => sql.lit(value as string | number)));
+              const explained = await sql<Record<string, unknown>>`
+              EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE ${sql.raw(name)}(${values})`.execute(trx);
+              const leased = await sql<{ n: number }>`
+              SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = ${endpointId} AND lease_until >= now()`.execute(trx);
+              return { plan: parsePlan(explained.rows), handed: leased.rows[0]!.n };
+            } finally {
+              await sql`DEALLOCATE ${sql.raw(name)}`.execute(trx);
+            }
+          });
+          // The statement did its work: the batch recorded, the same number of slots handed over.
+          assert.equal(handed, ALONE);
+          assertReadsOnlyTheBatch(plan, `hand-over, ${mode}`);
+        });
+      }
+
+      test("the claim's lease reads only what it leases", async () => {
+        const plan = await rolledBack(async (trx) => {
+          // The batch's leases run out, so the claim finds the endpoint with room for a whole batch.
+          await sql`UPDATE webhook_deliveries SET lease_until = now() - interval '1 second' WHERE lease_token IS NOT NULL`.execute(trx);
+          const statement = leaseDueDeliveriesStatement([endpointId], {
+            alone: true,
+            perEndpoint: FAIR_SHARE,
+            alonePerEndpoint: ALONE,
+            limit: ALONE,
+            leaseMs: 30_000,
+            leaseToken: randomUUID(),
+          }).compile(trx);
+          const explained = await trx.executeQuery<Record<string, unknown>>(
+            CompiledQuery.raw(`EXPLAIN (ANALYZE, FORMAT JSON) ${statement.sql}`, [...statement.parameters]),
+          );
+          return parsePlan(explained.rows);
+        });
+        const leased = deliveryReads(plan).find((read) => read.step.startsWith("ModifyTable") || read.step.startsWith("Update"));
+        assert.equal(leased?.rows, ALONE, "the statement leased a whole batch");
+        assertReadsOnlyTheBatch(plan, "claim");
+      });
+    });
+  }
+
+class RolledBack extends Error {}
