@@ -21,6 +21,7 @@ import { type ClaimedDelivery, releaseLease } from "./delivery-queue.ts";
 import { HandOverRecorder } from "./hand-over.ts";
 import { webhookSignal } from "./outbox.ts";
 import { recordOutcome, silentLogger, type WorkerLogger } from "./outcome.ts";
+import { QueueStatistics } from "./queue-statistics.ts";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./schedule.ts";
 import { DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_SEND_TIMEOUT_MS } from "./send.ts";
 
@@ -65,6 +66,7 @@ export class WebhookWorker {
   readonly #perEndpoint: number;
   readonly #alonePerEndpoint: number;
   readonly #handOver: HandOverRecorder;
+  readonly #statistics: QueueStatistics;
   /** What every attempt is sent with (attempt.ts). */
   readonly #attemptContext: Omit<AttemptContext, "onPrepareFailed">;
   readonly #idleIntervalMs: number;
@@ -78,8 +80,6 @@ export class WebhookWorker {
   #loop: Promise<void> | undefined;
   #wakePending = false;
   #wakeWaiter: (() => void) | undefined;
-  /** The last claim filled every free slot: more may be due as soon as a slot frees up. */
-  #backlog = false;
   #claimFailures = 0;
 
   constructor(options: WebhookWorkerOptions) {
@@ -109,6 +109,7 @@ export class WebhookWorker {
     this.#signal = options.signal ?? webhookSignal;
     const handOverPolicy = { leaseMs: this.#leaseMs, perEndpoint: this.#perEndpoint, alonePerEndpoint: this.#alonePerEndpoint };
     this.#handOver = new HandOverRecorder(this.#db, handOverPolicy, this.#concurrency);
+    this.#statistics = new QueueStatistics(this.#db, this.#logger);
     // Every send in flight listens for the shutdown: more than Node's default of 10 is expected.
     setMaxListeners(this.#concurrency + 1, this.#shutdown.signal);
   }
@@ -194,9 +195,9 @@ export class WebhookWorker {
           await this.#sleep(Math.min(30_000, this.#idleIntervalMs * 2 ** Math.min(this.#claimFailures, 5)));
           continue;
         }
-        this.#backlog = claimed.length === free;
+        this.#statistics.afterClaim(claimed.length);
         for (const delivery of claimed) this.#dispatch(delivery);
-        if (this.#backlog) continue;
+        if (claimed.length === free) continue; // every slot filled: more may be due when one frees up
       }
       await this.#sleep(this.#idleIntervalMs);
     }
