@@ -14,7 +14,7 @@ import { reconcileAfterSale } from "./payments/reconcile-after-sale.ts";
 import { SandboxProcessor } from "./payments/sandbox.ts";
 import { checkStoredSecrets, resolveSecretKeyring } from "./security/keyring.ts";
 import { deleteOldDeliveries } from "./webhooks/delivery-log.ts";
-import { startWebhookWorker, type WebhookWorker } from "./webhooks/worker.ts";
+import { WebhookWorker } from "./webhooks/worker.ts";
 import { withinMs } from "./within.ts";
 
 export async function serve(config: Config = loadConfig()): Promise<{ close(): Promise<void>; url: string }> {
@@ -94,13 +94,14 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
 
   // Always on the embedded database: no other process can reach it.
   if (config.runWebhookWorker || !config.databaseUrl) {
-    worker = startWebhookWorker({
+    worker = new WebhookWorker({
       db: database.db,
+      refreshStatistics: database.kind === "postgres",
       keyring: secrets.keyring,
       allowPrivate: config.webhookAllowPrivate,
       perEndpointConcurrency: config.webhookEndpointConcurrency,
       logger: logger.child({ component: "webhooks" }),
-    });
+    }).start();
   }
 
   maintenance = setInterval(

@@ -67,8 +67,12 @@ export async function createApiKey(db: Database, merchantId: string, name: strin
  * The merchant of an active API key. Keys are remembered in this process (db/api-key-cache.ts): a
  * known key costs no statement, except the cache's once-a-second generation check.
  */
-export async function findMerchantIdByApiKey(db: Database, apiKey: string): Promise<string | undefined> {
-  const keyHash = hashApiKey(apiKey);
+export function findMerchantIdByApiKey(db: Database, apiKey: string): Promise<string | undefined> {
+  return findMerchantIdByKeyHash(db, hashApiKey(apiKey));
+}
+
+/** As findMerchantIdByApiKey, for a caller that has hashed the key already (the API's authentication). */
+export async function findMerchantIdByKeyHash(db: Database, keyHash: string): Promise<string | undefined> {
   const cache = apiKeyCacheOf(db);
   await cache.confirm();
   let key = cache.get(keyHash);

@@ -4,7 +4,7 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
 import { apiKeyCacheOf } from "../db/api-key-cache.ts";
 import type { Database } from "../db/connect.ts";
-import { findMerchantIdByApiKey } from "../db/merchants-repository.ts";
+import { findMerchantIdByKeyHash } from "../db/merchants-repository.ts";
 import { AppError } from "../domain/errors.ts";
 import { hashApiKey } from "../ids.ts";
 import type { FailureBrake } from "./rate-limit.ts";
@@ -22,16 +22,18 @@ export function apiKeyAuth(db: Database, failures?: FailureBrake) {
   const cache = apiKeyCacheOf(db);
   return function authenticate(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
     const apiKey = apiKeyOf(request);
+    // Hashed once, for the cache and for the lookup; a malformed key never costs a hash or a statement.
+    const keyHash = apiKey !== undefined && API_KEY_SHAPE.test(apiKey) ? hashApiKey(apiKey) : undefined;
     const blocked = failures === undefined ? 0 : failures.blockedForNow(request);
-    if (blocked === 0 && apiKey !== undefined && API_KEY_SHAPE.test(apiKey)) {
-      const merchantId = cache.merchantIdWithoutStatement(hashApiKey(apiKey));
+    if (blocked === 0 && keyHash !== undefined) {
+      const merchantId = cache.merchantIdWithoutStatement(keyHash);
       if (merchantId !== undefined) {
         request.merchantId = merchantId;
         done();
         return;
       }
     }
-    authenticateAsync(db, request, apiKey, failures).then(() => done(), done);
+    authenticateAsync(db, request, apiKey, keyHash, failures).then(() => done(), done);
   };
 }
 
@@ -40,7 +42,13 @@ function apiKeyOf(request: FastifyRequest): string | undefined {
   return (Array.isArray(header) ? header[0] : header) || undefined;
 }
 
-async function authenticateAsync(db: Database, request: FastifyRequest, apiKey: string | undefined, failures?: FailureBrake) {
+async function authenticateAsync(
+  db: Database,
+  request: FastifyRequest,
+  apiKey: string | undefined,
+  keyHash: string | undefined,
+  failures?: FailureBrake,
+) {
   // An address that keeps sending wrong keys is stopped before any lookup.
   const wait = failures ? await failures.blockedFor(request) : 0;
   if (wait > 0) {
@@ -52,8 +60,7 @@ async function authenticateAsync(db: Database, request: FastifyRequest, apiKey: 
     await failures?.recordFailure(request);
     throw new AppError("Unauthenticated", "Send your API key in the X-API-key header.");
   }
-  // Cheap shape check first: a malformed key never costs a database round trip.
-  const merchantId = API_KEY_SHAPE.test(apiKey) ? await findMerchantIdByApiKey(db, apiKey) : undefined;
+  const merchantId = keyHash !== undefined ? await findMerchantIdByKeyHash(db, keyHash) : undefined;
   if (!merchantId) {
     await failures?.recordFailure(request);
     throw new AppError("Unauthenticated", "The API key is unknown or has been revoked.");

@@ -1,25 +1,32 @@
-// Fresh statistics for the delivery queue when a backlog begins (D-263). A queue's table changes
-// shape faster than autovacuum looks at it (once a minute, and only after a tenth of the table
-// changed): when a receiver comes back after an outage, or a young installation meets its first
-// rush, the statistics, and every plan a session has kept for the worker's prepared statements,
-// still describe a quiet or nearly empty table. A plan made while the table held a hundred rows
-// reads it sequentially for every batch, which cost nothing then and the whole backlog now (384
-// against 968-1,022 messages/s in the benchmark). ANALYZE both renews the statistics and makes every
-// session plan its statements again.
+// Fresh statistics for the delivery queue once it has outgrown them (D-263). The worker's
+// hand-over is a prepared statement, and each pooled session keeps the plan PostgreSQL made for it.
+// A plan made while the table held a hundred rows (a young installation, before its first rush)
+// reads the table sequentially for every batch: nothing then, the whole backlog now (383 against
+// about 1,000 messages/s in the benchmark). Autovacuum would analyse the table only after a
+// minute's nap, by when a backlog of 10,000 is long sent. So while a worker is busy it looks, at
+// most every few seconds, whether the table is far larger than when it was last analysed (its
+// size on disk now against pg_class.relpages: exact at once, where the activity counters of
+// pg_stat_user_tables arrive seconds late), and if so runs ANALYZE, which renews the statistics
+// and makes every session plan its statements again.
+// SKIP_LOCKED: it never waits behind a vacuum of the table (nor makes PostgreSQL cancel one). One
+// instance's ANALYZE is seen by all: the others then find the statistics fresh.
 import { sql } from "kysely";
 import type { Database } from "../db/connect.ts";
 import type { WorkerLogger } from "./outcome.ts";
 
-/** A claim that leases at least this many deliveries at once sees a backlog, not a trickle. */
-export const BACKLOG_CLAIM = 8;
+/** Sends in flight from which a worker counts as busy: a trickle never looks. */
+export const BUSY_SENDS = 8;
 
-/** Each worker refreshes the statistics at most this often (ANALYZE samples at most 30,000 rows). */
-export const STATISTICS_REFRESH_INTERVAL_MS = 10 * 60_000;
+/** A busy worker looks at most this often (one catalog read). */
+export const CHECK_INTERVAL_MS = 5_000;
 
-/** One worker's refreshes: told of every claim, it refreshes when one meets a backlog. */
+/** Outgrown: at least twice the pages of the last ANALYZE, plus this many (512 KB). */
+export const OUTGROWN_PAGES = 64;
+
+/** One worker's look-outs: told of its sends in flight on every turn of its loop. */
 export class QueueStatistics {
-  /** When this worker last refreshed them; never at first. */
-  #refreshedAt = Number.NEGATIVE_INFINITY;
+  #checkedAt = Number.NEGATIVE_INFINITY;
+  #checking = false;
 
   constructor(
     private readonly db: Database,
@@ -27,13 +34,24 @@ export class QueueStatistics {
   ) {}
 
   /** In the background: sending goes on meanwhile, and a failure only costs the refresh. */
-  afterClaim(claimed: number): void {
-    if (claimed < BACKLOG_CLAIM) return;
+  whileBusy(inFlight: number): void {
+    if (inFlight < BUSY_SENDS || this.#checking) return;
     const now = performance.now();
-    if (now - this.#refreshedAt < STATISTICS_REFRESH_INTERVAL_MS) return;
-    this.#refreshedAt = now;
-    sql`ANALYZE webhook_deliveries`
-      .execute(this.db)
-      .catch((error: unknown) => this.logger.warn({ err: error }, "refreshing the webhook queue's statistics failed; sending goes on"));
+    if (now - this.#checkedAt < CHECK_INTERVAL_MS) return;
+    this.#checkedAt = now;
+    this.#checking = true;
+    refreshIfOutgrown(this.db)
+      .catch((error: unknown) => this.logger.warn({ err: error }, "refreshing the webhook queue's statistics failed; sending goes on"))
+      .finally(() => {
+        this.#checking = false;
+      });
   }
+}
+
+async function refreshIfOutgrown(db: Database): Promise<void> {
+  const { rows } = await sql<{ outgrown: boolean }>`
+    SELECT pg_relation_size(c.oid) / current_setting('block_size')::int >= 2 * c.relpages + ${OUTGROWN_PAGES} AS outgrown
+    FROM pg_class c WHERE c.oid = 'webhook_deliveries'::regclass
+  `.execute(db);
+  if (rows[0]?.outgrown) await sql`ANALYZE (SKIP_LOCKED) webhook_deliveries`.execute(db);
 }

@@ -6,7 +6,7 @@ import { openDatabase } from "../db/connect.ts";
 import { createLogger } from "../logging.ts";
 import { checkStoredSecrets, resolveSecretKeyring } from "../security/keyring.ts";
 import { withinMs } from "../within.ts";
-import { startWebhookWorker } from "./worker.ts";
+import { WebhookWorker } from "./worker.ts";
 
 export async function runWorker(): Promise<number> {
   const config = loadConfig();
@@ -25,13 +25,14 @@ export async function runWorker(): Promise<number> {
     await database.close();
     throw error;
   }
-  const worker = startWebhookWorker({
+  const worker = new WebhookWorker({
     db: database.db,
+    refreshStatistics: true,
     keyring,
     allowPrivate: config.webhookAllowPrivate,
     perEndpointConcurrency: config.webhookEndpointConcurrency,
     logger,
-  });
+  }).start();
   logger.info("Paylink webhook worker running");
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once("SIGTERM", () => resolve("SIGTERM"));

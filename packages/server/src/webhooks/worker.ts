@@ -53,6 +53,8 @@ export interface WebhookWorkerOptions {
   /** The retry schedule; tests shorten it. */
   retry?: Partial<RetryPolicy>;
   resolver?: Resolver;
+  /** Refresh the queue's statistics when it outgrows them (D-263); PostgreSQL only, where ANALYZE stalls nothing else. */
+  refreshStatistics?: boolean;
   /** What wakes the worker (default: this process's webhookSignal). */
   signal?: EventEmitter;
   /** Unix time for webhook-timestamp (tests). */
@@ -66,7 +68,7 @@ export class WebhookWorker {
   readonly #perEndpoint: number;
   readonly #alonePerEndpoint: number;
   readonly #handOver: HandOverRecorder;
-  readonly #statistics: QueueStatistics;
+  readonly #statistics: QueueStatistics | undefined;
   /** What every attempt is sent with (attempt.ts). */
   readonly #attemptContext: Omit<AttemptContext, "onPrepareFailed">;
   readonly #idleIntervalMs: number;
@@ -109,7 +111,7 @@ export class WebhookWorker {
     this.#signal = options.signal ?? webhookSignal;
     const handOverPolicy = { leaseMs: this.#leaseMs, perEndpoint: this.#perEndpoint, alonePerEndpoint: this.#alonePerEndpoint };
     this.#handOver = new HandOverRecorder(this.#db, handOverPolicy, this.#concurrency);
-    this.#statistics = new QueueStatistics(this.#db, this.#logger);
+    this.#statistics = options.refreshStatistics ? new QueueStatistics(this.#db, this.#logger) : undefined;
     // Every send in flight listens for the shutdown: more than Node's default of 10 is expected.
     setMaxListeners(this.#concurrency + 1, this.#shutdown.signal);
   }
@@ -181,6 +183,7 @@ export class WebhookWorker {
 
   async #run(): Promise<void> {
     while (!this.#stopping) {
+      this.#statistics?.whileBusy(this.#inFlight.size);
       const free = this.#concurrency - this.#inFlight.size;
       if (free > 0) {
         this.#wakePending = false;
@@ -195,7 +198,6 @@ export class WebhookWorker {
           await this.#sleep(Math.min(30_000, this.#idleIntervalMs * 2 ** Math.min(this.#claimFailures, 5)));
           continue;
         }
-        this.#statistics.afterClaim(claimed.length);
         for (const delivery of claimed) this.#dispatch(delivery);
         if (claimed.length === free) continue; // every slot filled: more may be due when one frees up
       }
@@ -243,8 +245,4 @@ export class WebhookWorker {
     const handOver = this.#stopping ? undefined : this.#handOver;
     return recordOutcome(this.#db, delivery, outcome, this.#breaker, this.#logger, handOver);
   }
-}
-
-export function startWebhookWorker(options: WebhookWorkerOptions): WebhookWorker {
-  return new WebhookWorker(options).start();
 }
