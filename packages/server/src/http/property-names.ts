@@ -45,32 +45,54 @@ export function propertyNameMatcher(schema: TSchema, unknownNames: "keep" | "dro
   };
   visit(schema as SchemaNode);
 
-  // Recursion follows the schema, not the value: its depth is the schema's, whatever is sent.
-  const rename = (node: SchemaNode, value: unknown, path: string): unknown => {
-    if (node.items && Array.isArray(value)) return value.map((entry, index) => rename(node.items!, entry, `${path}[${index}]`));
-    if (!node.properties || typeof value !== "object" || value === null || Array.isArray(value)) return value;
+  // Recursion follows the schema, not the value: its depth is the schema's, whatever is sent. The
+  // path of a value is needed only for an error, so it is kept as a chain of parent links and spelt
+  // out only then; scalar fields, most of a body, are copied without a call or a string.
+  const rename = (node: SchemaNode, value: unknown, at: PathLink | null): unknown => {
+    if (node.items && Array.isArray(value)) {
+      const items = node.items;
+      if (!items.items && !items.properties) return value;
+      return value.map((entry, index) => rename(items, entry, { parent: at, key: index }));
+    }
+    const properties = node.properties;
+    if (!properties || typeof value !== "object" || value === null || Array.isArray(value)) return value;
     const table = tableOf(node);
     const output: Record<string, unknown> = {};
-    const receivedAs = new Map<string, string>();
-    for (const [received, child] of Object.entries(value)) {
-      const name = table.get(received.toLowerCase());
+    for (const received of Object.keys(value)) {
+      const child = (value as Record<string, unknown>)[received];
+      // The documented spelling is the common case: no lower-casing for it.
+      const name = Object.hasOwn(properties, received) ? received : table.get(received.toLowerCase());
       if (name === undefined) {
         if (unknownNames === "keep") define(output, received, child);
         continue;
       }
-      const earlier = receivedAs.get(name);
-      if (earlier !== undefined) {
+      // An unknown name never equals a schema name, so a name already in the output was received before.
+      if (Object.hasOwn(output, name)) {
+        const earlier = Object.keys(value).find((key) => key !== received && key.toLowerCase() === name.toLowerCase());
         throw new AppError(
           "ConflictingFields",
-          `${where(path)}${JSON.stringify(earlier)} and ${JSON.stringify(received)} are the same field (names are matched in any letter case); send only one of them.`,
+          `${where(spell(at))}${JSON.stringify(earlier)} and ${JSON.stringify(received)} are the same field (names are matched in any letter case); send only one of them.`,
         );
       }
-      receivedAs.set(name, received);
-      define(output, name, rename(node.properties[name]!, child, path ? `${path}.${name}` : name));
+      const childNode = properties[name]!;
+      define(output, name, childNode.properties || childNode.items ? rename(childNode, child, { parent: at, key: name }) : child);
     }
     return output;
   };
-  return (input) => rename(schema as SchemaNode, input, "");
+  return (input) => rename(schema as SchemaNode, input, null);
+}
+
+/** Where a value sits in the received document: its key or index, and its parent's link. */
+interface PathLink {
+  parent: PathLink | null;
+  key: string | number;
+}
+
+function spell(at: PathLink | null): string {
+  if (at === null) return "";
+  const parent = spell(at.parent);
+  if (typeof at.key === "number") return `${parent}[${at.key}]`;
+  return parent ? `${parent}.${at.key}` : at.key;
 }
 
 function where(path: string): string {
