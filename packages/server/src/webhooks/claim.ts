@@ -55,7 +55,7 @@ export async function claimDueDeliveries(
     // database's last moments only makes its delivery due again, as a worker that died would.
     const ready = await sql<{ endpoint_id: string }>`
       SELECT h.endpoint_id
-      FROM (SELECT set_config('synchronous_commit', 'off', true)) AS lease_commits_without_flush,
+      FROM (SELECT set_config('synchronous_commit', 'off', true), ${sql.raw(LEASE_PLANNER_SETTINGS)}) AS lease_settings,
            webhook_endpoint_health h
       JOIN webhook_endpoints e ON e.id = h.endpoint_id
       WHERE h.endpoint_id IN (${sql.join(pending.rows.map((row) => row.endpoint_id))})
@@ -82,6 +82,16 @@ export async function claimDueDeliveries(
   if (rows.length > 0) await waitUntilDurable(db);
   return rows.map((row) => leasedDelivery(row, leaseToken));
 }
+
+/**
+ * The lease statement's planner setting, made by the transaction's first statement so that it
+ * holds when the lease statement is planned (a setting made inside a statement comes too late for
+ * that statement's plan). Without bitmap scans the live leases are counted by a plain index scan,
+ * which marks the index entries of delivered rows dead as it passes them; a bitmap scan cannot, and
+ * with several endpoints waiting the planner chose one that read every lease entry since the last
+ * vacuum for each endpoint (D-264). The plan test applies the same setting.
+ */
+export const LEASE_PLANNER_SETTINGS = "set_config('enable_bitmapscan', 'off', true)";
 
 /** What the claim's lease statement is given besides the endpoints. */
 export interface LeaseShape {
