@@ -74,7 +74,8 @@ function assertReadsOnlyTheBatch(plan: PlanNode, what: string): void {
  * When the table's statistics were last taken: before the backlog arrived (the planner believes
  * pending rows rare), or while the backlog is sent (it knows of the leases and of the backlog).
  * Each misled the planner into reading the table once. (With no statistics at all, a young
- * installation's, the live-lease count may still be a bitmap scan: see D-262.)
+ * installation's, the hand-over's live-lease count may still be a bitmap scan: see D-262. The
+ * claim's lease is planned without bitmap scans, D-264.)
  */
 const STATISTICS = ["taken before the backlog", "taken while it is sent"] as const;
 
