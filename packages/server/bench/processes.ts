@@ -5,6 +5,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { LAUNCH_ENVIRONMENT } from "../src/launch-environment.ts";
 import { freePort, PAYLINK_BIN, TEST_PROCESS_SECRET_KEY } from "../test/support/process.ts";
 
 /** `paylink` as installed: the compiled server in dist/ (`npm run build` makes it). */
@@ -63,6 +64,9 @@ async function spawnPaylink(
   const baseUrl = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, [...nodeArgs, program === "built" ? PAYLINK_BUILT_BIN : PAYLINK_BIN, "serve"], {
     env: {
+      // As Paylink's launchers start it (src/launch-environment.ts); a variable set for the bench
+      // itself wins, so `GLIBC_TUNABLES= npm run bench` measures the server without it.
+      ...LAUNCH_ENVIRONMENT,
       ...process.env,
       HOST: "127.0.0.1",
       PORT: String(port),

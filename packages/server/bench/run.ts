@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { LAUNCH_ENVIRONMENT } from "../src/launch-environment.ts";
 import { createScratchDatabase } from "./databases.ts";
 import { growth } from "./growth.ts";
 import { type LoadPlan, load } from "./load.ts";
@@ -66,8 +67,16 @@ const report: Report = {
     `autocannon ${postgresPlan.warmupSeconds} s warm-up + ${postgresPlan.seconds} s per scenario, ` +
     `${postgresPlan.connections} connections on PostgreSQL, ${embeddedPlan.connections} on the embedded database; ` +
     (rounds > 1 ? `${rounds} alternating rounds of each scenario and its baseline; ` : "") +
-    (program === "built" ? "Paylink built (`npm run build`, `bin/paylink.mjs serve`)" : "Paylink from its sources under tsx"),
+    (program === "built" ? "Paylink built (`npm run build`, `bin/paylink.mjs serve`)" : "Paylink from its sources under tsx") +
+    `; ${paylinkTunables()}`,
 };
+
+/** What the report says of the allocator setting Paylink ran with (src/launch-environment.ts). */
+function paylinkTunables(): string {
+  const value = process.env.GLIBC_TUNABLES ?? LAUNCH_ENVIRONMENT.GLIBC_TUNABLES;
+  if (value === "") return "Paylink without `GLIBC_TUNABLES` (glibc's defaults)";
+  return `Paylink with \`GLIBC_TUNABLES=${value}\`${value === LAUNCH_ENVIRONMENT.GLIBC_TUNABLES ? ", as its launchers set it" : ""}`;
+}
 const broken: string[] = [];
 const scratchDirs: string[] = [];
 
