@@ -8,6 +8,13 @@ import { fileURLToPath } from "node:url";
 import { LAUNCH_ENVIRONMENT } from "../src/launch-environment.ts";
 import { freePort, PAYLINK_BIN, TEST_PROCESS_SECRET_KEY } from "../test/support/process.ts";
 
+/**
+ * The allocator setting Paylink runs with in the bench: its launchers' (src/launch-environment.ts),
+ * unless the bench itself was given one, so `GLIBC_TUNABLES= npm run bench` measures the server
+ * without it. The baselines get glibc's defaults.
+ */
+export const PAYLINK_GLIBC_TUNABLES = process.env.GLIBC_TUNABLES ?? LAUNCH_ENVIRONMENT.GLIBC_TUNABLES;
+
 /** `paylink` as installed: the compiled server in dist/ (`npm run build` makes it). */
 const PAYLINK_BUILT_BIN = fileURLToPath(new URL("../bin/paylink.mjs", import.meta.url));
 
@@ -64,10 +71,8 @@ async function spawnPaylink(
   const baseUrl = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, [...nodeArgs, program === "built" ? PAYLINK_BUILT_BIN : PAYLINK_BIN, "serve"], {
     env: {
-      // As Paylink's launchers start it (src/launch-environment.ts); a variable set for the bench
-      // itself wins, so `GLIBC_TUNABLES= npm run bench` measures the server without it.
-      ...LAUNCH_ENVIRONMENT,
       ...process.env,
+      GLIBC_TUNABLES: PAYLINK_GLIBC_TUNABLES,
       HOST: "127.0.0.1",
       PORT: String(port),
       PUBLIC_BASE_URL: baseUrl,

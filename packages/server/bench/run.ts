@@ -10,7 +10,7 @@ import { LAUNCH_ENVIRONMENT } from "../src/launch-environment.ts";
 import { createScratchDatabase } from "./databases.ts";
 import { growth } from "./growth.ts";
 import { type LoadPlan, load } from "./load.ts";
-import { type Baseline, type Paylink, peakRssMb, startBaseline, startPaylink } from "./processes.ts";
+import { type Baseline, PAYLINK_GLIBC_TUNABLES, type Paylink, peakRssMb, startBaseline, startPaylink } from "./processes.ts";
 import { medianLine, type Report, type Row, ratio, writeResults } from "./report.ts";
 import { baselineRequests, paylinkScenarios } from "./scenarios.ts";
 import { fetchLoopThroughput, paymentToReceipt, percentile, startReceiver, webhookThroughput } from "./webhooks.ts";
@@ -73,7 +73,7 @@ const report: Report = {
 
 /** What the report says of the allocator setting Paylink ran with (src/launch-environment.ts). */
 function paylinkTunables(): string {
-  const value = process.env.GLIBC_TUNABLES ?? LAUNCH_ENVIRONMENT.GLIBC_TUNABLES;
+  const value = PAYLINK_GLIBC_TUNABLES;
   if (value === "") return "Paylink without `GLIBC_TUNABLES` (glibc's defaults)";
   return `Paylink with \`GLIBC_TUNABLES=${value}\`${value === LAUNCH_ENVIRONMENT.GLIBC_TUNABLES ? ", as its launchers set it" : ""}`;
 }

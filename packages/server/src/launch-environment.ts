@@ -6,9 +6,9 @@
 // GLIBC_TUNABLES, glibc.malloc.mmap_threshold (D-265): glibc's allocator serves a request of at
 // least this many bytes with a mapping of its own, handed back to the kernel when freed, instead
 // of from an arena. On the embedded database V8 compiles PGlite's WebAssembly on its helper
-// threads, and the blocks its compiler asks for between 64 KiB and 128 KiB (under glibc's own
-// starting threshold of 128 KiB) stayed in those threads' arenas once freed: 60–80 MB of the
-// embedded process's peak. Just above 64 KiB, so the 64 KiB buffers Node reads every socket into
+// threads, and blocks of 64 KiB to 128 KiB (under glibc's own starting threshold of 128 KiB)
+// stayed in those threads' arenas once freed: the setting took 40–80 MB off the embedded
+// process's peak in alternating runs. Just above 64 KiB, so the 64 KiB buffers Node reads every socket into
 // stay in the arenas: at 32 KiB each read mapped and unmapped memory (1.2 mmap and 1.2 munmap per
 // API request on PostgreSQL). The setting also fixes the threshold, where glibc would raise it
 // after the first such block is freed. Other C libraries (musl, macOS) ignore the variable.
