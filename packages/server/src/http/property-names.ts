@@ -51,7 +51,7 @@ export function propertyNameMatcher(schema: TSchema, unknownNames: "keep" | "dro
   const rename = (node: SchemaNode, value: unknown, at: PathLink | null): unknown => {
     if (node.items && Array.isArray(value)) {
       const items = node.items;
-      if (!items.items && !items.properties) return value;
+      if (!holdsNames(items)) return value;
       return value.map((entry, index) => rename(items, entry, { parent: at, key: index }));
     }
     const properties = node.properties;
@@ -75,11 +75,16 @@ export function propertyNameMatcher(schema: TSchema, unknownNames: "keep" | "dro
         );
       }
       const childNode = properties[name]!;
-      define(output, name, childNode.properties || childNode.items ? rename(childNode, child, { parent: at, key: name }) : child);
+      define(output, name, holdsNames(childNode) ? rename(childNode, child, { parent: at, key: name }) : child);
     }
     return output;
   };
   return (input) => rename(schema as SchemaNode, input, null);
+}
+
+/** Whether a value of this schema node can hold property names to rename: scalars are copied as they are. */
+function holdsNames(node: SchemaNode): boolean {
+  return node.properties !== undefined || node.items !== undefined;
 }
 
 /** Where a value sits in the received document: its key or index, and its parent's link. */

@@ -19,6 +19,7 @@ import { formField } from "./request-state.ts";
 import { IdParams } from "./schemas.ts";
 import { CopyValue } from "./views/copy-value.tsx";
 import { Csrf, Layout } from "./views/layout.tsx";
+import { TableHead } from "./views/table-head.tsx";
 import { TableWrap } from "./views/table-wrap.tsx";
 import { WebhookForm } from "./views/webhook-form.tsx";
 
@@ -49,18 +50,7 @@ export function developersRoutes(fastify: FastifyInstance, { deps }: PortalConte
           <p class="muted">{m.dev.apiKeysIntro}</p>
           <TableWrap label={m.dev.apiKeys}>
             <table data-api-keys>
-              <thead>
-                <tr>
-                  <th scope="col">{m.dev.keyName}</th>
-                  <th scope="col">{m.dev.prefix}</th>
-                  <th scope="col">{m.dev.created}</th>
-                  <th scope="col">{m.dev.lastUsed}</th>
-                  <th scope="col">{m.dev.state}</th>
-                  <th scope="col">
-                    <span class="sr-only">{m.dev.revoke}</span>
-                  </th>
-                </tr>
-              </thead>
+              <TableHead columns={[m.dev.keyName, m.dev.prefix, m.dev.created, m.dev.lastUsed, m.dev.state, { hidden: m.dev.revoke }]} />
               <tbody>
                 {keys.map((key) => (
                   <tr key={key.keyId} data-key-id={key.keyId}>

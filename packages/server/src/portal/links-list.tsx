@@ -12,6 +12,7 @@ import { frameOf, sendPortalPage } from "./render.tsx";
 import { dayStart, LinksQuery, pageNumber } from "./schemas.ts";
 import { FilterSelect } from "./views/form-bits.tsx";
 import { Layout } from "./views/layout.tsx";
+import { Pager } from "./views/pager.tsx";
 import { TableHead } from "./views/table-head.tsx";
 import { TableWrap } from "./views/table-wrap.tsx";
 
@@ -134,11 +135,14 @@ export function linksListRoute(fastify: FastifyInstance, { deps }: PortalContext
               </table>
             </TableWrap>
           )}
-          <nav class="pager" aria-label={m.links.pageOf(page, pages, totalCount)}>
-            {page > 1 ? <a href={pageHref(page - 1)}>{m.links.previous}</a> : null}
-            <span class="muted">{m.links.pageOf(page, pages, totalCount)}</span>
-            {page < pages ? <a href={pageHref(page + 1)}>{m.links.next}</a> : null}
-          </nav>
+          <Pager
+            page={page}
+            pages={pages}
+            label={m.links.pageOf(page, pages, totalCount)}
+            previous={m.links.previous}
+            next={m.links.next}
+            href={pageHref}
+          />
         </div>
       </Layout>
     ));

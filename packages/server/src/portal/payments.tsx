@@ -14,6 +14,7 @@ import { frameOf, sendPortalPage } from "./render.tsx";
 import { dayStart, PaymentsQuery, pageNumber } from "./schemas.ts";
 import { FilterSelect } from "./views/form-bits.tsx";
 import { Layout } from "./views/layout.tsx";
+import { Pager } from "./views/pager.tsx";
 import { PaymentsTable } from "./views/payments-table.tsx";
 
 const PAGE_SIZE = 25;
@@ -105,11 +106,14 @@ export function paymentsRoutes(fastify: FastifyInstance, { deps }: PortalContext
         </form>
         <div class="card">
           {payments.length === 0 ? <p>{m.payments.none}</p> : <PaymentsTable payments={payments} lang={lang} />}
-          <nav class="pager" aria-label={m.payments.pageOf(page, pages, totalCount)}>
-            {page > 1 ? <a href={href(page - 1)}>{m.links.previous}</a> : null}
-            <span class="muted">{m.payments.pageOf(page, pages, totalCount)}</span>
-            {page < pages ? <a href={href(page + 1)}>{m.links.next}</a> : null}
-          </nav>
+          <Pager
+            page={page}
+            pages={pages}
+            label={m.payments.pageOf(page, pages, totalCount)}
+            previous={m.links.previous}
+            next={m.links.next}
+            href={href}
+          />
         </div>
       </Layout>
     ));

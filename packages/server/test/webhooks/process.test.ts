@@ -4,13 +4,19 @@
 //   4. two instances on one PostgreSQL and a healthy receiver: 500 payments produce exactly
 //      500 webhook requests, none twice.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { createPostgresDatabase } from "../support/databases.ts";
-import { freePort, PAYLINK_BIN, type ServerProcess, startServerProcess, TEST_PROCESS_SECRET_KEY } from "../support/process.ts";
+import {
+  type CommandProcess,
+  freePort,
+  type ServerProcess,
+  startPaylinkCommand,
+  startServerProcess,
+  TEST_PROCESS_SECRET_KEY,
+} from "../support/process.ts";
 import { CARDS, cardFields, createLink, pay } from "../support/shopper.ts";
 import { waitUntil } from "../support/wait.ts";
 import { type Receiver, startReceiver } from "./support.ts";
@@ -170,31 +176,20 @@ describe("PostgreSQL: two instances, 500 payments", {
   });
 });
 
-/** Starts a `paylink` command; `finished` resolves with its exit code and everything it printed. */
-function spawnPaylink(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, [PAYLINK_BIN, ...args], {
-    env: { ...process.env, LOG_LEVEL: "info", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout.on("data", (chunk: Buffer) => (output += chunk));
-  child.stderr.on("data", (chunk: Buffer) => (output += chunk));
-  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-  const finished = new Promise<{ code: number | string; output: string }>((resolve) =>
-    child.once("exit", (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code: code ?? signal ?? -1, output });
-    }),
-  );
-  return { child, finished };
+/** Runs `paylink <command>` to its end (killed after 30 s): its exit code and everything it printed. */
+async function runPaylink(command: string, env: Record<string, string>): Promise<{ code: number | string; output: string }> {
+  const run = startPaylinkCommand(command, { LOG_LEVEL: "info", ...env });
+  const timer = setTimeout(() => run.stop("SIGKILL"), 30_000);
+  const code = await run.exited;
+  clearTimeout(timer);
+  return { code, output: run.output() };
 }
-const runPaylink = (args: string[], env: Record<string, string>) => spawnPaylink(args, env).finished;
 
 describe("configuration and the worker command", () => {
   test("`paylink worker` on the embedded database explains that serve delivers webhooks itself", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "paylink-worker-"));
     try {
-      const { code, output } = await runPaylink(["worker"], { PAYLINK_DATA_DIR: dataDir, DATABASE_URL: "" });
+      const { code, output } = await runPaylink("worker", { PAYLINK_DATA_DIR: dataDir, DATABASE_URL: "" });
       assert.equal(code, 1);
       assert.match(output, /paylink worker needs DATABASE_URL/);
       assert.match(output, /just run `paylink serve`/);
@@ -208,7 +203,7 @@ describe("configuration and the worker command", () => {
   }, async () => {
     const database = await createPostgresDatabase(process.env.TEST_DATABASE_URL!);
     try {
-      const missing = await runPaylink(["serve"], { DATABASE_URL: database.url, PAYLINK_SECRET_KEY: "", PORT: String(await freePort()) });
+      const missing = await runPaylink("serve", { DATABASE_URL: database.url, PAYLINK_SECRET_KEY: "", PORT: String(await freePort()) });
       assert.equal(missing.code, 1);
       assert.match(missing.output, /PAYLINK_SECRET_KEY must be set when DATABASE_URL is set/);
 
@@ -216,7 +211,7 @@ describe("configuration and the worker command", () => {
       const server = await start({ DATABASE_URL: database.url });
       await provision(server.baseUrl, hook.url);
       await server.stop();
-      const wrongKey = await runPaylink(["serve"], {
+      const wrongKey = await runPaylink("serve", {
         DATABASE_URL: database.url,
         PAYLINK_SECRET_KEY: "1".repeat(64),
         PORT: String(await freePort()),
@@ -232,6 +227,7 @@ describe("configuration and the worker command", () => {
     skip: process.env.TEST_DATABASE_URL ? false : "TEST_DATABASE_URL is not set",
   }, async () => {
     const database = await createPostgresDatabase(process.env.TEST_DATABASE_URL!);
+    let worker: CommandProcess | undefined;
     try {
       const hook = await receiver();
       const server = await start({ DATABASE_URL: database.url, PAYLINK_WEBHOOK_WORKER: "false" });
@@ -249,7 +245,8 @@ describe("configuration and the worker command", () => {
       await new Promise((resolve) => setTimeout(resolve, 1500));
       assert.equal(hook.requests.length, 0, "serve alone sends nothing");
 
-      const worker = spawnPaylink(["worker"], {
+      worker = startPaylinkCommand("worker", {
+        LOG_LEVEL: "info",
         DATABASE_URL: database.url,
         PAYLINK_SECRET_KEY: TEST_PROCESS_SECRET_KEY,
         PAYLINK_WEBHOOK_ALLOW_PRIVATE: "true",
@@ -261,11 +258,11 @@ describe("configuration and the worker command", () => {
         return log.data[0]?.state === "Delivered";
       });
       // SIGTERM: the worker stops cleanly.
-      worker.child.kill("SIGTERM");
-      const finished = await worker.finished;
-      assert.equal(finished.code, 0, finished.output);
-      assert.match(finished.output, /Paylink webhook worker running/);
+      assert.equal(await worker.stop("SIGTERM"), 0, worker.output());
+      assert.match(worker.output(), /Paylink webhook worker running/);
     } finally {
+      // A failed assertion must not leave the worker holding the database it drops.
+      await worker?.stop("SIGKILL");
       await database.drop();
     }
   });
