@@ -9,11 +9,14 @@ import { LAUNCH_ENVIRONMENT } from "../src/launch-environment.ts";
 import { freePort, PAYLINK_BIN, TEST_PROCESS_SECRET_KEY } from "../test/support/process.ts";
 
 /**
- * The allocator setting Paylink runs with in the bench: its launchers' (src/launch-environment.ts),
- * unless the bench itself was given one, so `GLIBC_TUNABLES= npm run bench` measures the server
- * without it. The baselines get glibc's defaults.
+ * The environment Paylink runs with in the bench: its launchers' (src/launch-environment.ts), each
+ * variable unless the bench itself was given one, so `GLIBC_TUNABLES= npm run bench` (or
+ * `NODE_OPTIONS=`) measures the server without that setting. The baselines get the defaults.
  */
-export const PAYLINK_GLIBC_TUNABLES = process.env.GLIBC_TUNABLES ?? LAUNCH_ENVIRONMENT.GLIBC_TUNABLES;
+export const PAYLINK_LAUNCH_ENVIRONMENT: Record<keyof typeof LAUNCH_ENVIRONMENT, string> = {
+  GLIBC_TUNABLES: process.env.GLIBC_TUNABLES ?? LAUNCH_ENVIRONMENT.GLIBC_TUNABLES,
+  NODE_OPTIONS: process.env.NODE_OPTIONS ?? LAUNCH_ENVIRONMENT.NODE_OPTIONS,
+};
 
 /** `paylink` as installed: the compiled server in dist/ (`npm run build` makes it). */
 const PAYLINK_BUILT_BIN = fileURLToPath(new URL("../bin/paylink.mjs", import.meta.url));
@@ -72,7 +75,7 @@ async function spawnPaylink(
   const child = spawn(process.execPath, [...nodeArgs, program === "built" ? PAYLINK_BUILT_BIN : PAYLINK_BIN, "serve"], {
     env: {
       ...process.env,
-      GLIBC_TUNABLES: PAYLINK_GLIBC_TUNABLES,
+      ...PAYLINK_LAUNCH_ENVIRONMENT,
       HOST: "127.0.0.1",
       PORT: String(port),
       PUBLIC_BASE_URL: baseUrl,

@@ -10,7 +10,7 @@ import { LAUNCH_ENVIRONMENT } from "../src/launch-environment.ts";
 import { createScratchDatabase } from "./databases.ts";
 import { growth } from "./growth.ts";
 import { type LoadPlan, load } from "./load.ts";
-import { type Baseline, PAYLINK_GLIBC_TUNABLES, type Paylink, peakRssMb, startBaseline, startPaylink } from "./processes.ts";
+import { type Baseline, PAYLINK_LAUNCH_ENVIRONMENT, type Paylink, peakRssMb, startBaseline, startPaylink } from "./processes.ts";
 import { medianLine, type Report, type Row, ratio, writeResults } from "./report.ts";
 import { baselineRequests, paylinkScenarios } from "./scenarios.ts";
 import { fetchLoopThroughput, paymentToReceipt, percentile, startReceiver, webhookThroughput } from "./webhooks.ts";
@@ -52,6 +52,9 @@ const postgresPlan: LoadPlan = quick
 // One embedded database serves one query at a time: 10 connections already queue.
 const embeddedPlan: LoadPlan = { ...postgresPlan, connections: 10 };
 const backlog = quick ? 2_000 : 10_000;
+// BENCH_PAYLINK_NODE_ARGS="--max-semi-space-size=8": extra options for the node that runs Paylink
+// (not the baselines), to measure one of V8's settings; the report names them.
+const PAYLINK_NODE_ARGS = (process.env.BENCH_PAYLINK_NODE_ARGS ?? "").split(/\s+/).filter(Boolean);
 const growthSizes = quick ? [10_000, 50_000] : [10_000, 100_000, 1_000_000];
 const latencyPayments = quick ? 10 : 200;
 
@@ -68,14 +71,19 @@ const report: Report = {
     `${postgresPlan.connections} connections on PostgreSQL, ${embeddedPlan.connections} on the embedded database; ` +
     (rounds > 1 ? `${rounds} alternating rounds of each scenario and its baseline; ` : "") +
     (program === "built" ? "Paylink built (`npm run build`, `bin/paylink.mjs serve`)" : "Paylink from its sources under tsx") +
-    `; ${paylinkTunables()}`,
+    `; ${paylinkLaunchEnvironment()}` +
+    (PAYLINK_NODE_ARGS.length > 0 ? `; Paylink's node started with \`${PAYLINK_NODE_ARGS.join(" ")}\`` : ""),
 };
 
-/** What the report says of the allocator setting Paylink ran with (src/launch-environment.ts). */
-function paylinkTunables(): string {
-  const value = PAYLINK_GLIBC_TUNABLES;
-  if (value === "") return "Paylink without `GLIBC_TUNABLES` (glibc's defaults)";
-  return `Paylink with \`GLIBC_TUNABLES=${value}\`${value === LAUNCH_ENVIRONMENT.GLIBC_TUNABLES ? ", as its launchers set it" : ""}`;
+/** What the report says of the launch environment Paylink ran with (src/launch-environment.ts). */
+function paylinkLaunchEnvironment(): string {
+  return Object.entries(PAYLINK_LAUNCH_ENVIRONMENT)
+    .map(([name, value]) => {
+      if (value === "") return `Paylink without \`${name}\``;
+      const launchers = LAUNCH_ENVIRONMENT[name as keyof typeof LAUNCH_ENVIRONMENT];
+      return `Paylink with \`${name}=${value}\`${value === launchers ? ", as its launchers set it" : ""}`;
+    })
+    .join("; ");
 }
 const broken: string[] = [];
 const scratchDirs: string[] = [];
@@ -173,7 +181,7 @@ async function postgres(): Promise<void> {
   const database = await createScratchDatabase("paylink");
   const baseline = await startBaseline("pg", baselineDb.url);
   try {
-    const paylink = await startPaylink({ databaseUrl: database.url }, [], program);
+    const paylink = await startPaylink({ databaseUrl: database.url }, PAYLINK_NODE_ARGS, program);
     try {
       await measurePairs("postgres", postgresPlan, baseline, paylink);
       if (!only || only.includes("webhooks")) await measureWebhooks("postgres", paylink, database.url);
@@ -199,7 +207,7 @@ async function embedded(): Promise<void> {
   scratchDirs.push(dir);
   const baseline = await startBaseline("pglite", join(dir, "baseline"));
   try {
-    const paylink = await startPaylink({ dataDir: join(dir, "paylink") }, [], program);
+    const paylink = await startPaylink({ dataDir: join(dir, "paylink") }, PAYLINK_NODE_ARGS, program);
     try {
       await measurePairs("embedded", embeddedPlan, baseline, paylink);
       if (!only || only.includes("webhooks")) await measureWebhooks("embedded", paylink, undefined);
