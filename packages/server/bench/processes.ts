@@ -13,10 +13,9 @@ import { freePort, PAYLINK_BIN, TEST_PROCESS_SECRET_KEY } from "../test/support/
  * variable unless the bench itself was given one, so `GLIBC_TUNABLES= npm run bench` (or
  * `NODE_OPTIONS=`) measures the server without that setting. The baselines get the defaults.
  */
-export const PAYLINK_LAUNCH_ENVIRONMENT: Record<keyof typeof LAUNCH_ENVIRONMENT, string> = {
-  GLIBC_TUNABLES: process.env.GLIBC_TUNABLES ?? LAUNCH_ENVIRONMENT.GLIBC_TUNABLES,
-  NODE_OPTIONS: process.env.NODE_OPTIONS ?? LAUNCH_ENVIRONMENT.NODE_OPTIONS,
-};
+export const PAYLINK_LAUNCH_ENVIRONMENT = Object.fromEntries(
+  Object.entries(LAUNCH_ENVIRONMENT).map(([name, value]) => [name, process.env[name] ?? value]),
+) as Record<keyof typeof LAUNCH_ENVIRONMENT, string>;
 
 /** `paylink` as installed: the compiled server in dist/ (`npm run build` makes it). */
 const PAYLINK_BUILT_BIN = fileURLToPath(new URL("../bin/paylink.mjs", import.meta.url));

@@ -135,14 +135,7 @@ export function linksListRoute(fastify: FastifyInstance, { deps }: PortalContext
               </table>
             </TableWrap>
           )}
-          <Pager
-            page={page}
-            pages={pages}
-            label={m.links.pageOf(page, pages, totalCount)}
-            previous={m.links.previous}
-            next={m.links.next}
-            href={pageHref}
-          />
+          <Pager page={page} pages={pages} label={m.links.pageOf(page, pages, totalCount)} href={pageHref} lang={lang} />
         </div>
       </Layout>
     ));

@@ -106,14 +106,7 @@ export function paymentsRoutes(fastify: FastifyInstance, { deps }: PortalContext
         </form>
         <div class="card">
           {payments.length === 0 ? <p>{m.payments.none}</p> : <PaymentsTable payments={payments} lang={lang} />}
-          <Pager
-            page={page}
-            pages={pages}
-            label={m.payments.pageOf(page, pages, totalCount)}
-            previous={m.links.previous}
-            next={m.links.next}
-            href={href}
-          />
+          <Pager page={page} pages={pages} label={m.payments.pageOf(page, pages, totalCount)} href={href} lang={lang} />
         </div>
       </Layout>
     ));
