@@ -17,8 +17,9 @@ import { fetchLoopThroughput, paymentToReceipt, percentile, startReceiver, webho
 
 const quick = process.argv.includes("--quick");
 // --only=create,get: just those scenarios and their baselines on PostgreSQL (to measure one change);
-// --only=webhooks: the webhook measurements on PostgreSQL. With --embedded: the same scenarios on the
-// embedded database instead (its webhook measurement is the payment → receipt latency only).
+// --only=webhooks: the webhook measurements on PostgreSQL; --only=growth: the growth part (after the
+// other named scenarios, if any). With --embedded: the same scenarios on the embedded database
+// instead (its webhook measurement is the payment → receipt latency only).
 const only = process.argv
   .find((arg) => arg.startsWith("--only="))
   ?.slice("--only=".length)
@@ -185,8 +186,8 @@ async function postgres(): Promise<void> {
     try {
       await measurePairs("postgres", postgresPlan, baseline, paylink);
       if (!only || only.includes("webhooks")) await measureWebhooks("postgres", paylink, database.url);
-      if (only) return;
-      report.growth = await growth(paylink, database.url, growthSizes, quick ? 5 : 20);
+      if (only && !only.includes("growth")) return;
+      report.growth = await growth(paylink, database.url, growthSizes, quick ? 5 : 60);
       for (const g of report.growth)
         console.log(
           `growth ${g.links} links: list ${g.list.toFixed(1)} ms, search (20 matches) ${g.searchFew.toFixed(1)} ms, search (growing) ${g.search.toFixed(1)} ms, get ${g.get.toFixed(1)} ms`,
