@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { getLink } from "../support/fixtures.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
-import { type PortalClient, signedIn } from "../support/portal.ts";
+import { type PortalClient, pagerLink, signedIn } from "../support/portal.ts";
 import { cardFields, pay } from "../support/shopper.ts";
 
 /** A regular expression match that reports a short excerpt, not a whole page, when it fails. */
@@ -114,6 +114,19 @@ describe("portal links (pglite)", () => {
     assert.match(tokenize.text, /Page 1 of 1 \(1 links\)/);
     const paged = await portal.get("/portal/links?page=2");
     assert.equal(paged.status, 200);
+
+    // A search of two pages: the pager's links keep the search and lead back and forth.
+    for (let i = 0; i < 21; i++) assert.equal((await createViaForm({ ...twoItems(), description: `Pageme ${i}` })).status, 303);
+    const first = await portal.get("/portal/links?search=pageme");
+    assert.match(first.text, /Page 1 of 2 \(21 links\)/);
+    assert.equal(pagerLink(first.html, "Previous"), undefined);
+    const second = await portal.get(pagerLink(first.html, "Next") ?? "/portal/links?no-next-link");
+    assert.match(second.text, /Page 2 of 2 \(21 links\)/);
+    assert.match(second.text, /Pageme 0\b/, "the oldest match is on the last page");
+    assert.equal(pagerLink(second.html, "Next"), undefined);
+    const back = await portal.get(pagerLink(second.html, "Previous") ?? "/portal/links?no-previous-link");
+    assert.match(back.text, /Page 1 of 2 \(21 links\)/);
+    assert.match(back.text, /Pageme 20\b/, "the newest match leads the first page");
     const nonsense = await portal.get("/portal/links?status=Bogus&createdFrom=yesterday&page=-3");
     assert.equal(nonsense.status, 200, "unreadable filters filter nothing");
   });

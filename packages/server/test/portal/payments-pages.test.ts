@@ -9,7 +9,7 @@ import { paymentsCsv } from "../../src/portal/payments-csv.ts";
 import { sellLink } from "../support/after-sale.ts";
 import { testBackends } from "../support/databases.ts";
 import { addMerchantFixture, startTestServer, type TestServer } from "../support/harness.ts";
-import { type PortalClient, signedIn } from "../support/portal.ts";
+import { type PortalClient, pagerLink, signedIn } from "../support/portal.ts";
 
 /** "source reference" per row of the payments table, in order: the charge's own reference, or "link". */
 function rowsOf(html: string): string[] {
@@ -96,6 +96,23 @@ for (const backend of testBackends()) {
       assert.match(declined.text, /Page 1 of 1 \(4 payments\)/);
       const searched = await portal.get("/portal/payments?search=bulk-2");
       assert.match(searched.text, /\(10 payments\)/, "bulk-20 to bulk-29");
+    });
+
+    test("the pager's links lead from page to page and keep the filter", async () => {
+      const first = await portal.get("/portal/payments?search=bulk");
+      assert.match(first.text, /Page 1 of 2 \(30 payments\)/);
+      assert.equal(pagerLink(first.html, "Previous"), undefined, "nothing before the first page");
+      const next = pagerLink(first.html, "Next");
+      assert.ok(next, "the first of two pages offers the next");
+      const second = await portal.get(next);
+      assert.match(second.text, /Page 2 of 2 \(30 payments\)/, `${next} kept the search`);
+      assert.deepEqual(rowsOf(second.html), ["token bulk-25", "token bulk-26", "token bulk-27", "token bulk-29", "token bulk-28"]);
+      assert.equal(pagerLink(second.html, "Next"), undefined, "nothing after the last page");
+      const previous = pagerLink(second.html, "Previous");
+      assert.ok(previous);
+      const back = await portal.get(previous);
+      assert.deepEqual(rowsOf(back.html), rowsOf(first.html), "Previous leads back to the first page");
+      assert.equal(rowsOf(back.html).length, 25);
     });
 
     test("the CSV has every payment once, newest first, whether read in one batch or many", async () => {

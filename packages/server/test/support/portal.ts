@@ -15,6 +15,12 @@ export interface PortalPage {
   location: string | null;
 }
 
+/** The href of a portal page's pager link ("Previous" or "Next"), as a browser would follow it. */
+export function pagerLink(html: string, word: "Previous" | "Next"): string | undefined {
+  const pager = /<nav class="pager"[^>]*>([\s\S]*?)<\/nav>/.exec(html)?.[1] ?? "";
+  return new RegExp(`<a href="([^"]*)">${word}</a>`).exec(pager)?.[1]?.replaceAll("&amp;", "&");
+}
+
 export const PORTAL_PASSWORD = "correct horse battery staple";
 
 /** A portal user of the merchant, with a known password. */
