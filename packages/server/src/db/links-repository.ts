@@ -1,9 +1,10 @@
 // Payment links, and the list of a link's submissions. Link rows are turned into domain values here
 // and nowhere else (the API's list of links: db/link-list-repository.ts).
-import type { Selectable, Transaction } from "kysely";
+import { type Selectable, sql, type Transaction } from "kysely";
 import type { Culture, Item, LinkTerms, LinkType, RecurringProcessingModel, ShopperInfo } from "../domain/links/types.ts";
 import type { Database } from "./connect.ts";
 import { type LinkListFilter, listLinkRows } from "./link-list-repository.ts";
+import { pageTotal } from "./page-total.ts";
 import { preparedStatement, runPrepared } from "./prepared.ts";
 import type { DB, PaymentLinksTable } from "./schema.ts";
 import { type SubmissionRecord, toSubmission } from "./submissions-repository.ts";
@@ -206,15 +207,28 @@ export async function disableLink(db: Queryable, merchantId: string, reference: 
   return result.numUpdatedRows > 0n;
 }
 
-export async function listSubmissions(db: Queryable, reference: string): Promise<SubmissionRecord[]> {
+/**
+ * A page of a link's submissions, newest first (ties by reference), and how many it has in all:
+ * the portal shows a busy link's submissions a page at a time (D-269).
+ */
+export async function listSubmissionsPage(
+  db: Queryable,
+  reference: string,
+  page: { offset: number; limit: number },
+): Promise<{ submissions: SubmissionRecord[]; totalCount: number }> {
+  const total = sql<string>`(SELECT count(*) FROM submissions WHERE link_reference = ${reference})`;
   const rows = await db
     .selectFrom("submissions")
     .selectAll()
+    .select(total.as("total_count"))
     .where("link_reference", "=", reference)
-    .orderBy("created_at")
-    .orderBy("id")
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .offset(page.offset)
+    .limit(page.limit)
     .execute();
-  return rows.map(toSubmission);
+  const totalCount = await pageTotal(rows, () => db.selectNoFrom(total.as("count")).executeTakeFirstOrThrow());
+  return { submissions: rows.map(toSubmission), totalCount };
 }
 
 /** The portal's list: whole links (the API's list reads summaries only, db/link-list-repository.ts). */

@@ -22,6 +22,9 @@ export const LinksQuery = Type.Object({
   lang: Text,
 });
 
+/** A page of a paged section (the link's submissions). */
+export const PageQuery = Type.Object({ page: Text, lang: Text });
+
 export const PaymentsQuery = Type.Object({ from: Text, to: Text, search: Text, type: Text, result: Text, page: Text, lang: Text });
 
 /** A page number from the query (1-based on screen), 1 when missing or unreadable. */

@@ -1,9 +1,12 @@
 // GET /api/v1/paymentlinks/{reference} (docs/api.md#read): the link with its submissions read in
 // one statement (D-182): oldest first (ties by checkoutReference), times in UTC to the millisecond
-// whatever the session's time zone, and the fields of each submission as stored.
+// whatever the session's time zone, and the fields of each submission as stored. A link with more
+// submissions than one statement carries is read in batches from one snapshot (D-269), and its
+// body is the same as the one statement's would be.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
+import { readLinkInBatches, SUBMISSIONS_AT_ONCE } from "../../src/db/link-with-submissions-repository.ts";
 import { testBackends } from "../support/databases.ts";
 import { getLink, payByLink } from "../support/fixtures.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
@@ -66,6 +69,67 @@ for (const backend of testBackends()) {
           createdAt: "2026-03-04T05:06:07.999Z",
         },
       ]);
+    });
+
+    it("a link with more submissions than one statement carries is read in batches: the same body, each submission once, in order", async () => {
+      const reference = await createLink(server, payByLink(server));
+      // Submissions n..m, seven to an instant, so that instants straddle every batch's edge and the
+      // order inside one goes by the reference; every 97th was paid and has 100 of it refunded.
+      const addSubmissions = (from: number, to: number) =>
+        sql`INSERT INTO submissions (id, link_reference, answers, amount, currency, state, completed, payfac_reference, created_at)
+            SELECT 'big-' || ${reference} || '-' || lpad((7919 * g % 10007)::text, 5, '0'), ${reference},
+                   jsonb_build_array(jsonb_build_object('field', 'Name', 'value', 'Shopper ' || g)), 48900, 'ISK', 'approved', true,
+                   CASE WHEN g % 97 = 0 THEN 'pf-big-' || ${reference} || '-' || g END,
+                   timestamptz '2026-05-01 12:00:00+00' + (g / 7) * interval '1.5 ms'
+            FROM generate_series(${from}::int, ${to}::int) g`.execute(server.db);
+      const addRefunds = () =>
+        sql`INSERT INTO refund_balances (payfac_reference, merchant_id, amount, currency, refunded_amount)
+            SELECT payfac_reference, ${server.merchantId}, 48900, 'ISK', 100 FROM submissions
+            WHERE link_reference = ${reference} AND payfac_reference IS NOT NULL ON CONFLICT DO NOTHING`.execute(server.db);
+      const expectedOrder = async () =>
+        (
+          await sql<{ id: string }>`SELECT id FROM submissions WHERE link_reference = ${reference} ORDER BY created_at, id`.execute(
+            server.db,
+          )
+        ).rows.map((row) => row.id);
+
+      await addSubmissions(1, SUBMISSIONS_AT_ONCE);
+      await addRefunds();
+      const inOneStatement = await getLink(server, reference);
+      assert.equal(inOneStatement.submissions.length, SUBMISSIONS_AT_ONCE);
+
+      for (const total of [2 * SUBMISSIONS_AT_ONCE, 2 * SUBMISSIONS_AT_ONCE + 345]) {
+        await addSubmissions(SUBMISSIONS_AT_ONCE + 1 + (total > 2 * SUBMISSIONS_AT_ONCE ? SUBMISSIONS_AT_ONCE : 0), total);
+        await addRefunds();
+        const response = await server.api("GET", `/api/v1/paymentlinks/${reference}`);
+        assert.equal(response.status, 200);
+        assert.equal(response.headers.get("content-type"), "application/json; charset=utf-8");
+        assert.equal(typeof response.body.responseIdentifier, "string");
+        const inBatches = response.body.paymentLink;
+        const { submissions, ...rest } = inBatches;
+        const { submissions: firstThousand, ...restInOne } = inOneStatement;
+        // The same link, its fields in the same order, as the route's own serializer writes them.
+        assert.equal(JSON.stringify(rest), JSON.stringify(restInOne));
+        assert.deepEqual(
+          submissions.map((submission: { checkoutReference: string }) => submission.checkoutReference),
+          await expectedOrder(),
+          `${total}: every submission once, oldest first, ties by reference`,
+        );
+        // The first thousand are exactly what the one statement gave, key order included.
+        assert.equal(JSON.stringify(submissions.slice(0, SUBMISSIONS_AT_ONCE)), JSON.stringify(firstThousand));
+        const refunded = submissions.filter((submission: { refundedAmount: number }) => submission.refundedAmount === 100);
+        assert.equal(refunded.length, Math.floor(total / 97), "each paid one carries its refunded sum");
+      }
+
+      // One snapshot, read a thousand at a time.
+      const batches: number[] = [];
+      const link = await readLinkInBatches(server.db, server.merchantId, reference, (batch) => batches.push(batch.length));
+      assert.equal(link?.reference, reference);
+      assert.deepEqual(batches, [SUBMISSIONS_AT_ONCE, SUBMISSIONS_AT_ONCE, 345]);
+      const other = await server.addMerchant();
+      assert.equal(await readLinkInBatches(server.db, other.merchantId, reference, () => assert.fail("another merchant's")), undefined);
+      const foreign = await server.api("GET", `/api/v1/paymentlinks/${reference}`, undefined, { "x-api-key": other.apiKey });
+      assert.equal(foreign.status, 404);
     });
 
     it("is another merchant's link: 404 2014, as if it did not exist", async () => {

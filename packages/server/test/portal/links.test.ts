@@ -3,6 +3,7 @@
 // pages, the detail page with its submissions, disable/enable and edit with the update rules.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { sql } from "kysely";
 import { getLink } from "../support/fixtures.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
 import { type PortalClient, pagerLink, signedIn } from "../support/portal.ts";
@@ -129,6 +130,54 @@ describe("portal links (pglite)", () => {
     assert.match(back.text, /Pageme 20\b/, "the newest match leads the first page");
     const nonsense = await portal.get("/portal/links?status=Bogus&createdFrom=yesterday&page=-3");
     assert.equal(nonsense.status, 200, "unreadable filters filter nothing");
+  });
+
+  test("a busy link's submissions come newest first, fifty a page, with a pager", async () => {
+    const created = await createViaForm({ ...twoItems(), description: "Busy link" });
+    const reference = created.location!.split("/").pop()!;
+    // 120 declined attempts a minute apart: "Shopper 1" the oldest, "Shopper 120" the newest.
+    await sql`INSERT INTO submissions (id, link_reference, answers, amount, currency, state, completed, created_at)
+              SELECT 'busy-' || ${reference} || '-' || g, ${reference},
+                     jsonb_build_array(jsonb_build_object('field', 'FullName', 'value', 'Shopper ' || g)), 11880, 'ISK', 'declined', false,
+                     timestamptz '2026-05-01 12:00:00+00' + g * interval '1 minute'
+              FROM generate_series(1, 120) g`.execute(server.db);
+    const shoppers = (html: string) => [...html.matchAll(/Shopper (\d+)/g)].map((match) => Number(match[1]));
+    const first = await portal.get(`/portal/links/${reference}`);
+    assert.equal(first.status, 200);
+    has(first.text, /Page 1 of 3 \(120 submissions, newest first\)/);
+    assert.deepEqual(
+      shoppers(first.html),
+      Array.from({ length: 50 }, (_, i) => 120 - i),
+    );
+    const second = await portal.get(pagerLink(first.html, "Next") ?? "/portal/no-next-link");
+    assert.deepEqual(
+      shoppers(second.html),
+      Array.from({ length: 50 }, (_, i) => 70 - i),
+    );
+    const third = await portal.get(pagerLink(second.html, "Next") ?? "/portal/no-next-link");
+    has(third.text, /Page 3 of 3 \(120 submissions, newest first\)/);
+    assert.deepEqual(
+      shoppers(third.html),
+      Array.from({ length: 20 }, (_, i) => 20 - i),
+    );
+    assert.equal(pagerLink(third.html, "Next"), undefined);
+    assert.deepEqual(shoppers((await portal.get(pagerLink(third.html, "Previous") ?? "/portal/no-link")).html), shoppers(second.html));
+    // An unreadable page number is the first page; a page past the last is empty but still counts them.
+    for (const page of ["abc", "0", "x".repeat(300)]) {
+      const unreadable = await portal.get(`/portal/links/${reference}?page=${page}`);
+      assert.equal(unreadable.status, 200, page);
+      assert.deepEqual(shoppers(unreadable.html), shoppers(first.html), page);
+    }
+    const beyond = await portal.get(`/portal/links/${reference}?page=9`);
+    has(beyond.text, /Page 9 of 3 \(120 submissions, newest first\)/);
+    assert.deepEqual(shoppers(beyond.html), []);
+    assert.doesNotMatch(beyond.text, /No one has paid/);
+    // A link with a few submissions shows them all, without a pager.
+    const quiet = await createViaForm({ ...twoItems(), description: "Quiet link" });
+    const quietPage = await portal.get(quiet.location!);
+    assert.equal(pagerLink(quietPage.html, "Next"), undefined);
+    assert.doesNotMatch(quietPage.html, /class="pager"/);
+    has(quietPage.text, /No one has paid through this link yet\./);
   });
 
   test("disable and enable from the detail page; edit follows the update rules (price frozen after a sale)", async () => {

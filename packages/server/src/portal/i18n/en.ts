@@ -110,6 +110,7 @@ export const en = {
     items: "Items",
     submissions: "Submissions",
     noSubmissions: "No one has paid through this link yet.",
+    submissionsPageOf: (page: number, pages: number, total: number) => `Page ${page} of ${pages} (${total} submissions, newest first)`,
     answers: "Answers",
     disable: "Disable",
     enable: "Enable",

@@ -103,6 +103,7 @@ export const is: Messages = {
     items: "Vörur",
     submissions: "Innsendingar",
     noSubmissions: "Enginn hefur greitt með þessum hlekk enn.",
+    submissionsPageOf: (page: number, pages: number, total: number) => `Síða ${page} af ${pages} (${total} innsendingar, nýjustu fyrst)`,
     answers: "Svör",
     disable: "Gera óvirkan",
     enable: "Virkja",

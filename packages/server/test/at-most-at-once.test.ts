@@ -1,0 +1,50 @@
+// The limit on tasks at once (src/at-most-at-once.ts): never more than the limit running, the
+// waiting ones started in the order they came, and a task that fails still gives its place up.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { atMostAtOnce } from "../src/at-most-at-once.ts";
+
+test("never more than the limit at once; the waiting start first come, first served; a failure frees its place", async () => {
+  const limited = atMostAtOnce(2);
+  let running = 0;
+  let most = 0;
+  const started: number[] = [];
+  const releases = new Map<number, (fail: boolean) => void>();
+  const task = (n: number) =>
+    limited(async () => {
+      started.push(n);
+      running += 1;
+      most = Math.max(most, running);
+      const fail = await new Promise<boolean>((resolve) => releases.set(n, resolve));
+      running -= 1;
+      if (fail) throw new Error(`task ${n} failed`);
+      return n;
+    });
+  const settle = () => new Promise((resolve) => setImmediate(resolve));
+  const results = [1, 2, 3, 4, 5].map((n) => task(n).catch((error: Error) => error.message));
+  await settle();
+  assert.deepEqual(started, [1, 2], "two start, three wait");
+  releases.get(2)!(true);
+  await settle();
+  assert.deepEqual(started, [1, 2, 3], "the failed task's place goes to the first waiting");
+  // Handed over, the place is still taken: a task that comes now waits behind 4 and 5.
+  const late = task(8);
+  await settle();
+  assert.deepEqual(started, [1, 2, 3], "two run (1 and 3); the newcomer waits");
+  releases.get(1)!(false);
+  await settle();
+  assert.deepEqual(started, [1, 2, 3, 4]);
+  for (const n of [3, 4]) releases.get(n)!(false);
+  await settle();
+  assert.deepEqual(started, [1, 2, 3, 4, 5, 8]);
+  for (const n of [5, 8]) releases.get(n)!(false);
+  assert.deepEqual(await Promise.all(results), [1, "task 2 failed", 3, 4, 5]);
+  assert.equal(await late, 8);
+  assert.equal(most, 2);
+  // Its places are all free again: two start at once.
+  const again = [6, 7].map((n) => task(n));
+  await settle();
+  assert.deepEqual(started.slice(-2), [6, 7]);
+  for (const n of [6, 7]) releases.get(n)!(false);
+  assert.deepEqual(await Promise.all(again), [6, 7]);
+});
