@@ -5,6 +5,7 @@
 // the database, so this runs on the first backend only (the journey runs on both).
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { sql } from "kysely";
 import type { Browser, Page } from "playwright-core";
 import { WebhookWorker } from "../../src/webhooks/worker.ts";
 import { launchChromium, skipWithoutChromium } from "../support/browser.ts";
@@ -25,6 +26,7 @@ describe("portal pages in Chromium", { skip: skipWithoutChromium }, () => {
   let receiver: Receiver;
   let worker: WebhookWorker;
   let reference: string;
+  let busyReference: string;
   let checkoutReference: string;
   let webhookPath: string;
 
@@ -63,6 +65,16 @@ describe("portal pages in Chromium", { skip: skipWithoutChromium }, () => {
     const refunded = await portal.post(`/portal/payments/${checkoutReference}/refund`, { amount: "2000", refundReason: "RETURN" }, payment);
     assert.equal(refunded.status, 303);
     await waitUntil(async () => /· Refund · Delivered/.test((await portal.get(webhookPath)).text));
+    // A link with more submissions than one page of its detail shows (fifty), for the pager.
+    busyReference = await createLink(server, {
+      description: "Busy link",
+      amount: 49000,
+      shopperInfo: [{ field: "FullName", requirementType: "Required" }],
+    });
+    await sql`INSERT INTO submissions (id, link_reference, answers, amount, currency, state, completed, created_at)
+              SELECT 'busy-' || g, ${busyReference}, jsonb_build_array(jsonb_build_object('field', 'FullName', 'value', 'Shopper ' || g)),
+                     49000, 'ISK', 'declined', false, now() - g * interval '1 minute'
+              FROM generate_series(1, 60) g`.execute(server.db);
     browser = await launchChromium();
   });
   after(async () => {
@@ -108,6 +120,10 @@ describe("portal pages in Chromium", { skip: skipWithoutChromium }, () => {
         assert.equal(await page.locator("#amount-error").textContent(), "Enter an amount such as 4890 or 12.50.");
         await checkPage(page, "portal-link-new-with-errors");
         await visit(`/portal/links/${reference}`, "link-detail");
+        await visit(`/portal/links/${busyReference}`, "link-detail-busy");
+        await page.getByRole("link", { name: "Next" }).click();
+        await page.waitForURL(/\?page=2$/);
+        await checkPage(page, "portal-link-detail-busy-page-2");
         await visit(`/portal/links/${reference}/edit`, "link-edit");
         await visit("/portal/payments", "payments");
         await visit(`/portal/payments/${checkoutReference}`, "payment-detail-with-refund");
