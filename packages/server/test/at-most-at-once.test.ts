@@ -2,7 +2,7 @@
 // waiting ones started in the order they came, and a task that fails still gives its place up.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { atMostAtOnce } from "../src/at-most-at-once.ts";
+import { atMostAtOnce, oneAtATimePerKey } from "../src/at-most-at-once.ts";
 
 test("never more than the limit at once; the waiting start first come, first served; a failure frees its place", async () => {
   const limited = atMostAtOnce(2);
@@ -47,4 +47,44 @@ test("never more than the limit at once; the waiting start first come, first ser
   assert.deepEqual(started.slice(-2), [6, 7]);
   for (const n of [6, 7]) releases.get(n)!(false);
   assert.deepEqual(await Promise.all(again), [6, 7]);
+});
+
+test("one at a time per key, a few waiting per key and the rest refused; a key's queue never stands in front of another key", async () => {
+  const turn = oneAtATimePerKey(atMostAtOnce(2), 2);
+  const started: string[] = [];
+  const releases = new Map<string, () => void>();
+  const task = (key: string, name: string) =>
+    turn(
+      key,
+      async () => {
+        started.push(name);
+        await new Promise<void>((resolve) => releases.set(name, resolve));
+        return name;
+      },
+      () => new Error(`${name} refused`),
+    );
+  const settle = () => new Promise((resolve) => setImmediate(resolve));
+  const done = [task("A", "a1"), task("A", "a2"), task("A", "a3"), task("B", "b1"), task("C", "c1")];
+  await settle();
+  assert.deepEqual(started, ["a1", "b1"], "one of A's, then B's; C waits for a shared place, A's others in A's own queue");
+  await assert.rejects(task("A", "a4"), /a4 refused/, "A has one running and two waiting");
+  releases.get("b1")!();
+  await settle();
+  assert.deepEqual(started, ["a1", "b1", "c1"], "the freed place goes to C, not to A's second");
+  releases.get("a1")!();
+  await settle();
+  assert.deepEqual(started, ["a1", "b1", "c1", "a2"]);
+  releases.get("c1")!();
+  releases.get("a2")!();
+  await settle();
+  await settle();
+  assert.deepEqual(started, ["a1", "b1", "c1", "a2", "a3"]);
+  releases.get("a3")!();
+  assert.deepEqual(await Promise.all(done), ["a1", "a2", "a3", "b1", "c1"]);
+  // A's queue is empty again: a new task of A starts at once.
+  const again = task("A", "a5");
+  await settle();
+  assert.equal(started.at(-1), "a5");
+  releases.get("a5")!();
+  assert.equal(await again, "a5");
 });

@@ -93,15 +93,18 @@ export async function findLinkWithSubmissions(
 
 /**
  * A merchant's link and all its submissions, oldest first, from one snapshot (a repeatable-read,
- * read-only transaction), the submissions handed to `onBatch` SUBMISSIONS_AT_ONCE at a time: each
- * batch is one statement, so the process never holds more than one batch's rows, and other
- * requests run between batches. Undefined for another merchant's link.
+ * read-only transaction on PostgreSQL; on PGlite a transaction, during which the serialized
+ * dialect lets no one else at the one session), the submissions handed to `onBatch`
+ * SUBMISSIONS_AT_ONCE at a time: each batch is one statement, so the process never holds more than
+ * one batch's rows, and other requests run between batches. Undefined for another merchant's
+ * link. Once `stop` is aborted (the client left) the read ends with its reason, rolled back.
  */
 export async function readLinkInBatches(
   db: Database,
   merchantId: string,
   reference: string,
-  onBatch: (submissions: LinkSubmission[]) => void,
+  stop: AbortSignal,
+  onBatch: (submissions: LinkSubmission[]) => void | Promise<void>,
 ): Promise<PaymentLinkRecord | undefined> {
   return db
     .transaction()
@@ -115,6 +118,7 @@ export async function readLinkInBatches(
         .where("merchant_id", "=", merchantId)
         .executeTakeFirst();
       if (!row) return undefined;
+      stop.throwIfAborted();
       // Each batch must walk the link's submissions in order from where the last stopped, and stop
       // after a batch. Without statistics on submissions (PGlite never gathers them, and a young
       // or unvacuumed table has none) the planner expects a few rows and reads all of the link's
@@ -135,7 +139,7 @@ export async function readLinkInBatches(
                 LIMIT ${SUBMISSIONS_AT_ONCE}) s
           LEFT JOIN refund_balances r ON r.payfac_reference = s.payfac_reference`.execute(trx);
         const tuples = rows[0]?.tuples ?? [];
-        if (tuples.length > 0) onBatch(tuples.map(toLinkSubmission));
+        if (tuples.length > 0) await onBatch(tuples.map(toLinkSubmission));
         if (tuples.length < SUBMISSIONS_AT_ONCE) return toRecord(row);
         const last = tuples.at(-1)!;
         after = { createdAt: last[8], id: last[0] };
@@ -143,6 +147,7 @@ export async function readLinkInBatches(
         // this turn of the event loop the batches ran back to back as one long task (a /healthz
         // waited the whole read, 1.3 s at 100,000 submissions).
         await new Promise((resolve) => setImmediate(resolve));
+        stop.throwIfAborted();
       }
     });
 }

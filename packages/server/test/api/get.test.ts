@@ -73,14 +73,15 @@ for (const backend of testBackends()) {
 
     it("a link with more submissions than one statement carries is read in batches: the same body, each submission once, in order", async () => {
       const reference = await createLink(server, payByLink(server));
-      // Submissions n..m, seven to an instant, so that instants straddle every batch's edge and the
-      // order inside one goes by the reference; every 97th was paid and has 100 of it refunded.
+      // Submissions n..m, seven to an instant, so that instants straddle the batches' edges (1,000
+      // and 2,000) and the order inside one goes by the reference; every 97th was paid and has 100
+      // of it refunded.
       const addSubmissions = (from: number, to: number) =>
         sql`INSERT INTO submissions (id, link_reference, answers, amount, currency, state, completed, payfac_reference, created_at)
             SELECT 'big-' || ${reference} || '-' || lpad((7919 * g % 10007)::text, 5, '0'), ${reference},
                    jsonb_build_array(jsonb_build_object('field', 'Name', 'value', 'Shopper ' || g)), 48900, 'ISK', 'approved', true,
                    CASE WHEN g % 97 = 0 THEN 'pf-big-' || ${reference} || '-' || g END,
-                   timestamptz '2026-05-01 12:00:00+00' + (g / 7) * interval '1.5 ms'
+                   timestamptz '2026-05-01 12:00:00+00' + ((g + 3) / 7) * interval '1.5 ms'
             FROM generate_series(${from}::int, ${to}::int) g`.execute(server.db);
       const addRefunds = () =>
         sql`INSERT INTO refund_balances (payfac_reference, merchant_id, amount, currency, refunded_amount)
@@ -104,6 +105,11 @@ for (const backend of testBackends()) {
         const response = await server.api("GET", `/api/v1/paymentlinks/${reference}`);
         assert.equal(response.status, 200);
         assert.equal(response.headers.get("content-type"), "application/json; charset=utf-8");
+        assert.equal(
+          Number(response.headers.get("content-length")),
+          Buffer.byteLength(JSON.stringify(response.body)),
+          "its length, as the one statement's body has (the route's serialization has no spaces, as JSON.stringify)",
+        );
         assert.equal(typeof response.body.responseIdentifier, "string");
         const inBatches = response.body.paymentLink;
         const { submissions, ...rest } = inBatches;
@@ -115,19 +121,59 @@ for (const backend of testBackends()) {
           await expectedOrder(),
           `${total}: every submission once, oldest first, ties by reference`,
         );
-        // The first thousand are exactly what the one statement gave, key order included.
-        assert.equal(JSON.stringify(submissions.slice(0, SUBMISSIONS_AT_ONCE)), JSON.stringify(firstThousand));
+        // The thousand the one statement gave come again exactly, key order included.
+        const inOne = new Map(
+          firstThousand.map((submission: { checkoutReference: string }) => [submission.checkoutReference, JSON.stringify(submission)]),
+        );
+        const again = submissions.filter((submission: { checkoutReference: string }) => inOne.has(submission.checkoutReference));
+        assert.equal(again.length, SUBMISSIONS_AT_ONCE);
+        for (const submission of again) assert.equal(JSON.stringify(submission), inOne.get(submission.checkoutReference));
         const refunded = submissions.filter((submission: { refundedAmount: number }) => submission.refundedAmount === 100);
         assert.equal(refunded.length, Math.floor(total / 97), "each paid one carries its refunded sum");
       }
 
-      // One snapshot, read a thousand at a time.
+      // One snapshot, read a thousand at a time: a submission made while the first batch is in
+      // hand is not in the later ones. (On PGlite the insert waits for the read's transaction.)
       const batches: number[] = [];
-      const link = await readLinkInBatches(server.db, server.merchantId, reference, (batch) => batches.push(batch.length));
+      let madeMeanwhile: Promise<unknown> | undefined;
+      const link = await readLinkInBatches(server.db, server.merchantId, reference, new AbortController().signal, async (batch) => {
+        batches.push(batch.length);
+        if (madeMeanwhile) return;
+        madeMeanwhile = addSubmissions(99_999, 99_999);
+        if (backend.name === "postgres") await madeMeanwhile;
+      });
       assert.equal(link?.reference, reference);
-      assert.deepEqual(batches, [SUBMISSIONS_AT_ONCE, SUBMISSIONS_AT_ONCE, 345]);
+      assert.deepEqual(batches, [SUBMISSIONS_AT_ONCE, SUBMISSIONS_AT_ONCE, 345], "nothing from after the snapshot");
+      await madeMeanwhile;
+      assert.equal((await getLink(server, reference)).submissions.length, 2 * SUBMISSIONS_AT_ONCE + 346);
+      // The read's planner settings ended with its transaction.
+      const settings = await sql<{ bitmap: string; seq: string }>`
+        SELECT current_setting('enable_bitmapscan') AS bitmap, current_setting('enable_seqscan') AS seq`.execute(server.db);
+      assert.deepEqual(settings.rows[0], { bitmap: "on", seq: "on" });
+      // A client that left stops the read: before it starts, or after the batch in hand.
+      const left = new AbortController();
+      left.abort(new Error("the client left"));
+      await assert.rejects(
+        readLinkInBatches(server.db, server.merchantId, reference, left.signal, () => assert.fail("read after the client left")),
+        /the client left/,
+      );
+      const leaving = new AbortController();
+      let batchesRead = 0;
+      await assert.rejects(
+        readLinkInBatches(server.db, server.merchantId, reference, leaving.signal, () => {
+          batchesRead += 1;
+          leaving.abort(new Error("the client left half-way"));
+        }),
+        /the client left half-way/,
+      );
+      assert.equal(batchesRead, 1);
       const other = await server.addMerchant();
-      assert.equal(await readLinkInBatches(server.db, other.merchantId, reference, () => assert.fail("another merchant's")), undefined);
+      assert.equal(
+        await readLinkInBatches(server.db, other.merchantId, reference, new AbortController().signal, () =>
+          assert.fail("another merchant's"),
+        ),
+        undefined,
+      );
       const foreign = await server.api("GET", `/api/v1/paymentlinks/${reference}`, undefined, { "x-api-key": other.apiKey });
       assert.equal(foreign.status, 404);
     });

@@ -135,11 +135,12 @@ describe("portal links (pglite)", () => {
   test("a busy link's submissions come newest first, fifty a page, with a pager", async () => {
     const created = await createViaForm({ ...twoItems(), description: "Busy link" });
     const reference = created.location!.split("/").pop()!;
-    // 120 declined attempts a minute apart: "Shopper 1" the oldest, "Shopper 120" the newest.
+    // 120 declined attempts, two to a minute: "Shopper 1" the oldest, "Shopper 120" the newest;
+    // of two at one instant the greater reference is the newer.
     await sql`INSERT INTO submissions (id, link_reference, answers, amount, currency, state, completed, created_at)
-              SELECT 'busy-' || ${reference} || '-' || g, ${reference},
+              SELECT 'busy-' || ${reference} || '-' || lpad(g::text, 3, '0'), ${reference},
                      jsonb_build_array(jsonb_build_object('field', 'FullName', 'value', 'Shopper ' || g)), 11880, 'ISK', 'declined', false,
-                     timestamptz '2026-05-01 12:00:00+00' + g * interval '1 minute'
+                     timestamptz '2026-05-01 12:00:00+00' + (g / 2) * interval '1 minute'
               FROM generate_series(1, 120) g`.execute(server.db);
     const shoppers = (html: string) => [...html.matchAll(/Shopper (\d+)/g)].map((match) => Number(match[1]));
     const first = await portal.get(`/portal/links/${reference}`);
