@@ -7,6 +7,7 @@
 // (each size adds ten times the matches, and the exact totalCount counts every one).
 import { withClient } from "./databases.ts";
 import type { Paylink } from "./processes.ts";
+import { percentile } from "./webhooks.ts";
 
 export interface GrowthRow {
   links: number;
@@ -94,7 +95,11 @@ async function medianMsInTurns(urls: Record<keyof Omit<GrowthRow, "links">, stri
       if (turn >= 2) durations[name].push(ms);
     }
   }
-  const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  const median = (values: number[]) =>
+    percentile(
+      values.sort((a, b) => a - b),
+      0.5,
+    );
   return Object.fromEntries(names.map((name) => [name, median(durations[name])])) as Record<keyof typeof urls, number>;
 }
 

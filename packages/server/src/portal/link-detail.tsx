@@ -27,160 +27,158 @@ const SUBMISSIONS_PER_PAGE = 50;
 export function linkDetailRoutes(fastify: FastifyInstance, { deps }: PortalContext): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const options = { schema: { params: ReferenceParams }, attachValidation: true };
+  const pageOptions = { schema: { params: ReferenceParams, querystring: PageQuery }, attachValidation: true };
 
-  app.get(
-    "/links/:reference",
-    { schema: { params: ReferenceParams, querystring: PageQuery }, attachValidation: true },
-    async (request, reply) => {
-      const session = request.portal.session!;
-      const { lang } = request.portal;
-      // An unreadable page number shows the first page; an unreadable reference is no link.
-      const badReference = request.validationError?.validationContext === "params";
-      const link = badReference ? undefined : await findLink(deps.db, session.merchantId, request.params.reference);
-      if (!link) return sendPortalNotFound(request, reply);
-      const m = PORTAL_MESSAGES[lang];
-      const page = request.validationError ? 1 : pageNumber(request.query.page);
-      const { submissions, totalCount } = await listSubmissionsPage(deps.db, link.reference, {
-        offset: (page - 1) * SUBMISSIONS_PER_PAGE,
-        limit: SUBMISSIONS_PER_PAGE,
-      });
-      const pages = Math.max(1, Math.ceil(totalCount / SUBMISSIONS_PER_PAGE));
-      const now = deps.now();
-      const status = linkStatus(link, now);
-      const url = linkUrl(deps.publicBaseUrl, link.reference);
-      const { terms } = link;
-      const conversion = conversionPercent(link.visitCount, link.salesCount);
-      return sendPortalPage(reply, 200, (nonce) => (
-        <Layout {...frameOf(request, nonce)} title={link.reference} section="links">
-          <h1>
-            <span class="mono">{link.reference}</span>{" "}
-            <span class={status === "Active" ? "pill ok" : "pill"}>{m.links.statuses[status]}</span>
-          </h1>
-          {terms.description ? <p>{terms.description}</p> : null}
-          <div class="grid two">
-            <section class="card" aria-labelledby="url-title">
-              <h2 id="url-title">{m.detail.url}</h2>
-              <div class="copy-row">
-                <code data-link-url>{url}</code>
-                <button type="button" class="secondary" data-copy={url} data-copied={m.copied} hidden>
-                  {m.copy}
+  app.get("/links/:reference", pageOptions, async (request, reply) => {
+    const session = request.portal.session!;
+    const { lang } = request.portal;
+    // An unreadable page number shows the first page; an unreadable reference is no link.
+    const badReference = request.validationError?.validationContext === "params";
+    const link = badReference ? undefined : await findLink(deps.db, session.merchantId, request.params.reference);
+    if (!link) return sendPortalNotFound(request, reply);
+    const m = PORTAL_MESSAGES[lang];
+    // Unreadable (also too long for the schema): the first page.
+    const page = pageNumber(request.query.page);
+    const { submissions, totalCount } = await listSubmissionsPage(deps.db, link.reference, {
+      offset: (page - 1) * SUBMISSIONS_PER_PAGE,
+      limit: SUBMISSIONS_PER_PAGE,
+    });
+    const pages = Math.max(1, Math.ceil(totalCount / SUBMISSIONS_PER_PAGE));
+    const now = deps.now();
+    const status = linkStatus(link, now);
+    const url = linkUrl(deps.publicBaseUrl, link.reference);
+    const { terms } = link;
+    const conversion = conversionPercent(link.visitCount, link.salesCount);
+    return sendPortalPage(reply, 200, (nonce) => (
+      <Layout {...frameOf(request, nonce)} title={link.reference} section="links">
+        <h1>
+          <span class="mono">{link.reference}</span>{" "}
+          <span class={status === "Active" ? "pill ok" : "pill"}>{m.links.statuses[status]}</span>
+        </h1>
+        {terms.description ? <p>{terms.description}</p> : null}
+        <div class="grid two">
+          <section class="card" aria-labelledby="url-title">
+            <h2 id="url-title">{m.detail.url}</h2>
+            <div class="copy-row">
+              <code data-link-url>{url}</code>
+              <button type="button" class="secondary" data-copy={url} data-copied={m.copied} hidden>
+                {m.copy}
+              </button>
+            </div>
+            <img class="qr" src={`/pay/${link.reference}/qr.svg`} alt={m.detail.qr} width={160} height={160} />
+            <div class="actions">
+              {terms.type === "TokenizeByLink" && link.salesCount > 0 ? null : (
+                <a class="button secondary" href={`/portal/links/${link.reference}/edit`}>
+                  {m.detail.edit}
+                </a>
+              )}
+              <form method="post" action={`/portal/links/${link.reference}/${link.disabled ? "enable" : "disable"}`}>
+                <Csrf token={session.csrfToken} />
+                <button type="submit" class={link.disabled ? "secondary" : "danger"}>
+                  {link.disabled ? m.detail.enable : m.detail.disable}
                 </button>
-              </div>
-              <img class="qr" src={`/pay/${link.reference}/qr.svg`} alt={m.detail.qr} width={160} height={160} />
-              <div class="actions">
-                {terms.type === "TokenizeByLink" && link.salesCount > 0 ? null : (
-                  <a class="button secondary" href={`/portal/links/${link.reference}/edit`}>
-                    {m.detail.edit}
-                  </a>
-                )}
-                <form method="post" action={`/portal/links/${link.reference}/${link.disabled ? "enable" : "disable"}`}>
-                  <Csrf token={session.csrfToken} />
-                  <button type="submit" class={link.disabled ? "secondary" : "danger"}>
-                    {link.disabled ? m.detail.enable : m.detail.disable}
-                  </button>
-                </form>
-              </div>
-            </section>
-            <section class="card" aria-labelledby="counters-title">
-              <h2 id="counters-title">{m.detail.counters}</h2>
-              <dl class="facts">
-                <dt>{m.link.visits}</dt>
-                <dd data-visits>{formatNumber(link.visitCount, lang)}</dd>
-                <dt>{m.link.sales}</dt>
-                <dd data-sales>{formatNumber(link.salesCount, lang)}</dd>
-                <dt>{m.detail.conversion}</dt>
-                <dd>{conversion === null ? m.none : `${formatNumber(conversion, lang)} %`}</dd>
-                <dt>{m.link.amount}</dt>
-                <dd>{formatMoney(terms.amount, terms.currency, lang)}</dd>
-                <dt>{m.link.type}</dt>
-                <dd>{m.links.types[terms.type]}</dd>
-                <dt>{m.detail.expires}</dt>
-                <dd>{terms.validUntil ? formatDateTime(terms.validUntil, lang) : m.detail.never}</dd>
-                <dt>{m.detail.maxSales}</dt>
-                <dd>{terms.maxSalesCount ?? m.detail.unlimited}</dd>
-                <dt>{m.detail.culture}</dt>
-                <dd>{terms.culture === "is" ? "Íslenska" : "English"}</dd>
-                <dt>{m.detail.returnUrl}</dt>
-                <dd>{terms.returnUrl ?? m.none}</dd>
-                <dt>{m.link.created}</dt>
-                <dd>{formatDateTime(link.createdAt, lang)}</dd>
-              </dl>
-            </section>
-          </div>
-          {terms.items.length > 0 ? (
-            <section class="card" aria-labelledby="items-title">
-              <h2 id="items-title">{m.detail.items}</h2>
-              <TableWrap label={m.detail.items}>
-                <table>
-                  <TableHead columns={[m.form.itemName, { num: m.detail.quantity }, { num: m.detail.unitPrice }, { num: m.link.amount }]} />
-                  <tbody>
-                    {terms.items.map((item, i) => (
-                      <tr key={`${i}-${item.name}`}>
-                        <td>{item.name}</td>
-                        <td class="num">{item.quantity}</td>
-                        <td class="num">{formatMoney(item.unitPrice, terms.currency, lang)}</td>
-                        <td class="num">{formatMoney(item.amount, terms.currency, lang)}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </TableWrap>
-            </section>
-          ) : null}
-          <section class="card" aria-labelledby="subs-title">
-            <h2 id="subs-title">{m.detail.submissions}</h2>
-            {submissions.length === 0 ? (
-              // A page past the last shows only its pager, which counts them.
-              totalCount === 0 ? (
-                <p class="muted">{m.detail.noSubmissions}</p>
-              ) : null
-            ) : (
-              <TableWrap label={m.detail.submissions}>
-                <table data-submissions>
-                  <TableHead columns={[m.payment.date, m.detail.answers, m.payment.card, { num: m.payment.amount }, m.payment.result]} />
-                  <tbody>
-                    {submissions.map((s) => (
-                      <tr key={s.checkoutReference}>
-                        <td>
-                          {["approved", "declined", "failed"].includes(s.state) ? (
-                            <a href={`/portal/payments/${s.checkoutReference}`}>{formatDateTime(s.createdAt, lang)}</a>
-                          ) : (
-                            formatDateTime(s.createdAt, lang)
-                          )}
-                        </td>
-                        <td>
-                          {s.answers.map((a) => (
-                            <span class="hint" key={a.field}>
-                              {`${MESSAGES[lang].fields[a.field as keyof (typeof MESSAGES)["en"]["fields"]] ?? a.field}: ${a.value}`}
-                            </span>
-                          ))}
-                        </td>
-                        <td class="mono masked-card">{s.cardMasked ? `${s.cardBrand ?? ""} ${s.cardMasked}`.trim() : m.none}</td>
-                        <td class="num">{formatMoney(s.amount, s.currency, lang)}</td>
-                        <td>
-                          <StatePill state={s.state} lang={lang} />
-                          {s.reason && s.state !== "approved" ? <span class="hint">{s.reason}</span> : null}
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </TableWrap>
-            )}
-            {totalCount > SUBMISSIONS_PER_PAGE || page > 1 ? (
-              <Pager
-                page={page}
-                pages={pages}
-                label={m.detail.submissionsPageOf(page, pages, totalCount)}
-                href={(n) => `/portal/links/${encodeURIComponent(link.reference)}?page=${n}`}
-                lang={lang}
-              />
-            ) : null}
+              </form>
+            </div>
           </section>
-        </Layout>
-      ));
-    },
-  );
+          <section class="card" aria-labelledby="counters-title">
+            <h2 id="counters-title">{m.detail.counters}</h2>
+            <dl class="facts">
+              <dt>{m.link.visits}</dt>
+              <dd data-visits>{formatNumber(link.visitCount, lang)}</dd>
+              <dt>{m.link.sales}</dt>
+              <dd data-sales>{formatNumber(link.salesCount, lang)}</dd>
+              <dt>{m.detail.conversion}</dt>
+              <dd>{conversion === null ? m.none : `${formatNumber(conversion, lang)} %`}</dd>
+              <dt>{m.link.amount}</dt>
+              <dd>{formatMoney(terms.amount, terms.currency, lang)}</dd>
+              <dt>{m.link.type}</dt>
+              <dd>{m.links.types[terms.type]}</dd>
+              <dt>{m.detail.expires}</dt>
+              <dd>{terms.validUntil ? formatDateTime(terms.validUntil, lang) : m.detail.never}</dd>
+              <dt>{m.detail.maxSales}</dt>
+              <dd>{terms.maxSalesCount ?? m.detail.unlimited}</dd>
+              <dt>{m.detail.culture}</dt>
+              <dd>{terms.culture === "is" ? "Íslenska" : "English"}</dd>
+              <dt>{m.detail.returnUrl}</dt>
+              <dd>{terms.returnUrl ?? m.none}</dd>
+              <dt>{m.link.created}</dt>
+              <dd>{formatDateTime(link.createdAt, lang)}</dd>
+            </dl>
+          </section>
+        </div>
+        {terms.items.length > 0 ? (
+          <section class="card" aria-labelledby="items-title">
+            <h2 id="items-title">{m.detail.items}</h2>
+            <TableWrap label={m.detail.items}>
+              <table>
+                <TableHead columns={[m.form.itemName, { num: m.detail.quantity }, { num: m.detail.unitPrice }, { num: m.link.amount }]} />
+                <tbody>
+                  {terms.items.map((item, i) => (
+                    <tr key={`${i}-${item.name}`}>
+                      <td>{item.name}</td>
+                      <td class="num">{item.quantity}</td>
+                      <td class="num">{formatMoney(item.unitPrice, terms.currency, lang)}</td>
+                      <td class="num">{formatMoney(item.amount, terms.currency, lang)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableWrap>
+          </section>
+        ) : null}
+        <section class="card" aria-labelledby="subs-title">
+          <h2 id="subs-title">{m.detail.submissions}</h2>
+          {submissions.length === 0 ? (
+            // A page past the last shows only its pager, which counts them.
+            totalCount === 0 ? (
+              <p class="muted">{m.detail.noSubmissions}</p>
+            ) : null
+          ) : (
+            <TableWrap label={m.detail.submissions}>
+              <table data-submissions>
+                <TableHead columns={[m.payment.date, m.detail.answers, m.payment.card, { num: m.payment.amount }, m.payment.result]} />
+                <tbody>
+                  {submissions.map((s) => (
+                    <tr key={s.checkoutReference}>
+                      <td>
+                        {["approved", "declined", "failed"].includes(s.state) ? (
+                          <a href={`/portal/payments/${s.checkoutReference}`}>{formatDateTime(s.createdAt, lang)}</a>
+                        ) : (
+                          formatDateTime(s.createdAt, lang)
+                        )}
+                      </td>
+                      <td>
+                        {s.answers.map((a) => (
+                          <span class="hint" key={a.field}>
+                            {`${MESSAGES[lang].fields[a.field as keyof (typeof MESSAGES)["en"]["fields"]] ?? a.field}: ${a.value}`}
+                          </span>
+                        ))}
+                      </td>
+                      <td class="mono masked-card">{s.cardMasked ? `${s.cardBrand ?? ""} ${s.cardMasked}`.trim() : m.none}</td>
+                      <td class="num">{formatMoney(s.amount, s.currency, lang)}</td>
+                      <td>
+                        <StatePill state={s.state} lang={lang} />
+                        {s.reason && s.state !== "approved" ? <span class="hint">{s.reason}</span> : null}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableWrap>
+          )}
+          {totalCount > SUBMISSIONS_PER_PAGE || page > 1 ? (
+            <Pager
+              page={page}
+              pages={pages}
+              label={m.detail.submissionsPageOf(page, pages, totalCount)}
+              href={(n) => `/portal/links/${encodeURIComponent(link.reference)}?page=${n}`}
+              lang={lang}
+            />
+          ) : null}
+        </section>
+      </Layout>
+    ));
+  });
 
   app.post("/links/:reference/disable", options, async (request, reply) => {
     const merchantId = request.portal.session!.merchantId;
