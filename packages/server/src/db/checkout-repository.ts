@@ -23,13 +23,16 @@ export interface CheckoutLink extends PaymentLinkRecord {
 
 const COLUMNS = [...LINK_RECORD_COLUMNS, "reserved_count"];
 
-/** The page's read: the link as `l`, the merchant's name and the theme's columns joined to it. */
+/**
+ * The page's read: the link as `l`, the merchant's name and the theme's columns joined to it. The
+ * theme is found by its key, its owner checked as a filter (D-270).
+ */
 function pageRead(links: string): string {
   return `WITH l AS (${links})
     SELECT ${COLUMNS.map((column) => `l.${column}`).join(", ")},
            m.name AS merchant_name, t.theme_key AS theme_theme_key, t.name AS theme_name, t.primary_color, t.logo_sha256
     FROM l JOIN merchants m ON m.id = l.merchant_id
-    LEFT JOIN themes t ON t.theme_key = l.theme_key AND t.merchant_id = l.merchant_id`;
+    LEFT JOIN themes t ON t.theme_key = l.theme_key AND (t.merchant_id = l.merchant_id) IS TRUE`;
 }
 
 // Prepared statements on PostgreSQL (D-232). A visit is a statistic: its commit does not wait for

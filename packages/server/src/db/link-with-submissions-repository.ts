@@ -29,7 +29,8 @@ export interface LinkSubmission {
 // to_char were two thirds of PostgreSQL's CPU for this statement, where a tuple and one Date
 // cost the driver little. A timestamp in JSON carries its offset, so the instant does not depend
 // on the session's time zone (json-timestamp.ts reads it). A prepared
-// statement on PostgreSQL (db/prepared.ts), so its columns are named.
+// statement on PostgreSQL (db/prepared.ts), so its columns are named, and the link is found by its
+// reference alone, its merchant checked as a filter (`IS TRUE`, D-270).
 //
 // It reads at most one more than SUBMISSIONS_AT_ONCE submissions, any of them (no order before
 // the limit, so no sort beyond the aggregate's): all of them when there are no more than that,
@@ -51,7 +52,7 @@ const LINK_WITH_SUBMISSIONS = preparedStatement(
      LEFT JOIN refund_balances r ON r.payfac_reference = s.payfac_reference
    ) AS submissions_json
    FROM payment_links l
-   WHERE l.reference = $1 AND l.merchant_id = $2`,
+   WHERE l.reference = $1 AND (l.merchant_id = $2) IS TRUE`,
 );
 
 /** One submission as the statement sends it: the LinkSubmission's values in its key order. */

@@ -110,7 +110,10 @@ export async function insertLink(db: Queryable, reference: string, merchantId: s
     .execute();
 }
 
-/** The create's insert with its checks (below); a prepared statement on PostgreSQL (db/prepared.ts). */
+/**
+ * The create's insert with its checks (below); a prepared statement on PostgreSQL (db/prepared.ts).
+ * The terminal and the theme are found by their keys, their owner checked as a filter (D-270).
+ */
 const INSERT_LINK_IF_REFERENCES_VALID = preparedStatement(
   "api_insert_link_if_references_valid",
   `INSERT INTO payment_links (reference, merchant_id, terminal_identifier, type, amount, currency, items, shopper_info,
@@ -118,9 +121,9 @@ const INSERT_LINK_IF_REFERENCES_VALID = preparedStatement(
    SELECT $1, $2, t.terminal_identifier, $3, $4::bigint, $5, $6::jsonb, $7::jsonb, $8::text, $9, $10::text, $11, $12::text,
           $13::timestamptz, $14::integer
    FROM terminals t
-   WHERE t.terminal_identifier = $15 AND t.merchant_id = $2
+   WHERE t.terminal_identifier = $15 AND (t.merchant_id = $2) IS TRUE
      AND (t.currencies IS NULL OR $5::text = ANY (t.currencies))
-     AND ($10::text IS NULL OR EXISTS (SELECT 1 FROM themes WHERE theme_key = $10 AND merchant_id = $2))`,
+     AND ($10::text IS NULL OR EXISTS (SELECT 1 FROM themes WHERE theme_key = $10 AND (merchant_id = $2) IS TRUE))`,
 );
 
 /**

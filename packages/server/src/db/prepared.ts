@@ -6,18 +6,32 @@
 //
 // A statement's text names its columns (never `*`): a prepared `SELECT *` fails with "cached
 // plan must not change result type" once a migration adds a column under a running instance.
+//
+// A session keeps the generic plan it made of a statement, perhaps while the tables were small,
+// until their statistics change: on the embedded database never, on PostgreSQL when autovacuum
+// analyses them. On a small table a row's key and its owner's index cost the planner the same, and
+// a plan that reached a link through its merchant's index read every link of the merchant on each
+// call once there were thousands. So a row is found by its key alone, and its owner (or state)
+// checked in `(...) IS TRUE`, which no index can serve (D-270); test/prepared-statement-plans
+// checks every statement declared here against a kept plan.
 import { CompiledQuery, type QueryResult, type Transaction } from "kysely";
 import type { Database } from "./connect.ts";
 import type { PreparedStatement, PreparedStatementRunner } from "./prepared-statement.ts";
 import type { DB } from "./schema.ts";
 
-const names = new Set<string>();
+const declared = new Map<string, PreparedStatement>();
 
 /** Declares a statement once, at module load; a name is for one text only. */
 export function preparedStatement(name: string, text: string): PreparedStatement {
-  if (names.has(name)) throw new Error(`prepared statement ${name} is declared twice`);
-  names.add(name);
-  return Object.freeze({ name, text });
+  if (declared.has(name)) throw new Error(`prepared statement ${name} is declared twice`);
+  const statement = Object.freeze({ name, text });
+  declared.set(name, statement);
+  return statement;
+}
+
+/** Every statement the modules loaded so far declared, by name (the plan test checks each one). */
+export function declaredStatements(): ReadonlyMap<string, PreparedStatement> {
+  return declared;
 }
 
 /** The driver's connection class on PostgreSQL (kysely's PostgresDriver over pg). */

@@ -71,10 +71,11 @@ function resultStatement(kind: ProcessorOutcome["kind"]) {
            AND NOT disabled AND (valid_until IS NULL OR valid_until > $8)`
       : "reserved_count = reserved_count - 1 WHERE reference = $2";
   // The submission is locked first, the link's row second: the order of every other writer of both.
+  // It is found by its id alone; its link and state are checked as a filter (D-270).
   const text = `
     WITH pend AS (
       SELECT id FROM submissions
-      WHERE id = $1 AND link_reference = $2 AND state = 'pending'
+      WHERE id = $1 AND (link_reference = $2 AND state = 'pending') IS TRUE
         AND amount = $3 AND currency = $4 AND card_masked = $5
         AND card_last4 = $6 AND card_expiry = $7
         AND ${COMMIT_WITHOUT_WAITING_TEXT} IS NOT NULL

@@ -17,6 +17,7 @@ import { claimDueDeliveries, LEASE_PLANNER_SETTINGS, leaseDueDeliveriesStatement
 import type { ClaimedDelivery } from "../../src/webhooks/delivery-queue.ts";
 import { handOverParameters, RECORD_AND_HAND_OVER } from "../../src/webhooks/hand-over.ts";
 import { type TestDatabase, testBackends } from "../support/databases.ts";
+import { type PlanNode, parsePlan, rolledBack, rowsTouched } from "../support/plans.ts";
 import { addMerchantWithEndpoint, deliveredAttempt, testKeyring } from "./support.ts";
 
 const LOG = 3_000;
@@ -28,39 +29,14 @@ const ALONE = 12;
 /** Rows any one step may touch: the batch is 12, what it hands over 12 more. */
 const MOST_ROWS_PER_STEP = 60;
 
-interface PlanNode {
-  "Node Type": string;
-  "Relation Name"?: string;
-  "Index Name"?: string;
-  "Actual Rows"?: number;
-  "Actual Loops"?: number;
-  "Rows Removed by Filter"?: number;
-  "Rows Removed by Index Recheck"?: number;
-  "Rows Removed by Join Filter"?: number;
-  Plans?: PlanNode[];
-}
-
 /** Every step that reads webhook_deliveries or one of its indexes, with the rows it touched (over all its loops). */
 function deliveryReads(node: PlanNode, found: { step: string; rows: number }[] = []): { step: string; rows: number }[] {
   const name = node["Index Name"] ?? node["Relation Name"] ?? "";
   if (name.startsWith("webhook_deliveries")) {
-    const loops = node["Actual Loops"] ?? 1;
-    const rows =
-      ((node["Actual Rows"] ?? 0) +
-        (node["Rows Removed by Filter"] ?? 0) +
-        (node["Rows Removed by Index Recheck"] ?? 0) +
-        (node["Rows Removed by Join Filter"] ?? 0)) *
-      loops;
-    found.push({ step: `${node["Node Type"]} on ${name}`, rows });
+    found.push({ step: `${node["Node Type"]} on ${name}`, rows: rowsTouched(node) });
   }
   for (const child of node.Plans ?? []) deliveryReads(child, found);
   return found;
-}
-
-function parsePlan(rows: Record<string, unknown>[]): PlanNode {
-  const cell = Object.values(rows[0]!)[0];
-  const document = (typeof cell === "string" ? JSON.parse(cell) : cell) as { Plan: PlanNode }[];
-  return document[0]!.Plan;
 }
 
 function assertReadsOnlyTheBatch(plan: PlanNode, what: string): void {
@@ -132,21 +108,6 @@ for (const backend of testBackends())
         });
         after(() => database?.destroy());
 
-        /** Runs `work` in a transaction that is always rolled back. */
-        const rolledBack = async <T>(work: (trx: TestDatabase["db"]) => Promise<T>): Promise<T> => {
-          let result: T | undefined;
-          await database.db
-            .transaction()
-            .execute(async (trx) => {
-              result = await work(trx as unknown as TestDatabase["db"]);
-              throw new RolledBack();
-            })
-            .catch((error: unknown) => {
-              if (!(error instanceof RolledBack)) throw error;
-            });
-          return result as T;
-        };
-
         for (const mode of ["force_custom_plan", "force_generic_plan"] as const) {
           test(`the hand-over of a batch reads only the batch and what it hands over (${mode})`, async () => {
             const attempts = batch.map((claim) => ({ claim, attempt: deliveredAttempt() }));
@@ -155,7 +116,7 @@ for (const backend of testBackends())
               { leaseMs: 30_000, perEndpoint: FAIR_SHARE, alonePerEndpoint: ALONE },
               randomUUID(),
             );
-            const { plan, handed } = await rolledBack(async (trx) => {
+            const { plan, handed } = await rolledBack(database.db, async (trx) => {
               await sql`SELECT set_config('plan_cache_mode', ${mode}, true)`.execute(trx);
               const name = `plan_test_${mode}`;
               await sql`PREPARE ${sql.raw(name)} AS ${sql.raw(RECORD_AND_HAND_OVER.text)}`.execute(trx);
@@ -181,7 +142,7 @@ for (const backend of testBackends())
         }
 
         test("the claim's lease reads only what it leases", async () => {
-          const plan = await rolledBack(async (trx) => {
+          const plan = await rolledBack(database.db, async (trx) => {
             // The batch's leases run out, so the claim finds the endpoint with room for a whole batch.
             await sql`UPDATE webhook_deliveries SET lease_until = now() - interval '1 second' WHERE lease_token IS NOT NULL`.execute(trx);
             // As the claim's transaction sets it before its lease statement.
@@ -205,5 +166,3 @@ for (const backend of testBackends())
         });
       });
     }
-
-class RolledBack extends Error {}
