@@ -3,14 +3,14 @@
 // a statement's generic plan once, possibly on a young installation's small tables, and keeps it
 // until the tables' statistics change: never on the embedded database, and on PostgreSQL only when
 // autovacuum analyses them (this machine's runs with it off). Such a plan once reached the API's
-// link through its merchant's index and read every link of the merchant on each get: 7,400 gets/s
-// fell to 1,000 after 50,000 creates.
+// link through its merchant's index and read every link of the merchant on each get: 7,965 gets/s
+// fell to 907 after 52,546 creates.
 //
 // This test makes each statement's generic plan on small tables, then grows them (thousands of
 // links and themes for the merchant, of submissions and brake rows for one link) without new
 // statistics, runs the statement under EXPLAIN ANALYZE with the plan it kept, and checks that no
-// step touched more than a few dozen rows of any table. Row counts, never timings; every run is
-// rolled back. The webhook worker's statement has its own test (test/webhooks/statement-plans).
+// step touched more than a few dozen rows or a dozen pages. Row and page counts, never timings;
+// every run is rolled back. The statements checked are those the modules of the app declare.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { type Kysely, sql } from "kysely";
@@ -36,7 +36,8 @@ const MOST_PAGES_PER_STEP = 12;
 
 /** Statements this test does not run, and why. */
 const NOT_HERE: Record<string, string> = {
-  webhook_record_and_hand_over: "test/webhooks/statement-plans.test.ts runs it against a grown delivery log",
+  webhook_record_and_hand_over:
+    "test/webhooks/statement-plans.test.ts runs it against a grown log; on PostgreSQL the worker renews its plans once the table outgrows them (test/webhooks/queue-statistics.test.ts)",
   wait_until_durable: "reads no table",
 };
 
@@ -72,6 +73,8 @@ interface Case {
   rows?: number;
   /** False for an INSERT … ON CONFLICT alone: it finds its row through the arbiter index, outside the plan's steps. */
   scans?: false;
+  /** What the statement must have written, checked before the rollback (for those whose plan returns no rows). */
+  wrote?: (trx: Kysely<DB>) => Promise<void>;
 }
 
 /** How each statement is run. */
@@ -118,11 +121,24 @@ function cases(merchant: MerchantFixture): Record<string, Case> {
         null,
         merchant.terminalIdentifier,
       ],
+      wrote: async (trx) => {
+        const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM payment_links WHERE reference = 'plan-test-new'`.execute(
+          trx,
+        );
+        assert.equal(rows[0]!.n, 1, "the link is inserted (its terminal and theme passed)");
+      },
     },
     checkout_read_counting_visit: { parameters: [BUSY], rows: 1 },
     checkout_read: { parameters: [BUSY], rows: 1 },
     checkout_brake_take: { parameters: ["client-new", BUSY, WINDOW_ENDS, NOW, 10], rows: 1, scans: false },
-    checkout_brake_finish: { parameters: ["client-1", BUSY, WINDOW_ENDS, 0] },
+    checkout_brake_finish: {
+      parameters: ["client-1", BUSY, WINDOW_ENDS, 0],
+      wrote: async (trx) => {
+        const { rows } = await sql<{ n: number }>`
+          SELECT in_flight AS n FROM checkout_attempts WHERE client_key = 'client-1' AND link_reference = ${BUSY}`.execute(trx);
+        assert.equal(rows[0]!.n, 0, "the attempt is finished");
+      },
+    },
     checkout_take_slot: {
       parameters: [BUSY, "attempt-new", NOW, AMOUNT, "ISK", "plan-test-submission", "[]", "Visa", CARD.masked, CARD.last4, CARD.expiry],
       rows: 1,
@@ -159,13 +175,15 @@ interface Read {
   pages: number;
 }
 
-/** EXPLAIN ANALYZE of a statement PREPAREd as `plan_test_<name>` in this session, rolled back. */
-function explainKept(db: Kysely<DB>, name: string, parameters: Value[]): Promise<PlanNode> {
+/** EXPLAIN ANALYZE of a statement PREPAREd as `plan_test_<name>` in this session, rolled back after `wrote`. */
+function explainKept(db: Kysely<DB>, name: string, run: Case): Promise<PlanNode> {
+  const { parameters } = run;
   const values = parameters.length > 0 ? sql`(${sql.join(parameters.map((value) => sql.lit(value)))})` : sql``;
   return rolledBack(db, async (trx) => {
     const explained = await sql<
       Record<string, unknown>
     >`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) EXECUTE ${sql.raw(`plan_test_${name}`)}${values}`.execute(trx);
+    await run.wrote?.(trx);
     return parsePlan(explained.rows);
   });
 }
@@ -231,6 +249,9 @@ for (const backend of testBackends()) {
       database = await backend.open();
       const merchant = await addMerchantFixture(database.db);
       await addLinks(database.db, merchant);
+      // Nothing may analyse the tables between the plans and the checks (a renewed plan would hide a bad one).
+      for (const table of ["payment_links", "themes", "submissions", "checkout_attempts"])
+        await sql`ALTER TABLE ${sql.raw(table)} SET (autovacuum_enabled = off)`.execute(database.db);
       runs = cases(merchant);
       session = await oneSessionOf(database);
       // The plan a session keeps once it settles on one; made now, on small tables.
@@ -239,7 +260,8 @@ for (const backend of testBackends()) {
         const statement = declaredStatements().get(name);
         assert.ok(statement, `${name} is a declared statement`);
         await sql`PREPARE ${sql.raw(`plan_test_${name}`)} AS ${sql.raw(statement.text)}`.execute(session.db);
-        await explainKept(session.db, name, run.parameters);
+        // Its parameters may not fit the small tables (the newest theme comes with the growth): no check of what it wrote.
+        await explainKept(session.db, name, { ...run, wrote: undefined });
       }
       await grow(database.db, merchant);
     });
@@ -261,7 +283,7 @@ for (const backend of testBackends()) {
     for (const name of Object.keys(cases({ merchantId: "", apiKey: "", terminalIdentifier: "", themeKey: "" }))) {
       test(`${name}, with the plan made on small tables, reads at most ${MOST_ROWS_PER_STEP} rows and ${MOST_PAGES_PER_STEP} pages in any step`, async () => {
         const run = runs[name]!;
-        const plan = await explainKept(session.db, name, run.parameters);
+        const plan = await explainKept(session.db, name, run);
         const reads = tableReads(plan);
         if (run.scans !== false) assert.ok(reads.length > 0, "the plan reads a table");
         if (run.rows !== undefined) assert.equal(plan["Actual Rows"], run.rows, "the statement did its work");

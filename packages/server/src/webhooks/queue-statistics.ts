@@ -7,7 +7,9 @@
 // most every few seconds, whether the table is far larger than when it was last analysed (its
 // size on disk now against pg_class.relpages: exact at once, where the activity counters of
 // pg_stat_user_tables arrive seconds late), and if so runs ANALYZE, which renews the statistics
-// and makes every session plan its statements again.
+// and makes every session plan its statements again. A quiet worker, sending now and then, looks
+// once a minute at most (D-270): on a PostgreSQL without autovacuum nothing else would ever
+// analyse the table, and a plan kept from its first rows read the whole log for every delivery.
 // SKIP_LOCKED: it never waits behind a vacuum of the table (nor makes PostgreSQL cancel one). One
 // instance's ANALYZE is seen by all: the others then find the statistics fresh.
 import { sql } from "kysely";
@@ -20,25 +22,33 @@ export const BUSY_SENDS = 8;
 /** A busy worker looks at most this often (one catalog read). */
 export const CHECK_INTERVAL_MS = 5_000;
 
+/** A worker with fewer sends in flight, but some, looks at most this often. */
+export const QUIET_CHECK_INTERVAL_MS = 60_000;
+
 /** Outgrown: at least twice the pages of the last ANALYZE, plus this many (512 KB). */
 export const OUTGROWN_PAGES = 64;
 
 /** One worker's look-outs: told of its sends in flight on every turn of its loop. */
 export class QueueStatistics {
-  #checkedAt = Number.NEGATIVE_INFINITY;
+  /** When it last looked, and last looked while busy (performance.now()): a quiet look never holds back a busy one. */
+  #lookedAt = Number.NEGATIVE_INFINITY;
+  #busyLookedAt = Number.NEGATIVE_INFINITY;
   #checking = false;
 
   constructor(
     private readonly db: Database,
     private readonly logger: WorkerLogger,
+    private readonly intervals = { busyMs: CHECK_INTERVAL_MS, quietMs: QUIET_CHECK_INTERVAL_MS },
   ) {}
 
   /** In the background: sending goes on meanwhile, and a failure only costs the refresh. */
-  whileBusy(inFlight: number): void {
-    if (inFlight < BUSY_SENDS || this.#checking) return;
+  whileSending(inFlight: number): void {
+    if (inFlight === 0 || this.#checking) return;
     const now = performance.now();
-    if (now - this.#checkedAt < CHECK_INTERVAL_MS) return;
-    this.#checkedAt = now;
+    const busy = inFlight >= BUSY_SENDS;
+    if (busy ? now - this.#busyLookedAt < this.intervals.busyMs : now - this.#lookedAt < this.intervals.quietMs) return;
+    this.#lookedAt = now;
+    if (busy) this.#busyLookedAt = now;
     this.#checking = true;
     refreshIfOutgrown(this.db)
       .catch((error: unknown) => this.logger.warn({ err: error }, "refreshing the webhook queue's statistics failed; sending goes on"))

@@ -183,7 +183,7 @@ export class WebhookWorker {
 
   async #run(): Promise<void> {
     while (!this.#stopping) {
-      this.#statistics?.whileBusy(this.#inFlight.size);
+      this.#statistics?.whileSending(this.#inFlight.size);
       const free = this.#concurrency - this.#inFlight.size;
       if (free > 0) {
         this.#wakePending = false;
