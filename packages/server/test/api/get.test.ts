@@ -8,7 +8,7 @@ import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import { readLinkInBatches, SUBMISSIONS_AT_ONCE } from "../../src/db/link-with-submissions-repository.ts";
 import { testBackends } from "../support/databases.ts";
-import { getLink, payByLink } from "../support/fixtures.ts";
+import { assertError, getLink, payByLink } from "../support/fixtures.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
 import { createLink } from "../support/shopper.ts";
 
@@ -176,6 +176,45 @@ for (const backend of testBackends()) {
       );
       const foreign = await server.api("GET", `/api/v1/paymentlinks/${reference}`, undefined, { "x-api-key": other.apiKey });
       assert.equal(foreign.status, 404);
+    });
+
+    it("reads of big links wait their turn: one of a merchant's at a time, two waiting, the rest 429 3002; another merchant's goes ahead", async () => {
+      // Big enough that one read outlasts the arrival of the requests sent with it (about 0.2 s on
+      // PostgreSQL, longer on PGlite, against a few milliseconds between their arrivals).
+      const many = 20_000;
+      const addSubmissions = (reference: string, count: number) =>
+        sql`INSERT INTO submissions (id, link_reference, answers, amount, currency, state, completed, created_at)
+            SELECT ${reference} || '-' || g, ${reference}, '[]', 48900, 'ISK', 'declined', false,
+                   timestamptz '2026-05-01 12:00:00+00' + g * interval '1 ms'
+            FROM generate_series(1, ${count}::int) g`.execute(server.db);
+      const busy = await createLink(server, payByLink(server));
+      await addSubmissions(busy, many);
+      const other = await server.addMerchant();
+      const othersLink = await createLink({ ...server, ...other }, payByLink(other));
+      await addSubmissions(othersLink, SUBMISSIONS_AT_ONCE + 500);
+
+      // Six at once from the merchant, one from the other merchant.
+      const answers = await Promise.all([
+        ...Array.from({ length: 6 }, () => server.api("GET", `/api/v1/paymentlinks/${busy}`)),
+        server.api("GET", `/api/v1/paymentlinks/${othersLink}`, undefined, { "x-api-key": other.apiKey }),
+      ]);
+      const mine = answers.slice(0, 6);
+      const read = mine.filter((answer) => answer.status === 200);
+      const refused = mine.filter((answer) => answer.status === 429);
+      assert.equal(read.length + refused.length, 6, `only 200 and 429: ${mine.map((answer) => answer.status)}`);
+      // One reading and two waiting get their turn; the three beyond are refused at once. On PGlite
+      // every statement waits for the one session, a read's whole transaction included, so a request
+      // whose first statement queued behind the first read meets a shorter queue: 4 and 2 there.
+      const statuses = mine.map((answer) => answer.status).join(",");
+      if (backend.name === "postgres") assert.equal(refused.length, 3, `the merchant's reads beyond one and two waiting: ${statuses}`);
+      else assert.ok(refused.length >= 1 && read.length >= 3, `some refused, at least three read: ${statuses}`);
+      for (const answer of refused) {
+        assertError(answer, 429, "3002", /already reading links with many submissions/);
+        assert.equal(answer.headers.get("retry-after"), "5");
+      }
+      for (const answer of read) assert.equal(answer.body.paymentLink.submissions.length, many);
+      assert.equal(answers[6]!.status, 200, "the other merchant's read is not held behind this merchant's");
+      assert.equal(answers[6]!.body.paymentLink.submissions.length, SUBMISSIONS_AT_ONCE + 500);
     });
 
     it("is another merchant's link: 404 2014, as if it did not exist", async () => {
