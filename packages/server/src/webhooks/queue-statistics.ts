@@ -38,7 +38,6 @@ export class QueueStatistics {
   constructor(
     private readonly db: Database,
     private readonly logger: WorkerLogger,
-    private readonly intervals = { busyMs: CHECK_INTERVAL_MS, quietMs: QUIET_CHECK_INTERVAL_MS },
   ) {}
 
   /** In the background: sending goes on meanwhile, and a failure only costs the refresh. */
@@ -46,7 +45,7 @@ export class QueueStatistics {
     if (inFlight === 0 || this.#checking) return;
     const now = performance.now();
     const busy = inFlight >= BUSY_SENDS;
-    if (busy ? now - this.#busyLookedAt < this.intervals.busyMs : now - this.#lookedAt < this.intervals.quietMs) return;
+    if (busy ? now - this.#busyLookedAt < CHECK_INTERVAL_MS : now - this.#lookedAt < QUIET_CHECK_INTERVAL_MS) return;
     this.#lookedAt = now;
     if (busy) this.#busyLookedAt = now;
     this.#checking = true;
