@@ -1,0 +1,21 @@
+// What every use case needs from the process. The API's handlers, the checkout's routes and the
+// portal's pages all build one of these and call the same use case, so a rule lives in one place.
+import type { FastifyBaseLogger } from "fastify";
+import type { Database } from "../db/connect.ts";
+import type { AfterSaleProcessor, PaymentProcessor } from "../payments/processor.ts";
+
+export interface ServiceDeps {
+  db: Database;
+  now: () => Date;
+  log: Pick<FastifyBaseLogger, "info" | "warn" | "error">;
+}
+
+/** A use case that calls the processor for the checkout (payments and card saves). */
+export interface CheckoutServiceDeps extends ServiceDeps {
+  processor: PaymentProcessor;
+}
+
+/** A use case that calls the processor after the sale (token charges, refunds, reversals). */
+export interface AfterSaleServiceDeps extends ServiceDeps {
+  processor: AfterSaleProcessor;
+}
