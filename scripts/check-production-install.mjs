@@ -1,12 +1,14 @@
 // Proves the production install from a clean copy of the repository, the way docs/operations.md
-// tells an operator to do it: clone the committed tree, `npm ci && npm run build`, then
-// `npm ci --omit=dev` (no TypeScript, no tsx), check that the compiled code loads with the
-// runtime dependencies alone, start `npx paylink serve` on a free port with an empty data
+// tells an operator to do it, with the build it is given: clone the committed tree, put the
+// repository's compiled `packages/*/dist` into the clone (so CI builds once: `.ci/run` builds, then
+// calls this), run `npm ci --omit=dev` (no TypeScript, no tsx), check that the compiled code loads
+// with the runtime dependencies alone, start `npx paylink serve` on a free port with an empty data
 // directory, wait for /healthz, create a payment link with the demo API key it prints, open the
 // link's checkout page, and stop it with SIGTERM. Runs on the Node that runs this script (npm and
-// npx included). Usage: node scripts/check-production-install.mjs [repository, default: this one]
+// npx included).
+// Usage: npm ci && npm run build && node scripts/check-production-install.mjs [repository, default: this one]
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
@@ -25,6 +27,23 @@ function run(command, args, cwd = checkout) {
   if (result.status !== 0) throw new Error(`${command} ${args.join(" ")} exited with ${result.status ?? result.signal}`);
 }
 
+// The build is the repository's own (one build per CI run); a build of uncommitted sources would
+// prove those, not the commit, so say so rather than pass silently.
+function copyBuild() {
+  const packages = readdirSync(join(checkout, "packages"));
+  for (const name of packages) {
+    const built = join(repository, "packages", name, "dist");
+    if (!existsSync(built)) throw new Error(`${built} is missing: run \`npm run build\` first`);
+    cpSync(built, join(checkout, "packages", name, "dist"), { recursive: true });
+  }
+  const changed = spawnSync("git", ["status", "--porcelain", "--untracked-files=no", "--", "packages", "package-lock.json"], {
+    cwd: repository,
+    encoding: "utf8",
+  }).stdout;
+  if (changed) console.warn(`warning: packages/ has uncommitted changes; this proves their build, not the commit's:\n${changed}`);
+  console.log(`build taken from ${repository}: ${packages.map((name) => `packages/${name}/dist`).join(", ")}`);
+}
+
 function freePort() {
   return new Promise((resolve, reject) => {
     const probe = createServer();
@@ -39,8 +58,7 @@ function freePort() {
 async function main() {
   console.log(`Node ${process.version}; working in ${work}`);
   run("git", ["clone", "--quiet", "--no-hardlinks", repository, checkout], work);
-  run("npm", ["ci", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"]);
-  run("npm", ["run", "build", "--silent"]);
+  copyBuild();
   run("npm", ["ci", "--omit=dev", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"]);
   for (const tool of ["typescript", "tsx"])
     if (existsSync(join(checkout, "node_modules", tool))) throw new Error(`the production install still has ${tool}`);

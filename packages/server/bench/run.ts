@@ -37,7 +37,8 @@ const started = performance.now();
 // Paylink is measured as operators run it: the compiled server (`npm run build`), which also makes
 // its peak RSS the operator's figure. `--sources` runs the TypeScript under tsx instead.
 const program = process.argv.includes("--sources") ? "sources" : "built";
-if (program === "built") {
+// --no-build: measure the build already in dist/ (`.ci/run` builds once for the whole run).
+if (program === "built" && !process.argv.includes("--no-build")) {
   const built = spawnSync("npm", ["run", "build", "--silent"], {
     cwd: fileURLToPath(new URL("../../..", import.meta.url)),
     stdio: "inherit",
