@@ -12,7 +12,7 @@
 //   merchant changes the amount, the currency or the items (even to others of the same total)
 //   while the page is open, the shopper sees the new price and cart again instead of being charged
 //   for what was never shown.
-// Cross-site posts are also refused by their Origin / Sec-Fetch-Site headers (page-response.tsx).
+// Cross-site posts are also refused by their Origin / Sec-Fetch-Site headers (web/security.ts).
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { randomToken } from "../ids.ts";
 

@@ -1,77 +1,37 @@
-// The checkout page speaks Icelandic and English. Every text a shopper can see is in i18n/, once
-// per language; this module picks the table and formats money, numbers and dates the way each
-// language writes them.
-import { displayExponent, wireExponent } from "../domain/money/currencies.ts";
+// The checkout's texts and which language a page speaks: ?lang= (the switch link), then the
+// remembered choice (a cookie), then the link's culture — or, on pages that belong to no link, the
+// browser's Accept-Language. Every text a shopper can see is in i18n/, once per language.
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { isLang, type Lang } from "../web/i18n.ts";
 import { en, type Messages } from "./i18n/en.ts";
 import { is } from "./i18n/is.ts";
 
 export type { Messages } from "./i18n/en.ts";
 
-export type Lang = "is" | "en";
-
-export function isLang(value: unknown): value is Lang {
-  return value === "is" || value === "en";
-}
-
-/** The language the switch link offers. */
-export function otherLang(lang: Lang): Lang {
-  return lang === "is" ? "en" : "is";
-}
-
 export const MESSAGES: Record<Lang, Messages> = { is, en };
 
 export type FieldProblem = keyof Messages["errors"];
 
-const LOCALES: Record<Lang, string> = { is: "is-IS", en: "en-GB" };
+const LANG_COOKIE = "paylink_lang";
 
-/**
- * A wire amount (minor units; ISK in hundredths) as the shopper reads it: 48900 ISK → "489 kr."
- * in Icelandic, "ISK 489" in English. Integer arithmetic, no floating point rounding surprises.
- */
-export function formatMoney(amount: number, currency: string, lang: Lang): string {
-  const shown = displayExponent(currency);
-  const divisor = 10 ** wireExponent(currency);
-  const whole = Math.trunc(amount / divisor);
-  const fraction = amount - whole * divisor;
-  const value = Number(`${whole}.${String(fraction).padStart(wireExponent(currency), "0")}`);
-  return moneyFormat(lang, currency, shown)
-    .format(value)
-    .replace(/\u00a0/g, " ");
+/** ?lang= first (the switch link), then the remembered choice. */
+export function requestedLang(request: FastifyRequest): Lang | undefined {
+  const { query } = request;
+  if (typeof query === "object" && query !== null && "lang" in query && isLang(query.lang)) return query.lang;
+  const cookie = readCookie(request.headers.cookie, LANG_COOKIE);
+  return isLang(cookie) ? cookie : undefined;
 }
 
-export function formatNumber(value: number, lang: Lang): string {
-  return cached(`number ${lang}`, () => new Intl.NumberFormat(LOCALES[lang])).format(value);
+export function rememberLang(reply: FastifyReply, lang: Lang, publicBaseUrl: string) {
+  const secure = publicBaseUrl.startsWith("https://") ? "; Secure" : "";
+  reply.header("set-cookie", `${LANG_COOKIE}=${lang}; Path=/pay; Max-Age=31536000; SameSite=Lax; HttpOnly${secure}`);
 }
 
-// Building an Intl formatter costs far more than using one (it was most of a checkout page's CPU
-// time): one per language, currency and kind, made on first use; a few hundred at most (currencies are ISO 4217 codes).
-const formatters = new Map<string, Intl.NumberFormat | Intl.DateTimeFormat>();
-function cached<T extends Intl.NumberFormat | Intl.DateTimeFormat>(key: string, make: () => T): T {
-  let formatter = formatters.get(key) as T | undefined;
-  if (formatter === undefined) {
-    formatter = make();
-    formatters.set(key, formatter);
+function readCookie(header: string | undefined, name: string): string | undefined {
+  if (!header) return undefined;
+  for (const part of header.split(";")) {
+    const index = part.indexOf("=");
+    if (index > 0 && part.slice(0, index).trim() === name) return part.slice(index + 1).trim();
   }
-  return formatter;
-}
-
-function moneyFormat(lang: Lang, currency: string, shown: number): Intl.NumberFormat {
-  return cached(
-    `money ${lang} ${currency} ${shown}`,
-    () =>
-      new Intl.NumberFormat(LOCALES[lang], {
-        style: "currency",
-        currency,
-        currencyDisplay: lang === "is" && currency === "ISK" ? "symbol" : "code",
-        minimumFractionDigits: shown,
-        maximumFractionDigits: shown,
-      }),
-  );
-}
-
-export function formatDateTime(date: Date, lang: Lang): string {
-  return cached(
-    `date ${lang}`,
-    () => new Intl.DateTimeFormat(LOCALES[lang], { dateStyle: "long", timeStyle: "short", timeZone: "Atlantic/Reykjavik" }),
-  ).format(date);
+  return undefined;
 }

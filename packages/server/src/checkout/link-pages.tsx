@@ -6,15 +6,15 @@ import type { CheckoutLink } from "../db/checkout-repository.ts";
 import { cartDigest } from "../domain/links/cart.ts";
 import type { LinkStatus } from "../domain/links/types.ts";
 import { linkPath } from "../domain/links/url.ts";
+import { renderDocument } from "../web/html-page.ts";
+import { type Lang, otherLang } from "../web/i18n.ts";
+import type { PageTheme } from "../web/theme.ts";
 import { type FirstViewCache, FORM_TOKEN_MARKER, NONCE_MARKER } from "./first-view-cache.ts";
 import type { FieldError, RedisplayValues } from "./form.ts";
 import { issueFormToken, type ShownPrice } from "./form-token.ts";
-import { type Lang, otherLang } from "./i18n.ts";
 import { sendPage, sendRenderedPage } from "./page-response.tsx";
-import type { PageTheme } from "./theme.ts";
 import type { CheckoutAlert } from "./views/alerts.tsx";
 import { CheckoutPage, type CheckoutPageProps } from "./views/checkout-page.tsx";
-import { renderDocument } from "./views/layout.tsx";
 import { StatusPage } from "./views/status-page.tsx";
 
 export interface CheckoutView {

@@ -1,15 +1,13 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
 // How every checkout response leaves: whole HTML pages under their own Content-Security-Policy,
-// the security headers every /pay response carries, the 404 page, and the cross-site check of
-// posted forms.
+// the message pages and the 404 page.
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { VNode } from "preact";
 import { formActionOrigin } from "../domain/links/return-url-host.ts";
-import { sendHtmlPage } from "../http/html-page.ts";
-import type { Lang } from "./i18n.ts";
-import { acceptLanguage, requestedLang } from "./language.ts";
-import { DEFAULT_THEME, type PageTheme } from "./theme.ts";
-import { renderDocument } from "./views/layout.tsx";
+import { renderDocument, sendHtmlPage } from "../web/html-page.ts";
+import { acceptLanguage, type Lang } from "../web/i18n.ts";
+import { DEFAULT_THEME, type PageTheme } from "../web/theme.ts";
+import { requestedLang } from "./i18n.ts";
 import { MessagePage, StatusPage } from "./views/status-page.tsx";
 
 /**
@@ -57,36 +55,4 @@ export function sendCheckoutNotFound(request: FastifyRequest, reply: FastifyRepl
 /** Pages that belong to no merchant (not found, errors) wear Paylink's own name. */
 export function paylinkTheme(): PageTheme {
   return { ...DEFAULT_THEME, name: "Paylink" };
-}
-
-/** Headers on every /pay response; a response that set its own CSP or CORP keeps it. */
-export function baseSecurityHeaders(reply: FastifyReply, publicBaseUrl: string) {
-  reply.header("x-content-type-options", "nosniff");
-  // The link reference is in the URL: no referrer to any other origin (merchant site, logo host…).
-  reply.header("referrer-policy", "same-origin");
-  reply.header("x-frame-options", "DENY");
-  reply.header("cross-origin-opener-policy", "same-origin");
-  reply.header("permissions-policy", "camera=(), microphone=(), geolocation=(), payment=(), usb=()");
-  if (!reply.hasHeader("content-security-policy")) reply.header("content-security-policy", "default-src 'none'; frame-ancestors 'none'");
-  if (!reply.hasHeader("cross-origin-resource-policy")) reply.header("cross-origin-resource-policy", "same-origin");
-  if (publicBaseUrl.startsWith("https://")) reply.header("strict-transport-security", "max-age=31536000");
-}
-
-/**
- * Defence in depth next to the signed token: a browser posting from another site says so in
- * Sec-Fetch-Site and Origin. (A client without those headers, e.g. a script, is not a victim.)
- */
-export function crossSite(request: FastifyRequest, publicBaseUrl: string): boolean {
-  const fetchSite = request.headers["sec-fetch-site"];
-  if (fetchSite === "cross-site" || fetchSite === "same-site") return true;
-  const origin = request.headers.origin;
-  if (origin === undefined) return false;
-  const own = new Set<string>();
-  try {
-    own.add(new URL(publicBaseUrl).origin);
-  } catch {
-    // a bad base URL is refused by config at start
-  }
-  if (request.headers.host) own.add(`${request.protocol}://${request.headers.host}`);
-  return !own.has(origin);
 }

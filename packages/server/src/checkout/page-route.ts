@@ -3,14 +3,14 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { loadCheckoutLink } from "../db/checkout-repository.ts";
 import { linkStatus } from "../domain/links/status.ts";
+import { isLang } from "../web/i18n.ts";
+import { pageTheme } from "../web/theme.ts";
 import type { CheckoutContext } from "./deps.ts";
 import { issueFormToken } from "./form-token.ts";
-import { isLang } from "./i18n.ts";
-import { rememberLang, requestedLang } from "./language.ts";
+import { rememberLang, requestedLang } from "./i18n.ts";
 import { priceOf, sendFirstView, sendStatusPage } from "./link-pages.tsx";
 import { sendCheckoutNotFound } from "./page-response.tsx";
 import { LangQuery, LinkParams, pathRejected } from "./schemas.ts";
-import { pageTheme } from "./theme.ts";
 
 export function pageRoute(fastify: FastifyInstance, { deps, formKey, firstViews }: CheckoutContext): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

@@ -2,7 +2,8 @@
 // page the API's own message, on an Icelandic page the Icelandic text for its code and the field it
 // is shown beside (i18n/is-api-errors.ts). The rule that raised it is the services' alone.
 import type { AppError } from "../domain/errors.ts";
-import { type Lang, PORTAL_MESSAGES } from "./i18n.ts";
+import type { Lang } from "../web/i18n.ts";
+import { PORTAL_MESSAGES } from "./i18n.ts";
 
 /**
  * `field` is the form key the error is shown beside ("amount", "item-2-unitPrice",

@@ -1,14 +1,12 @@
-// The portal speaks Icelandic and English, like the checkout: ?lang= (the switch link), then the
-// remembered choice (a cookie), then the browser's Accept-Language. Money, numbers and dates are
-// formatted by the checkout's functions, so a sum reads the same on both.
+// The portal's texts and which language a page speaks, like the checkout: ?lang= (the switch link),
+// then the remembered choice (a cookie), then the browser's Accept-Language. Money, numbers and
+// dates are formatted by web/i18n.ts, so a sum reads the same on both.
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { isLang, type Lang } from "../checkout/i18n.ts";
-import { acceptLanguage } from "../checkout/language.ts";
+import { acceptLanguage, isLang, type Lang } from "../web/i18n.ts";
 import { LANG_COOKIE, readCookie, setCookie } from "./cookies.ts";
 import { en, type Messages } from "./i18n/en.ts";
 import { is } from "./i18n/is.ts";
 
-export { formatDateTime, formatMoney, formatNumber, type Lang, otherLang } from "../checkout/i18n.ts";
 export type { Messages } from "./i18n/en.ts";
 
 export const PORTAL_MESSAGES: Record<Lang, Messages> = { is, en };

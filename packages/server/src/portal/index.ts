@@ -4,9 +4,9 @@
 // error and not-found pages and security headers; none of them leak into the JSON API.
 import formbody from "@fastify/formbody";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { baseSecurityHeaders } from "../checkout/page-response.tsx";
 import { sharedSecret } from "../db/checkout-repository.ts";
 import { errorName } from "../payments/error-name.ts";
+import { baseSecurityHeaders } from "../web/security.ts";
 import { PORTAL_JS } from "./assets.ts";
 import type { PortalContext, PortalDeps } from "./deps.ts";
 import { developersRoutes } from "./developers.tsx";

@@ -6,13 +6,14 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { updatePaymentLink } from "../api/link-service.ts";
-import { MESSAGES } from "../checkout/i18n.ts";
 import { disableLink, findLink, listSubmissionsPage } from "../db/links-repository.ts";
 import { linkStatus } from "../domain/links/status.ts";
 import { linkUrl } from "../domain/links/url.ts";
 import { conversionPercent } from "../domain/portal/daily-series.ts";
+import { formatDateTime, formatMoney, formatNumber } from "../web/i18n.ts";
+import { shopperFieldLabel } from "../web/shopper-field-labels.ts";
 import type { PortalContext } from "./deps.ts";
-import { formatDateTime, formatMoney, formatNumber, PORTAL_MESSAGES } from "./i18n.ts";
+import { PORTAL_MESSAGES } from "./i18n.ts";
 import { frameOf, sendPortalNotFound, sendPortalPage } from "./render.tsx";
 import { PageQuery, pageNumber, ReferenceParams } from "./schemas.ts";
 import { Csrf, Layout } from "./views/layout.tsx";
@@ -150,7 +151,7 @@ export function linkDetailRoutes(fastify: FastifyInstance, { deps }: PortalConte
                       <td>
                         {s.answers.map((a) => (
                           <span class="hint" key={a.field}>
-                            {`${MESSAGES[lang].fields[a.field as keyof (typeof MESSAGES)["en"]["fields"]] ?? a.field}: ${a.value}`}
+                            {`${shopperFieldLabel(lang, a.field)}: ${a.value}`}
                           </span>
                         ))}
                       </td>

@@ -4,7 +4,6 @@
 // refunds, and the forms to refund and reverse it.
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { MESSAGES } from "../checkout/i18n.ts";
 import { findPayment } from "../db/payments-read-repository.ts";
 import { refundsOf } from "../db/refunds-repository.ts";
 import { AppError } from "../domain/errors.ts";
@@ -12,9 +11,11 @@ import { parseDisplayAmount } from "../domain/money/display-amount.ts";
 import { REFUND_REASONS } from "../domain/payments/rules.ts";
 import { refundPayment } from "../payments/refund.ts";
 import { reversePayment } from "../payments/reverse.ts";
+import { formatDateTime, formatMoney } from "../web/i18n.ts";
+import { shopperFieldLabel } from "../web/shopper-field-labels.ts";
 import type { PortalContext } from "./deps.ts";
 import { asSentence, errorText } from "./error-text.ts";
-import { formatDateTime, formatMoney, PORTAL_MESSAGES } from "./i18n.ts";
+import { PORTAL_MESSAGES } from "./i18n.ts";
 import { frameOf, sendPortalNotFound, sendPortalPage } from "./render.tsx";
 import { formField } from "./request-state.ts";
 import { IdParams } from "./schemas.ts";
@@ -37,7 +38,6 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
     const taken = refunds.filter((r) => r.state !== "failed").reduce((sum, r) => sum + r.amount, 0);
     const left = payment.state === "approved" && payment.amount > 0 ? payment.amount - taken : null;
     const done = formField(request.query, "refunded") === "1";
-    const fields = MESSAGES[lang].fields as Record<string, string>;
     return sendPortalPage(reply, status, (nonce) => (
       <Layout {...frameOf(request, nonce)} title={m.payments.paymentTitle} section="payments">
         <h1>
@@ -81,7 +81,7 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
               <dl class="facts">
                 {payment.answers.map((a) => (
                   <>
-                    <dt key={`${a.field}-t`}>{fields[a.field] ?? a.field}</dt>
+                    <dt key={`${a.field}-t`}>{shopperFieldLabel(lang, a.field)}</dt>
                     <dd key={`${a.field}-d`}>{a.value}</dd>
                   </>
                 ))}

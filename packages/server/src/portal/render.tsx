@@ -1,12 +1,12 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
-// How every portal response leaves: a whole HTML page (http/html-page.ts: its own
+// How every portal response leaves: a whole HTML page (web/html-page.ts: its own
 // Content-Security-Policy, forms post only here, never cached);
 // the page frame (language, switch link, the signed-in viewer); and the message pages (404, 403…).
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { VNode } from "preact";
-import { renderDocument } from "../checkout/views/layout.tsx";
-import { sendHtmlPage } from "../http/html-page.ts";
-import { otherLang, PORTAL_MESSAGES } from "./i18n.ts";
+import { renderDocument, sendHtmlPage } from "../web/html-page.ts";
+import { otherLang } from "../web/i18n.ts";
+import { PORTAL_MESSAGES } from "./i18n.ts";
 import { Layout, type PageFrame } from "./views/layout.tsx";
 
 export function sendPortalPage(reply: FastifyReply, status: number, build: (nonce: string) => VNode) {

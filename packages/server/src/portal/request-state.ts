@@ -2,12 +2,13 @@
 // two locks in front of every handler: a page needs a session (else the sign-in page), and a POST
 // needs the session's CSRF token (else 403, nothing changed).
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { crossSite } from "../checkout/page-response.tsx";
 import { deletePortalSession, findPortalSession, type PortalSession } from "../db/portal-sessions-repository.ts";
+import type { Lang } from "../web/i18n.ts";
+import { crossSite } from "../web/security.ts";
 import { clearCookie, readCookie, SESSION_COOKIE } from "./cookies.ts";
 import { sameSecret } from "./csrf.ts";
 import { type PortalContext, SESSION_IDLE_SECONDS, SESSION_MAX_AGE_SECONDS } from "./deps.ts";
-import { type Lang, PORTAL_MESSAGES, portalLang } from "./i18n.ts";
+import { PORTAL_MESSAGES, portalLang } from "./i18n.ts";
 import { sendMessagePage } from "./render.tsx";
 
 declare module "fastify" {

@@ -4,10 +4,10 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { takeLogo } from "../admin/take-logo.ts";
-import { normaliseHexColour } from "../checkout/theme.ts";
 import { listThemes } from "../db/merchant-reads-repository.ts";
 import { createTheme, findTheme, type Theme, updateTheme } from "../db/merchants-repository.ts";
 import { AppError } from "../domain/errors.ts";
+import { normaliseHexColour } from "../web/theme.ts";
 import type { PortalContext } from "./deps.ts";
 import { errorText } from "./error-text.ts";
 import { PORTAL_MESSAGES } from "./i18n.ts";

@@ -8,6 +8,7 @@ import type { ComponentChildren } from "preact";
 import { AppError } from "../domain/errors.ts";
 import { webhookAuthorizationError } from "../domain/webhooks/authorization-value.ts";
 import { checkWebhookUrl } from "../net/outbound-guard.ts";
+import { formatDateTime } from "../web/i18n.ts";
 import { listDeliveries, resendDelivery } from "../webhooks/delivery-log.ts";
 import {
   deleteWebhookEndpoint,
@@ -20,7 +21,7 @@ import { notifyWebhookWorker } from "../webhooks/outbox.ts";
 import { enqueueTestMessage } from "../webhooks/test-message.ts";
 import type { PortalContext } from "./deps.ts";
 import { errorText } from "./error-text.ts";
-import { formatDateTime, PORTAL_MESSAGES } from "./i18n.ts";
+import { PORTAL_MESSAGES } from "./i18n.ts";
 import { frameOf, sendPortalNotFound, sendPortalPage } from "./render.tsx";
 import { formField } from "./request-state.ts";
 import { IdParams, WebhookDeliveryParams } from "./schemas.ts";

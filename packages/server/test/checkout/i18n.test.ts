@@ -2,7 +2,8 @@
 // present in both.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { formatMoney, MESSAGES } from "../../src/checkout/i18n.ts";
+import { MESSAGES } from "../../src/checkout/i18n.ts";
+import { formatMoney } from "../../src/web/i18n.ts";
 
 describe("amounts per language", () => {
   it("shows ISK without decimals: 48900 → 489 kr.", () => {

@@ -3,8 +3,8 @@
 // minor units.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { formatMoney } from "../../src/checkout/i18n.ts";
 import { moneyText } from "../../src/domain/money/money-text.ts";
+import { formatMoney } from "../../src/web/i18n.ts";
 
 test("a wire amount reads in major units, thousands separated, currency code first", () => {
   assert.equal(moneyText(99_999_900, "ISK"), "ISK 999,999");

@@ -3,8 +3,8 @@
 // read is refused beside its field.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { DEFAULT_THEME } from "../../src/checkout/theme.ts";
 import { findTheme } from "../../src/db/merchants-repository.ts";
+import { DEFAULT_THEME } from "../../src/web/theme.ts";
 import { testBackends } from "../support/databases.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
 import { type PortalClient, signedIn } from "../support/portal.ts";

@@ -1,6 +1,6 @@
 // The checkout's texts in English. This table fixes the keys; TypeScript makes every other
 // language complete.
-import type { ShopperField } from "../../domain/links/types.ts";
+import { SHOPPER_FIELD_LABELS } from "../../web/shopper-field-labels.ts";
 
 export const en = {
   htmlTitlePay: "Pay",
@@ -31,17 +31,7 @@ export const en = {
   busyButton: "Processing…",
   secureNote: "Secure payment. Your card number is never stored.",
   poweredBy: "Payments by Paylink",
-  fields: {
-    Ssn: "Kennitala (Icelandic ID number)",
-    FullName: "Full name",
-    Address: "Address",
-    PostCode: "Postcode",
-    City: "Town or city",
-    Country: "Country",
-    Telephone: "Phone number",
-    EmailAddress: "Email address",
-    Comments: "Comments",
-  } satisfies Record<ShopperField, string>,
+  fields: SHOPPER_FIELD_LABELS.en,
   errorSummaryTitle: "Please correct the following:",
   errors: {
     required: (label: string) => `Enter your ${label.toLowerCase()}.`,

@@ -1,4 +1,5 @@
 // The checkout's texts in Icelandic.
+import { SHOPPER_FIELD_LABELS } from "../../web/shopper-field-labels.ts";
 import type { Messages } from "./en.ts";
 
 export const is: Messages = {
@@ -30,17 +31,7 @@ export const is: Messages = {
   busyButton: "Augnablik…",
   secureNote: "Örugg greiðsla. Kortanúmerið er aldrei geymt.",
   poweredBy: "Greiðslur um Paylink",
-  fields: {
-    Ssn: "Kennitala",
-    FullName: "Fullt nafn",
-    Address: "Heimilisfang",
-    PostCode: "Póstnúmer",
-    City: "Staður",
-    Country: "Land",
-    Telephone: "Símanúmer",
-    EmailAddress: "Netfang",
-    Comments: "Athugasemdir",
-  },
+  fields: SHOPPER_FIELD_LABELS.is,
   errorSummaryTitle: "Vinsamlegast lagaðu eftirfarandi:",
   errors: {
     required: (label) => `Fylltu út reitinn ${label.toLowerCase()}.`,

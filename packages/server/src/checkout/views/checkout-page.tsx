@@ -5,9 +5,10 @@
 // props (D-261): the views read nothing else (no clock, no request).
 import type { CheckoutLink } from "../../db/checkout-repository.ts";
 import { linkPath } from "../../domain/links/url.ts";
+import { formatMoney, type Lang } from "../../web/i18n.ts";
+import type { PageTheme } from "../../web/theme.ts";
 import type { FieldError, RedisplayValues } from "../form.ts";
-import { formatMoney, type Lang, MESSAGES } from "../i18n.ts";
-import type { PageTheme } from "../theme.ts";
+import { MESSAGES } from "../i18n.ts";
 import { AlertBox, type CheckoutAlert, ErrorSummary } from "./alerts.tsx";
 import { CardFields } from "./card-fields.tsx";
 import { fieldErrorTexts } from "./field.tsx";

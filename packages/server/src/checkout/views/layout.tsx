@@ -2,12 +2,12 @@
 // The document shell shared by every checkout page: head, header with brand and language
 // switch, footer. The stylesheet and the script are files; only the theme's colours are inline,
 // under the response's CSP nonce.
-import type { ComponentChildren, VNode } from "preact";
-import { render } from "preact-render-to-string";
+import type { ComponentChildren } from "preact";
+import { type Lang, otherLang } from "../../web/i18n.ts";
+import { PageHead } from "../../web/page-head.tsx";
+import type { PageTheme } from "../../web/theme.ts";
 import { CHECKOUT_CSS_PATH, CHECKOUT_JS_PATH } from "../assets.ts";
-import { type Lang, MESSAGES, otherLang } from "../i18n.ts";
-import type { PageTheme } from "../theme.ts";
-import { PageHead } from "./page-head.tsx";
+import { MESSAGES } from "../i18n.ts";
 
 export interface LayoutProps {
   lang: Lang;
@@ -24,7 +24,7 @@ export interface LayoutProps {
 export function Layout(props: LayoutProps) {
   const m = MESSAGES[props.lang];
   const { theme } = props;
-  // Only validated #rrggbb values reach this rule (theme.ts).
+  // Only validated #rrggbb values reach this rule (web/theme.ts).
   const themeCss = `:root{--brand:${theme.brand};--on-brand:${theme.onBrand};--accent:${theme.accent}}`;
   return (
     <html lang={props.lang}>
@@ -68,10 +68,6 @@ export function Layout(props: LayoutProps) {
 function initial(name: string): string {
   const first = [...name.trim()][0];
   return first ? first.toLocaleUpperCase() : "•";
-}
-
-export function renderDocument(page: VNode): string {
-  return `<!doctype html>${render(page)}`;
 }
 
 export function LockIcon() {

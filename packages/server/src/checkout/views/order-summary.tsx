@@ -2,7 +2,8 @@
 // The page's left column: what is being paid for (the cart and its total), or, on a link that
 // saves a card, what saving it means.
 import type { LinkTerms } from "../../domain/links/types.ts";
-import { formatMoney, formatNumber, type Lang, type Messages } from "../i18n.ts";
+import { formatMoney, formatNumber, type Lang } from "../../web/i18n.ts";
+import type { Messages } from "../i18n.ts";
 
 interface OrderSummaryProps {
   m: Messages;

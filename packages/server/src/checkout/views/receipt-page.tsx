@@ -1,8 +1,9 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
 // The receipt: shown after a successful payment when the link has no returnUrl.
 import type { SubmissionRecord } from "../../db/submissions-repository.ts";
-import { formatDateTime, formatMoney, type Lang, MESSAGES } from "../i18n.ts";
-import type { PageTheme } from "../theme.ts";
+import { formatDateTime, formatMoney, type Lang } from "../../web/i18n.ts";
+import type { PageTheme } from "../../web/theme.ts";
+import { MESSAGES } from "../i18n.ts";
 import { MessagePage } from "./status-page.tsx";
 
 export interface ReceiptPageProps {

@@ -2,8 +2,9 @@
 // Pages that say why a link cannot take a payment (410), that it does not exist (404), or that
 // something else went wrong. They show no form and no link data beyond the brand.
 import type { ComponentChildren } from "preact";
-import { type Lang, MESSAGES } from "../i18n.ts";
-import type { PageTheme } from "../theme.ts";
+import type { Lang } from "../../web/i18n.ts";
+import type { PageTheme } from "../../web/theme.ts";
+import { MESSAGES } from "../i18n.ts";
 import { Layout } from "./layout.tsx";
 
 export type StatusKind = "Expired" | "Used" | "Disabled" | "Completed" | "NotFound";

@@ -1,7 +1,9 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
 // A value to copy (a terminal identifier, a new key): selectable text, and with JavaScript a copy
 // button. Secrets get the highlighted box that says "this is the only time you see it".
-import { type Lang, PORTAL_MESSAGES } from "../i18n.ts";
+
+import type { Lang } from "../../web/i18n.ts";
+import { PORTAL_MESSAGES } from "../i18n.ts";
 
 export function CopyValue(props: { value: string; lang: Lang; secret?: boolean }) {
   const m = PORTAL_MESSAGES[props.lang];

@@ -2,9 +2,10 @@
 // The document shell of every portal page: header with the merchant, the sign-out form and the
 // language switch; the main menu; styles inline under the response's CSP nonce; one script file.
 import type { ComponentChildren } from "preact";
-import { PageHead } from "../../checkout/views/page-head.tsx";
+import { type Lang, otherLang } from "../../web/i18n.ts";
+import { PageHead } from "../../web/page-head.tsx";
 import { PORTAL_CSS, PORTAL_JS_PATH } from "../assets.ts";
-import { type Lang, otherLang, PORTAL_MESSAGES } from "../i18n.ts";
+import { PORTAL_MESSAGES } from "../i18n.ts";
 
 export type Section = "overview" | "links" | "payments" | "developers" | "themes";
 

@@ -2,10 +2,12 @@
 // The payment-link form, for creating (both types) and editing: items as rows (spare empty rows
 // without JavaScript, add/remove buttons with it), the shopper fields, every optional setting, and
 // each problem shown beside its field.
-import { MESSAGES } from "../../checkout/i18n.ts";
+
 import type { Terminal, Theme } from "../../db/merchants-repository.ts";
 import { RECURRING_PROCESSING_MODELS, SHOPPER_FIELDS } from "../../domain/links/types.ts";
-import { type Lang, PORTAL_MESSAGES } from "../i18n.ts";
+import type { Lang } from "../../web/i18n.ts";
+import { SHOPPER_FIELD_LABELS } from "../../web/shopper-field-labels.ts";
+import { PORTAL_MESSAGES } from "../i18n.ts";
 import type { LinkFormValues } from "../link-form.ts";
 import { ItemInput, Problem } from "./form-bits.tsx";
 import { Csrf } from "./layout.tsx";
@@ -131,7 +133,7 @@ export function LinkForm(props: LinkFormProps) {
           return (
             <div class="row" key={name}>
               <div class="field">
-                <label for={`shopper-${name}`}>{MESSAGES[props.lang].fields[name]}</label>
+                <label for={`shopper-${name}`}>{SHOPPER_FIELD_LABELS[props.lang][name]}</label>
                 <select {...field(`shopper-${name}`)}>
                   <option value="">{m.notAsked}</option>
                   {Object.entries(m.requirements).map(([value, label]) => (
@@ -143,7 +145,7 @@ export function LinkForm(props: LinkFormProps) {
                 <Problem id={`shopper-${name}`} problems={problems} />
               </div>
               <div class="field">
-                <label for={`prefill-${name}`}>{m.prefilledValue(MESSAGES[props.lang].fields[name])}</label>
+                <label for={`prefill-${name}`}>{m.prefilledValue(SHOPPER_FIELD_LABELS[props.lang][name])}</label>
                 <input id={`prefill-${name}`} name={`prefill-${name}`} value={entry?.value ?? ""} />
               </div>
             </div>

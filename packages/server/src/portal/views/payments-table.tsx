@@ -2,7 +2,8 @@
 // The payments table of the overview and of the payments page: date, type (link sale or saved
 // card), reference, amount, card, result.
 import type { PaymentRow } from "../../db/payments-read-repository.ts";
-import { formatDateTime, formatMoney, type Lang, PORTAL_MESSAGES } from "../i18n.ts";
+import { formatDateTime, formatMoney, type Lang } from "../../web/i18n.ts";
+import { PORTAL_MESSAGES } from "../i18n.ts";
 import { TableHead } from "./table-head.tsx";
 import { TableWrap } from "./table-wrap.tsx";
 

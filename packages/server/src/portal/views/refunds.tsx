@@ -3,7 +3,8 @@
 // rest (only for an approved payment with something left to refund).
 import type { RefundRecord } from "../../db/refunds-repository.ts";
 import { REFUND_REASONS } from "../../domain/payments/rules.ts";
-import { formatDateTime, formatMoney, type Lang, PORTAL_MESSAGES } from "../i18n.ts";
+import { formatDateTime, formatMoney, type Lang } from "../../web/i18n.ts";
+import { PORTAL_MESSAGES } from "../i18n.ts";
 import { Csrf } from "./layout.tsx";
 import { TableHead } from "./table-head.tsx";
 import { TableWrap } from "./table-wrap.tsx";

@@ -3,7 +3,8 @@
 // sales above each bar that has any. No script, no library; a table with the same numbers follows
 // for screen readers and for anyone who wants exact figures.
 import type { Series } from "../../domain/portal/daily-series.ts";
-import { formatMoney, type Lang, PORTAL_MESSAGES } from "../i18n.ts";
+import { formatMoney, type Lang } from "../../web/i18n.ts";
+import { PORTAL_MESSAGES } from "../i18n.ts";
 import { TableHead } from "./table-head.tsx";
 import { TableWrap } from "./table-wrap.tsx";
 

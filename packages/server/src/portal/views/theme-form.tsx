@@ -2,9 +2,11 @@
 // The theme form with a live preview of the checkout page's header, a line and the pay button, in
 // the theme's colours (the checkout's own contrast rule). Without JavaScript the preview shows the
 // saved theme; with it, the preview follows the name and colour as they are typed.
-import { DEFAULT_THEME, pageTheme } from "../../checkout/theme.ts";
+
 import type { Theme } from "../../db/merchants-repository.ts";
-import { formatMoney, type Lang, PORTAL_MESSAGES } from "../i18n.ts";
+import { formatMoney, type Lang } from "../../web/i18n.ts";
+import { DEFAULT_THEME, pageTheme } from "../../web/theme.ts";
+import { PORTAL_MESSAGES } from "../i18n.ts";
 import { Problem } from "./form-bits.tsx";
 import { Csrf } from "./layout.tsx";
 

@@ -3,6 +3,8 @@
 // this response's nonce, stylesheet files only from this origin when the caller links one, forms
 // posting only where the caller allows), never cached.
 import type { FastifyReply } from "fastify";
+import type { VNode } from "preact";
+import { render } from "preact-render-to-string";
 import { randomToken } from "../ids.ts";
 
 export interface PagePolicy {
@@ -33,4 +35,9 @@ export function sendHtmlPage(reply: FastifyReply, status: number, render: (nonce
     .header("cache-control", "no-store")
     .header("content-security-policy", csp)
     .send(html);
+}
+
+/** A page's element tree as the text of a whole document. */
+export function renderDocument(page: VNode): string {
+  return `<!doctype html>${render(page)}`;
 }

@@ -2,7 +2,7 @@
 // brand colour, and a logo is shown only from Paylink's own stored copy.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { contrastRatio, logoPath, normaliseHexColour, pageTheme } from "../../src/checkout/theme.ts";
+import { contrastRatio, logoPath, normaliseHexColour, pageTheme } from "../../src/web/theme.ts";
 
 describe("theme safety", () => {
   it("accepts only hex colours", () => {
