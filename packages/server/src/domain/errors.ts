@@ -224,4 +224,17 @@ export class AppError extends Error {
     this.code = ERRORS[kind].code;
     this.status = ERRORS[kind].status;
   }
+
+  /**
+   * The request field the error is about, as the messages name it ("amount", "items[1].amount",
+   * "shopperInfo[0].prefilledValue"), when the rule knows it: a form shows the error beside that
+   * field. Not on the wire: the envelope is Straumur's and has no field (docs/api.md#errors).
+   */
+  field: string | undefined = undefined;
+
+  /** Names the offending field: `throw new AppError("TooLong", "…").at("description")`. */
+  at(field: string): this {
+    this.field = field;
+    return this;
+  }
 }

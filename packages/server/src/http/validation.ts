@@ -135,6 +135,13 @@ function toAppError(root: unknown, errors: SchemaError[], part: string): AppErro
   };
   const first = [...reportable].sort((a, b) => rank(a) - rank(b))[0];
   if (!first) return new AppError("WrongType", `The ${part} is not valid.`);
+  const error = describeProblem(root, first, part);
+  const child = (first.params.additionalProperties ?? first.params.requiredProperties) as string[] | undefined;
+  const path = child?.[0] === undefined ? first.instancePath : `${first.instancePath}/${child[0]}`;
+  return part === "body" && path !== "" ? error.at(fieldName(path, part)) : error;
+}
+
+function describeProblem(root: unknown, first: SchemaError, part: string): AppError {
   const where = fieldName(first.instancePath, part);
   const node = schemaAt(root, first.schemaPath) as Record<string, unknown> | undefined;
 

@@ -153,16 +153,34 @@ export function formValuesOf(link: PaymentLinkRecord): LinkFormValues {
   };
 }
 
+/** The form's name for an API field the form shows under another name. */
 const FIELD_ALIASES: Record<string, string> = { validUntil: "expiresAt", maxSalesCount: "exactSalesCount", shopperInfos: "shopperInfo" };
 
-/** The form field an API error message names first ("items[1].amount …" → "item-1-amount"), or "form". */
-export function fieldOfError(message: string): string {
-  const match =
-    /\b(?:items\[(\d+)\](?:\.(\w+))?|shopperInfos?\[(\d+)\]|(amount|currency|items|expiresAt|validUntil|returnUrl|description|exactSalesCount|maxSalesCount|terminalIdentifier|themeKey|culture|recurringProcessingModel|type|shopperInfos?))(?!\w)/.exec(
-      message,
-    );
-  if (!match) return "form";
-  if (match[1] !== undefined) return match[2] ? `item-${match[1]}-${match[2]}` : `item-${match[1]}-name`;
-  if (match[3] !== undefined) return `shopper-${match[3]}`;
-  return FIELD_ALIASES[match[4]!] ?? match[4]!;
+/** API fields the form has a place for; an error about any other is shown above the form. */
+const FORM_FIELDS = new Set([
+  "amount",
+  "currency",
+  "items",
+  "expiresAt",
+  "returnUrl",
+  "description",
+  "exactSalesCount",
+  "terminalIdentifier",
+  "themeKey",
+  "culture",
+  "recurringProcessingModel",
+  "type",
+  "shopperInfo",
+]);
+
+/** Where the form shows an error about an API field ("items[1].amount" → "item-1-amount"), or "form". */
+export function formFieldOf(field: string | undefined): string {
+  if (field === undefined) return "form";
+  const item = /^items\[(\d+)\](?:\.(\w+))?/.exec(field);
+  if (item) return item[2] ? `item-${item[1]}-${item[2]}` : `item-${item[1]}-name`;
+  const shopper = /^shopperInfos?\[(\d+)\]/.exec(field);
+  if (shopper) return `shopper-${shopper[1]}`;
+  const name = /^\w+/.exec(field)?.[0] ?? "";
+  const formName = FIELD_ALIASES[name] ?? name;
+  return FORM_FIELDS.has(formName) ? formName : "form";
 }

@@ -11,7 +11,7 @@ import { AppError } from "../domain/errors.ts";
 import type { PortalContext } from "./deps.ts";
 import { errorText } from "./error-text.ts";
 import { PORTAL_MESSAGES } from "./i18n.ts";
-import { fieldOfError, formValuesOf, type LinkFormValues, linkRequestOf, readLinkForm } from "./link-form.ts";
+import { formFieldOf, formValuesOf, type LinkFormValues, linkRequestOf, readLinkForm } from "./link-form.ts";
 import { frameOf, sendPortalNotFound, sendPortalPage } from "./render.tsx";
 import { ReferenceParams } from "./schemas.ts";
 import { Layout } from "./views/layout.tsx";
@@ -69,7 +69,7 @@ export function linkSaveRoutes(fastify: FastifyInstance, { deps }: PortalContext
         return reply.redirect(await save(body), 303);
       } catch (error) {
         if (!(error instanceof AppError) || error.status >= 500) throw error;
-        const field = shopperKey(fieldOfError(error.message), body);
+        const field = shopperKey(formFieldOf(error.field), body);
         shown.set(field, errorText(error, field, request.portal.lang));
       }
     }

@@ -27,7 +27,9 @@ export function termsFromCreateRequest(request: CreateLinkRequest, now: Date): L
   const currency = checkCurrency(request.currency);
 
   if (request.type === "PayByLink" && request.items === undefined) {
-    throw new AppError("RequiredFieldMissing", "items is required for a PayByLink link (send an empty list for a link without a cart).");
+    throw new AppError("RequiredFieldMissing", "items is required for a PayByLink link (send an empty list for a link without a cart).").at(
+      "items",
+    );
   }
   const items = request.items ?? [];
   checkAmountAndItems(request.type, request.amount, currency, items);
@@ -41,7 +43,10 @@ export function termsFromCreateRequest(request: CreateLinkRequest, now: Date): L
     pickAlias("exactSalesCount", request.exactSalesCount ?? undefined, "maxSalesCount", request.maxSalesCount ?? undefined) ?? null;
   if (request.type === "TokenizeByLink") {
     if (maxSalesCount !== null && maxSalesCount !== 1) {
-      throw new AppError("ConflictingFields", `a TokenizeByLink link is single-use: exactSalesCount can only be 1, got ${maxSalesCount}.`);
+      throw new AppError(
+        "ConflictingFields",
+        `a TokenizeByLink link is single-use: exactSalesCount can only be 1, got ${maxSalesCount}.`,
+      ).at("exactSalesCount");
     }
     maxSalesCount = 1;
   }

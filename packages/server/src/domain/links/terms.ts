@@ -15,7 +15,7 @@ export function describe(value: unknown): string {
 export function checkCurrency(raw: string): string {
   const currency = raw.toUpperCase();
   if (!/^[A-Z]{3}$/.test(currency) || !isKnownCurrency(currency)) {
-    throw new AppError("UnsupportedValue", `currency ${describe(raw)} is not a supported ISO 4217 currency code.`);
+    throw new AppError("UnsupportedValue", `currency ${describe(raw)} is not a supported ISO 4217 currency code.`).at("currency");
   }
   return currency;
 }
@@ -23,27 +23,32 @@ export function checkCurrency(raw: string): string {
 /** Amount rules by link type and currency, and the cart's consistency with the amount. */
 export function checkAmountAndItems(type: LinkType, amount: number, currency: string, items: Item[]): void {
   if (type === "TokenizeByLink") {
-    if (amount !== 0) throw new AppError("TokenizeAmountNotZero", `amount must be 0 for a TokenizeByLink link, got ${amount}.`);
+    if (amount !== 0)
+      throw new AppError("TokenizeAmountNotZero", `amount must be 0 for a TokenizeByLink link, got ${amount}.`).at("amount");
     if (items.length > 0)
-      throw new AppError("ConflictingFields", "items cannot be used with a TokenizeByLink link; send an empty list or leave it out.");
+      throw new AppError("ConflictingFields", "items cannot be used with a TokenizeByLink link; send an empty list or leave it out.").at(
+        "items",
+      );
     return;
   }
-  if (amount <= 0) throw new AppError("MustBeGreater", `amount must be greater than 0 for a PayByLink link, got ${amount}.`);
+  if (amount <= 0) throw new AppError("MustBeGreater", `amount must be greater than 0 for a PayByLink link, got ${amount}.`).at("amount");
   if (currency === "ISK" && amount % 100 !== 0) {
-    throw new AppError("IskNotWhole", `amount ${amount} is not valid for ISK: ISK amounts are in hundredths and must end in 00.`);
+    throw new AppError("IskNotWhole", `amount ${amount} is not valid for ISK: ISK amounts are in hundredths and must end in 00.`).at(
+      "amount",
+    );
   }
   items.forEach((item, index) => {
     if (item.amount > item.amountWithoutDiscount) {
       throw new AppError(
         "ItemAboveUndiscounted",
         `items[${index}].amount (${item.amount}) cannot be higher than items[${index}].amountWithoutDiscount (${item.amountWithoutDiscount}).`,
-      );
+      ).at(`items[${index}].amount`);
     }
   });
   if (items.length > 0) {
     const sum = items.reduce((total, item) => total + item.amount, 0);
     if (sum !== amount) {
-      throw new AppError("SumMismatch", `the item amounts add up to ${sum}, but amount is ${amount}; they must be equal.`);
+      throw new AppError("SumMismatch", `the item amounts add up to ${sum}, but amount is ${amount}; they must be equal.`).at("amount");
     }
   }
 }
@@ -57,7 +62,7 @@ const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:
  */
 export function parseIsoDateTime(field: string, text: string): Date {
   const invalid = () =>
-    new AppError("UnsupportedValue", `${field} ${describe(text)} is not an ISO 8601 date-time such as "2030-01-31T23:59:59Z".`);
+    new AppError("UnsupportedValue", `${field} ${describe(text)} is not an ISO 8601 date-time such as "2030-01-31T23:59:59Z".`).at(field);
   const match = ISO_DATE_TIME.exec(text);
   if (!match) throw invalid();
   const [, y, mo, d, h = "0", mi = "0", sec = "0", fraction = "", zone, sign, offH = "0", offM = "0"] = match;
@@ -90,7 +95,7 @@ function isLeapYear(year: number): boolean {
 export function parseFutureExpiry(field: string, text: string, now: Date): Date {
   const date = parseIsoDateTime(field, text);
   if (date.getTime() <= now.getTime()) {
-    throw new AppError("TimeInPast", `${field} ${describe(text)} is in the past; it must be a future time.`);
+    throw new AppError("TimeInPast", `${field} ${describe(text)} is in the past; it must be a future time.`).at(field);
   }
   return date;
 }
@@ -104,17 +109,19 @@ export function checkReturnUrl(text: string): string {
   try {
     url = new URL(text);
   } catch {
-    throw new AppError("UnsupportedValue", `returnUrl ${describe(text)} is not an absolute URL.`);
+    throw new AppError("UnsupportedValue", `returnUrl ${describe(text)} is not an absolute URL.`).at("returnUrl");
   }
   const local = url.hostname === "localhost" || url.hostname === "127.0.0.1";
   if (url.protocol !== "https:" && !(url.protocol === "http:" && local)) {
-    throw new AppError("UnsupportedValue", `returnUrl ${describe(text)} must use https:// (http:// is allowed only for localhost).`);
+    throw new AppError("UnsupportedValue", `returnUrl ${describe(text)} must use https:// (http:// is allowed only for localhost).`).at(
+      "returnUrl",
+    );
   }
   if (!isPlainHost(url.hostname)) {
     throw new AppError(
       "UnsupportedValue",
       `returnUrl ${describe(text)} must name its host as a DNS name (letters, digits, hyphens, dots) or an IP address.`,
-    );
+    ).at("returnUrl");
   }
   return url.toString();
 }
@@ -127,19 +134,22 @@ export function checkShopperInfo(
   const seen = new Set<string>();
   return entries.map((entry, index) => {
     const where = `${name}[${index}]`;
-    if (seen.has(entry.field)) throw new AppError("ConflictingFields", `${where}.field ${describe(entry.field)} is listed more than once.`);
+    if (seen.has(entry.field))
+      throw new AppError("ConflictingFields", `${where}.field ${describe(entry.field)} is listed more than once.`).at(`${where}.field`);
     seen.add(entry.field);
     const prefilled = entry.prefilledValue ?? null;
     if (entry.requirementType === "Prefilled") {
       if (prefilled === null || prefilled.trim() === "") {
-        throw new AppError("RequiredFieldMissing", `${where}.prefilledValue is required when requirementType is "Prefilled".`);
+        throw new AppError("RequiredFieldMissing", `${where}.prefilledValue is required when requirementType is "Prefilled".`).at(
+          `${where}.prefilledValue`,
+        );
       }
       const problem = checkShopperValue(entry.field, prefilled);
       if (problem !== null) {
         throw new AppError(
           "UnsupportedValue",
           `${where}.prefilledValue ${describe(prefilled)} is not a valid ${entry.field} (${problem.replace(/_/g, " ")}).`,
-        );
+        ).at(`${where}.prefilledValue`);
       }
       return { field: entry.field, requirementType: entry.requirementType, prefilledValue: prefilled.trim() };
     }
@@ -147,7 +157,7 @@ export function checkShopperInfo(
       throw new AppError(
         "ConflictingFields",
         `${where}.prefilledValue can only be used when requirementType is "Prefilled", not ${describe(entry.requirementType)}.`,
-      );
+      ).at(`${where}.prefilledValue`);
     }
     return { field: entry.field, requirementType: entry.requirementType, prefilledValue: null };
   });
@@ -156,7 +166,10 @@ export function checkShopperInfo(
 /** Two names for one field (see docs/decisions.md D-013): at most one may be given. */
 export function pickAlias<T>(primaryName: string, primary: T | undefined, aliasName: string, alias: T | undefined): T | undefined {
   if (primary !== undefined && alias !== undefined) {
-    throw new AppError("ConflictingFields", `${primaryName} and ${aliasName} are two names for the same setting; send only one of them.`);
+    throw new AppError(
+      "ConflictingFields",
+      `${primaryName} and ${aliasName} are two names for the same setting; send only one of them.`,
+    ).at(primaryName);
   }
   return primary !== undefined ? primary : alias;
 }

@@ -65,7 +65,7 @@ export function applyUpdate(current: StoredLink, request: UpdateLinkRequest, now
       throw new AppError(
         "ConflictingFields",
         `${field} cannot change after a link is created (it is ${describe(terms[field])}, got ${describe(sent)}).`,
-      );
+      ).at(field);
     }
   }
 
@@ -76,14 +76,17 @@ export function applyUpdate(current: StoredLink, request: UpdateLinkRequest, now
   const priceChanged = currency !== terms.currency || amount !== terms.amount || !sameItems(items, terms.items);
   if (priceChanged) {
     if (current.salesCount > 0) {
-      throw new AppError("StateConflict", `amount, currency and items cannot change after a sale (this link has ${current.salesCount}).`);
+      throw new AppError(
+        "StateConflict",
+        `amount, currency and items cannot change after a sale (this link has ${current.salesCount}).`,
+      ).at("amount");
     }
     // A shopper is paying the current price right now; a change would make the sale disagree with it.
     if ((current.reservedCount ?? 0) > 0) {
       throw new AppError(
         "StateConflict",
         "amount, currency and items cannot change while a payment is in progress on this link; try again in a minute.",
-      );
+      ).at("amount");
     }
     checkAmountAndItems(terms.type, amount, currency, items);
   }
@@ -92,7 +95,8 @@ export function applyUpdate(current: StoredLink, request: UpdateLinkRequest, now
   if (request.status !== undefined && request.status !== currentStatus) {
     if (request.status === "Disabled") disabled = true;
     else if (request.status === "Active") disabled = false;
-    else throw new AppError("UnknownValue", `status can only be set to "Active" or "Disabled", got ${describe(request.status)}.`);
+    else
+      throw new AppError("UnknownValue", `status can only be set to "Active" or "Disabled", got ${describe(request.status)}.`).at("status");
   }
 
   const expiryText = pickAlias("validUntil", request.validUntil, "expiresAt", request.expiresAt);
@@ -110,14 +114,14 @@ export function applyUpdate(current: StoredLink, request: UpdateLinkRequest, now
   const maxText = pickAlias("maxSalesCount", request.maxSalesCount, "exactSalesCount", request.exactSalesCount);
   if (maxText !== undefined && maxText !== terms.maxSalesCount) {
     if (terms.type === "TokenizeByLink") {
-      throw new AppError("ConflictingFields", "a TokenizeByLink link is single-use: maxSalesCount is always 1.");
+      throw new AppError("ConflictingFields", "a TokenizeByLink link is single-use: maxSalesCount is always 1.").at("maxSalesCount");
     }
     const floor = Math.max(1, current.salesCount);
     if (maxText !== null && maxText < floor) {
       throw new AppError(
         "MustBeGreater",
         `maxSalesCount must be at least ${floor} (the link already has ${current.salesCount} sales), got ${maxText}.`,
-      );
+      ).at("maxSalesCount");
     }
     maxSalesCount = maxText;
   }
@@ -125,7 +129,9 @@ export function applyUpdate(current: StoredLink, request: UpdateLinkRequest, now
   let recurringProcessingModel = terms.recurringProcessingModel;
   if (request.recurringProcessingModel !== undefined && request.recurringProcessingModel !== recurringProcessingModel) {
     if (terms.type === "TokenizeByLink" && request.recurringProcessingModel === null) {
-      throw new AppError("RequiredFieldMissing", "recurringProcessingModel cannot be null on a TokenizeByLink link.");
+      throw new AppError("RequiredFieldMissing", "recurringProcessingModel cannot be null on a TokenizeByLink link.").at(
+        "recurringProcessingModel",
+      );
     }
     recurringProcessingModel = request.recurringProcessingModel;
   }
