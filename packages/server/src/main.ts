@@ -8,12 +8,12 @@ import { type Config, loadConfig, startupWarnings } from "./config.ts";
 import { type DatabaseHandle, openDatabase } from "./db/connect.ts";
 import { deleteExpiredIdempotencyKeys } from "./db/idempotency-repository.ts";
 import { deleteOldRateCounters } from "./db/rate-counters-repository.ts";
+import { deleteOldDeliveries } from "./db/webhook-deliveries-repository.ts";
 import { bootstrapDemo, demoInstructions } from "./demo.ts";
 import { createLogger } from "./logging.ts";
 import { reconcileAfterSale } from "./payments/reconcile-after-sale.ts";
 import { SandboxProcessor } from "./payments/sandbox.ts";
 import { checkStoredSecrets, resolveSecretKeyring } from "./security/keyring.ts";
-import { deleteOldDeliveries } from "./webhooks/delivery-log.ts";
 import { WebhookWorker } from "./webhooks/worker.ts";
 import { withinMs } from "./within.ts";
 

@@ -1,6 +1,7 @@
 // POST /admin/v1/merchants/{id}/webhooks: a new endpoint; its apiKey and hmacKey are returned in clear, once.
+
+import { createWebhookEndpoint } from "../db/webhook-endpoints-repository.ts";
 import type { TypedApp } from "../http/typed-app.ts";
-import { createWebhookEndpoint } from "../webhooks/endpoints-repository.ts";
 import { checkedWebhookUrl, requireMerchant } from "./checks.ts";
 import type { AdminDeps } from "./deps.ts";
 import { CreateWebhookBody, MerchantParams } from "./schemas.ts";

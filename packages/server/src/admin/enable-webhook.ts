@@ -1,7 +1,8 @@
 // POST /admin/v1/merchants/{id}/webhooks/{webhookId}/enable and …/disable. Idempotent. A disabled
 // endpoint gets no new deliveries; the ones already queued wait and go out when it is enabled again.
+
+import { updateWebhookEndpoint } from "../db/webhook-endpoints-repository.ts";
 import type { TypedApp } from "../http/typed-app.ts";
-import { updateWebhookEndpoint } from "../webhooks/endpoints-repository.ts";
 import { notifyWebhookWorker } from "../webhooks/outbox.ts";
 import { requireMerchant, webhookNotFound } from "./checks.ts";
 import type { AdminDeps } from "./deps.ts";

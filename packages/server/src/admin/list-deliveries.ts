@@ -1,6 +1,7 @@
 // GET /admin/v1/merchants/{id}/deliveries: the delivery log, newest first, each delivery with every attempt.
+
+import { listDeliveries } from "../db/webhook-deliveries-repository.ts";
 import type { TypedApp } from "../http/typed-app.ts";
-import { listDeliveries } from "../webhooks/delivery-log.ts";
 import { requireMerchant } from "./checks.ts";
 import type { AdminDeps } from "./deps.ts";
 import { presentDelivery } from "./present-webhooks.ts";

@@ -1,6 +1,7 @@
 // GET /admin/v1/merchants/{id}/webhooks: the merchant's endpoints, secrets masked.
+
+import { listWebhookEndpoints } from "../db/webhook-endpoints-repository.ts";
 import type { TypedApp } from "../http/typed-app.ts";
-import { listWebhookEndpoints } from "../webhooks/endpoints-repository.ts";
 import { requireMerchant } from "./checks.ts";
 import type { AdminDeps } from "./deps.ts";
 import { presentEndpoint } from "./present-webhooks.ts";

@@ -1,6 +1,6 @@
 // The wire shape of webhook endpoints and deliveries in /admin/v1: secrets masked, times as ISO 8601.
-import type { Delivery, DeliveryState } from "../webhooks/delivery-log.ts";
-import type { WebhookEndpoint } from "../webhooks/endpoints-repository.ts";
+import type { Delivery, DeliveryState } from "../db/webhook-deliveries-repository.ts";
+import type { WebhookEndpoint } from "../db/webhook-endpoints-repository.ts";
 
 const STATE_NAMES: Record<DeliveryState, string> = { pending: "Pending", delivered: "Delivered", failed: "Failed" };
 

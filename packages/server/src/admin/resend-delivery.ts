@@ -1,8 +1,9 @@
 // POST /admin/v1/merchants/{id}/deliveries/{deliveryId}/resend: send again now, with a fresh
 // retry schedule and the same webhook-id (receivers deduplicate on it).
+
+import { resendDelivery } from "../db/webhook-deliveries-repository.ts";
 import { AppError } from "../domain/errors.ts";
 import type { TypedApp } from "../http/typed-app.ts";
-import { resendDelivery } from "../webhooks/delivery-log.ts";
 import { notifyWebhookWorker } from "../webhooks/outbox.ts";
 import { requireMerchant } from "./checks.ts";
 import type { AdminDeps } from "./deps.ts";

@@ -1,6 +1,7 @@
 // POST /admin/v1/merchants/{id}/webhooks/{webhookId}/rotate: a new HMAC key; the old one stops signing at once.
+
+import { rotateWebhookHmacKey } from "../db/webhook-endpoints-repository.ts";
 import type { TypedApp } from "../http/typed-app.ts";
-import { rotateWebhookHmacKey } from "../webhooks/endpoints-repository.ts";
 import { requireMerchant, webhookNotFound } from "./checks.ts";
 import type { AdminDeps } from "./deps.ts";
 import { WebhookParams } from "./schemas.ts";

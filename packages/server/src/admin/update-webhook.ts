@@ -1,6 +1,7 @@
 // POST /admin/v1/merchants/{id}/webhooks/{webhookId}: change the URL or the Authorization apiKey.
+
+import { updateWebhookEndpoint } from "../db/webhook-endpoints-repository.ts";
 import type { TypedApp } from "../http/typed-app.ts";
-import { updateWebhookEndpoint } from "../webhooks/endpoints-repository.ts";
 import { checkedWebhookUrl, requireMerchant, webhookNotFound } from "./checks.ts";
 import type { AdminDeps } from "./deps.ts";
 import { presentEndpoint } from "./present-webhooks.ts";

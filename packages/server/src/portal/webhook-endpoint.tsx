@@ -5,18 +5,18 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ComponentChildren } from "preact";
-import { AppError } from "../domain/errors.ts";
-import { webhookAuthorizationError } from "../domain/webhooks/authorization-value.ts";
-import { checkWebhookUrl } from "../net/outbound-guard.ts";
-import { formatDateTime } from "../web/i18n.ts";
-import { listDeliveries, resendDelivery } from "../webhooks/delivery-log.ts";
+import { listDeliveries, resendDelivery } from "../db/webhook-deliveries-repository.ts";
 import {
   deleteWebhookEndpoint,
   listWebhookEndpoints,
   revealWebhookSecrets,
   rotateWebhookHmacKey,
   updateWebhookEndpoint,
-} from "../webhooks/endpoints-repository.ts";
+} from "../db/webhook-endpoints-repository.ts";
+import { AppError } from "../domain/errors.ts";
+import { webhookAuthorizationError } from "../domain/webhooks/authorization-value.ts";
+import { checkWebhookUrl } from "../net/outbound-guard.ts";
+import { formatDateTime } from "../web/i18n.ts";
 import { notifyWebhookWorker } from "../webhooks/outbox.ts";
 import { enqueueTestMessage } from "../webhooks/test-message.ts";
 import type { PortalContext } from "./deps.ts";

@@ -1,9 +1,10 @@
 // One attempt at one claimed delivery: decrypt the endpoint's secrets, sign, send (outside any
 // transaction), and decide what follows — delivered, a retry after a delay, or failed for good.
+
+import { decryptSecrets } from "../db/webhook-endpoints-repository.ts";
 import type { Resolver } from "../net/outbound-guard.ts";
 import type { SecretKeyring } from "../security/keyring.ts";
 import type { AttemptRecord, ClaimedDelivery } from "./delivery-queue.ts";
-import { decryptSecrets } from "./endpoints-repository.ts";
 import { buildWebhookRequest } from "./message.ts";
 import { nextRetryDelayMs, type RetryPolicy } from "./schedule.ts";
 import { type SendResult, sendWebhook } from "./send.ts";

@@ -3,7 +3,7 @@
 // the Refund webhook in the endpoint's delivery log.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { createWebhookEndpoint } from "../../src/webhooks/endpoints-repository.ts";
+import { createWebhookEndpoint } from "../../src/db/webhook-endpoints-repository.ts";
 import { testBackends } from "../support/databases.ts";
 import { getLink } from "../support/fixtures.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";

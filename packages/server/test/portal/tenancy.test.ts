@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { createApiKey, createTheme } from "../../src/db/merchants-repository.ts";
-import { createWebhookEndpoint, listWebhookEndpoints } from "../../src/webhooks/endpoints-repository.ts";
+import { createWebhookEndpoint, listWebhookEndpoints } from "../../src/db/webhook-endpoints-repository.ts";
 import { enqueueTestMessage } from "../../src/webhooks/test-message.ts";
 import { chargeBody, saveCard } from "../support/after-sale.ts";
 import { testBackends } from "../support/databases.ts";

@@ -4,7 +4,7 @@
 // same rules, the same Refund webhooks), and exported in the CSV.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { createWebhookEndpoint } from "../../src/webhooks/endpoints-repository.ts";
+import { createWebhookEndpoint } from "../../src/db/webhook-endpoints-repository.ts";
 import { charge, NO_BALANCE_CARD, saveCard, sellLink } from "../support/after-sale.ts";
 import { testBackends } from "../support/databases.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";

@@ -1,7 +1,7 @@
 // /admin/v1 webhook endpoints and delivery log (docs/admin-api.md#webhook-endpoints) on a real server and both backends.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { createWebhookEndpoint } from "../../src/webhooks/endpoints-repository.ts";
+import { createWebhookEndpoint } from "../../src/db/webhook-endpoints-repository.ts";
 import { WebhookWorker } from "../../src/webhooks/worker.ts";
 import { testBackends } from "../support/databases.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import { loadConfig } from "../../src/config.ts";
-import { deleteOldDeliveries } from "../../src/webhooks/delivery-log.ts";
+import { deleteOldDeliveries } from "../../src/db/webhook-deliveries-repository.ts";
 import { type TestDatabase, testBackends } from "../support/databases.ts";
 import { addMerchantWithEndpoint, attemptRows, enqueue, sampleMessage, testKeyring } from "./support.ts";
 

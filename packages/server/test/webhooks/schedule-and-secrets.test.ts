@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { ConfigError } from "../../src/config.ts";
 import { createMerchant } from "../../src/db/merchants-repository.ts";
+import { createWebhookEndpoint, revealWebhookSecrets } from "../../src/db/webhook-endpoints-repository.ts";
 import { checkStoredSecrets, resolveSecretKeyring, SecretDecryptionError, SecretKeyring } from "../../src/security/keyring.ts";
-import { createWebhookEndpoint, revealWebhookSecrets } from "../../src/webhooks/endpoints-repository.ts";
 import { DEFAULT_RETRY_DELAYS_MS, DEFAULT_RETRY_POLICY, nextRetryDelayMs, parseRetryAfter } from "../../src/webhooks/schedule.ts";
 import { testBackends } from "../support/databases.ts";
 

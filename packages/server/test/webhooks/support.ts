@@ -7,9 +7,9 @@ import type { AddressInfo } from "node:net";
 import { sql } from "kysely";
 import type { Database } from "../../src/db/connect.ts";
 import { createMerchant } from "../../src/db/merchants-repository.ts";
+import { createWebhookEndpoint } from "../../src/db/webhook-endpoints-repository.ts";
 import type { SecretKeyring } from "../../src/security/keyring.ts";
 import type { AttemptRecord } from "../../src/webhooks/delivery-queue.ts";
-import { createWebhookEndpoint } from "../../src/webhooks/endpoints-repository.ts";
 import {
   enqueuePaymentWebhook,
   notifyWebhookWorker,

@@ -4,10 +4,10 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { verifyPaymentWebhook, verifyStandardWebhook } from "paylink-sdk";
+import { resendDelivery } from "../../src/db/webhook-deliveries-repository.ts";
+import { updateWebhookEndpoint } from "../../src/db/webhook-endpoints-repository.ts";
 import { claimDueDeliveries } from "../../src/webhooks/claim.ts";
-import { resendDelivery } from "../../src/webhooks/delivery-log.ts";
 import { recordAttempt } from "../../src/webhooks/delivery-queue.ts";
-import { updateWebhookEndpoint } from "../../src/webhooks/endpoints-repository.ts";
 import { testBackends } from "../support/databases.ts";
 import { waitUntil } from "../support/wait.ts";
 import {

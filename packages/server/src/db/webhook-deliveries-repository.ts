@@ -1,9 +1,9 @@
 // The delivery log, as merchants and operators see it: every delivery with every attempt, a
 // resend, and the retention clean-up of old finished deliveries.
 import { sql } from "kysely";
-import type { Database } from "../db/connect.ts";
-import { pageTotal, WINDOW_TOTAL } from "../db/page-total.ts";
-import type { UnsignedPaymentMessage } from "./outbox.ts";
+import type { UnsignedPaymentMessage } from "../webhooks/outbox.ts";
+import type { Database } from "./connect.ts";
+import { pageTotal, WINDOW_TOTAL } from "./page-total.ts";
 
 export type DeliveryState = "pending" | "delivered" | "failed";
 

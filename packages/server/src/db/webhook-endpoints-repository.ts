@@ -2,9 +2,9 @@
 // hmacKey. Both secrets are stored encrypted (security/keyring.ts) and leave this module in clear only
 // when they are created or rotated, or when the merchant asks to see them.
 
-import type { Database } from "../db/connect.ts";
 import { newHmacKey, newWebhookApiKey, newWebhookId } from "../ids.ts";
 import { apiKeyContext, hmacKeyContext, type SecretKeyring } from "../security/keyring.ts";
+import type { Database } from "./connect.ts";
 
 export interface WebhookEndpoint {
   webhookId: string;
