@@ -20,8 +20,7 @@ import { formField } from "./request-state.ts";
 import { IdParams } from "./schemas.ts";
 import { CopyValue } from "./views/copy-value.tsx";
 import { Csrf, Layout } from "./views/layout.tsx";
-import { TableHead } from "./views/table-head.tsx";
-import { TableWrap } from "./views/table-wrap.tsx";
+import { TableHead, TableWrap } from "./views/table.tsx";
 import { WebhookForm } from "./views/webhook-form.tsx";
 
 export function developersRoutes(fastify: FastifyInstance, { deps }: PortalContext): void {

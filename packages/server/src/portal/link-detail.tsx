@@ -19,8 +19,7 @@ import { PageQuery, pageNumber, ReferenceParams } from "./schemas.ts";
 import { Csrf, Layout } from "./views/layout.tsx";
 import { Pager } from "./views/pager.tsx";
 import { StatePill } from "./views/payments-table.tsx";
-import { TableHead } from "./views/table-head.tsx";
-import { TableWrap } from "./views/table-wrap.tsx";
+import { TableHead, TableWrap } from "./views/table.tsx";
 
 /** Submissions a page of the detail shows: a busy link has tens of thousands. */
 const SUBMISSIONS_PER_PAGE = 50;

@@ -14,8 +14,7 @@ import { dayStart, LinksQuery, pageNumber } from "./schemas.ts";
 import { FilterSelect } from "./views/form-bits.tsx";
 import { Layout } from "./views/layout.tsx";
 import { Pager } from "./views/pager.tsx";
-import { TableHead } from "./views/table-head.tsx";
-import { TableWrap } from "./views/table-wrap.tsx";
+import { TableHead, TableWrap } from "./views/table.tsx";
 
 const PAGE_SIZE = 20;
 

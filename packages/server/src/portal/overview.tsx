@@ -13,8 +13,7 @@ import { frameOf, sendPortalPage } from "./render.tsx";
 import { Layout } from "./views/layout.tsx";
 import { PaymentsTable } from "./views/payments-table.tsx";
 import { SalesChart } from "./views/sales-chart.tsx";
-import { TableHead } from "./views/table-head.tsx";
-import { TableWrap } from "./views/table-wrap.tsx";
+import { TableHead, TableWrap } from "./views/table.tsx";
 
 export function overviewRoutes(app: FastifyInstance, { deps }: PortalContext): void {
   app.get("/overview", async (request, reply) => {

@@ -27,8 +27,7 @@ import { formField } from "./request-state.ts";
 import { IdParams, WebhookDeliveryParams } from "./schemas.ts";
 import { CopyValue } from "./views/copy-value.tsx";
 import { Csrf, Layout } from "./views/layout.tsx";
-import { TableHead } from "./views/table-head.tsx";
-import { TableWrap } from "./views/table-wrap.tsx";
+import { TableHead, TableWrap } from "./views/table.tsx";
 import { WebhookForm } from "./views/webhook-form.tsx";
 
 export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: PortalContext): void {

@@ -4,8 +4,7 @@
 import type { PaymentRow } from "../../db/payments-read-repository.ts";
 import { formatDateTime, formatMoney, type Lang } from "../../web/i18n.ts";
 import { PORTAL_MESSAGES } from "../i18n.ts";
-import { TableHead } from "./table-head.tsx";
-import { TableWrap } from "./table-wrap.tsx";
+import { TableHead, TableWrap } from "./table.tsx";
 
 export function PaymentsTable(props: { payments: PaymentRow[]; lang: Lang }) {
   const m = PORTAL_MESSAGES[props.lang];

@@ -6,8 +6,7 @@ import { REFUND_REASONS } from "../../domain/payments/rules.ts";
 import { formatDateTime, formatMoney, type Lang } from "../../web/i18n.ts";
 import { PORTAL_MESSAGES } from "../i18n.ts";
 import { Csrf } from "./layout.tsx";
-import { TableHead } from "./table-head.tsx";
-import { TableWrap } from "./table-wrap.tsx";
+import { TableHead, TableWrap } from "./table.tsx";
 
 export function Refunds(props: {
   lang: Lang;

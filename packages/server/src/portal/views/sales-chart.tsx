@@ -5,8 +5,7 @@
 import type { Series } from "../../domain/portal/daily-series.ts";
 import { formatMoney, type Lang } from "../../web/i18n.ts";
 import { PORTAL_MESSAGES } from "../i18n.ts";
-import { TableHead } from "./table-head.tsx";
-import { TableWrap } from "./table-wrap.tsx";
+import { TableHead, TableWrap } from "./table.tsx";
 
 const WIDTH = 720;
 const HEIGHT = 220;

@@ -1,8 +1,19 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
-// The head row of the portal's tables, one place for its markup: each header a column header
-// (scope="col", so a screen reader names a cell by its column), a column of numbers right-aligned
-// like its cells (class "num"), and a column of row actions named for screen readers only (its
-// buttons say what they do, so a visible heading would only repeat them).
+// The portal's tables, one place for their markup. The box a table scrolls sideways in on a narrow
+// screen takes the keyboard focus (so the arrow keys can scroll a table that holds no link or
+// button) and is a named region, so a screen reader says what got the focus. In the head row each
+// header is a column header (scope="col", so a screen reader names a cell by its column), a column
+// of numbers is right-aligned like its cells (class "num"), and a column of row actions is named
+// for screen readers only (its buttons say what they do, so a visible heading would only repeat them).
+import type { ComponentChildren } from "preact";
+
+export function TableWrap(props: { label: string; children: ComponentChildren }) {
+  return (
+    <section class="table-wrap" tabindex={0} aria-label={props.label}>
+      {props.children}
+    </section>
+  );
+}
 
 /** A column's label, `{ num: label }` for a column of numbers, `{ hidden: label }` for one named only to screen readers. */
 export type Column = string | { num: string } | { hidden: string };
