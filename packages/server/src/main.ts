@@ -1,5 +1,6 @@
 // The server process: config → database → demo bootstrap → app → listen; clean shutdown on signals.
 import type { Server } from "node:http";
+import pTimeout from "p-timeout";
 import type { Logger } from "pino";
 import { buildApp } from "./app.ts";
 import { cleanCheckoutBrake } from "./checkout/brake.ts";
@@ -13,9 +14,9 @@ import { bootstrapDemo, demoInstructions } from "./demo.ts";
 import { createLogger } from "./logging.ts";
 import { reconcileAfterSale } from "./payments/reconcile-after-sale.ts";
 import { SandboxProcessor } from "./payments/sandbox.ts";
+import { closeDatabaseWithin5s, untilStopped } from "./process-stop.ts";
 import { checkStoredSecrets, resolveSecretKeyring } from "./security/keyring.ts";
 import { WebhookWorker } from "./webhooks/worker.ts";
-import { withinMs } from "./within.ts";
 
 export async function serve(config: Config = loadConfig()): Promise<{ close(): Promise<void>; url: string }> {
   const logger = createLogger(config.logLevel);
@@ -49,11 +50,7 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
       worker?.stop(graceMs).catch((error) => logger.error({ err: error }, "stopping the webhook worker failed")),
     ]);
     // Bounded too: a connection that hangs must not keep the process from exiting.
-    const closed = await withinMs(
-      database.close().catch((error) => logger.error({ err: error }, "closing the database failed")),
-      5_000,
-    );
-    if (!closed) logger.error("the database did not close within 5 s; exiting without it");
+    await closeDatabaseWithin5s(database, logger);
     logger.info("stopped");
   });
 
@@ -143,35 +140,29 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
   return { close, url: `http://127.0.0.1:${port}` };
 }
 
-/** Runs the server until SIGTERM/SIGINT, then drains requests and closes the database. */
+/** Runs the server until a signal (SIGTERM, SIGINT…), then drains requests and closes the database. */
 export async function runServer(): Promise<number> {
   const config = loadConfig();
   const server = await serve(config);
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    process.once("SIGTERM", () => resolve("SIGTERM"));
-    process.once("SIGINT", () => resolve("SIGINT"));
-  });
   const logger = createLogger(config.logLevel);
-  logger.info({ signal, graceSeconds: config.shutdownGraceSeconds }, "shutting down: finishing requests and webhook sends in flight");
-  // The last resort: whatever still holds the event loop, the process ends in bounded time.
-  setTimeout(
-    () => {
-      logger.error("shutdown took too long: exiting now");
-      process.exit(1);
-    },
-    config.shutdownGraceSeconds * 1000 + 10_000,
-  ).unref();
-  await server.close();
+  await untilStopped(config.shutdownGraceSeconds, logger, async (signal) => {
+    logger.info({ signal, graceSeconds: config.shutdownGraceSeconds }, "shutting down: finishing requests and webhook sends in flight");
+    await server.close();
+  });
   return 0;
 }
 
 /** Closes the listener and waits for requests in flight; after `graceMs` their connections are cut. */
 async function drainHttp(app: { close(): Promise<unknown>; server: Server }, graceMs: number, logger: Logger) {
   const closing = app.close().catch((error) => logger.error({ err: error }, "closing the HTTP server failed"));
-  if (await withinMs(closing, graceMs)) return;
-  logger.warn({ graceMs }, "requests still running after the shutdown grace period: closing their connections");
-  app.server.closeAllConnections();
-  await withinMs(closing, 1_000);
+  await pTimeout(closing, {
+    milliseconds: graceMs,
+    fallback: async () => {
+      logger.warn({ graceMs }, "requests still running after the shutdown grace period: closing their connections");
+      app.server.closeAllConnections();
+      await pTimeout(closing, { milliseconds: 1_000, message: false });
+    },
+  });
 }
 
 function onceAsync(fn: () => Promise<void>): () => Promise<void> {

@@ -1,12 +1,13 @@
 // GET /api/v1/paymentlinks/{reference} (docs/api.md#read)
 import { Readable } from "node:stream";
 import type { FastifyReply } from "fastify";
-import { atMostAtOnce, oneAtATimePerKey } from "../at-most-at-once.ts";
+import pLimit from "p-limit";
 import { findLinkWithSubmissions, readLinkInBatches } from "../db/link-with-submissions-repository.ts";
 import type { PaymentLinkRecord } from "../db/links-repository.ts";
 import { AppError } from "../domain/errors.ts";
 import { envelope } from "../http/envelope.ts";
 import type { TypedApp } from "../http/typed-app.ts";
+import { oneAtATimePerKey } from "../one-at-a-time-per-key.ts";
 import type { ApiDeps } from "./deps.ts";
 import { presentLink } from "./present-link.ts";
 import { ERROR_RESPONSES, GetLinkResponse, ReferenceParams, Submission } from "./schemas.ts";
@@ -24,7 +25,7 @@ const BATCHED_READS_WAITING_PER_MERCHANT = 2;
 const SUBMISSION_SCHEMA = Submission as unknown as Record<string, unknown>;
 
 export function registerGetLink(app: TypedApp, deps: ApiDeps) {
-  const batchedReadTurn = oneAtATimePerKey(atMostAtOnce(BATCHED_READS_AT_ONCE), BATCHED_READS_WAITING_PER_MERCHANT);
+  const batchedReadTurn = oneAtATimePerKey(pLimit(BATCHED_READS_AT_ONCE), BATCHED_READS_WAITING_PER_MERCHANT);
   app.get(
     "/paymentlinks/:reference",
     {

@@ -3,7 +3,7 @@
 // dates are formatted by web/i18n.ts, so a sum reads the same on both.
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { acceptLanguage, isLang, type Lang } from "../web/i18n.ts";
-import { LANG_COOKIE, readCookie, setCookie } from "./cookies.ts";
+import { LANG_COOKIE, portalCookie } from "./cookies.ts";
 import { en, type Messages } from "./i18n/en.ts";
 import { is } from "./i18n/is.ts";
 
@@ -16,9 +16,9 @@ export function portalLang(request: FastifyRequest, reply: FastifyReply, publicB
   const query = request.query;
   const asked = typeof query === "object" && query !== null && "lang" in query ? query.lang : undefined;
   if (isLang(asked)) {
-    setCookie(reply, publicBaseUrl, LANG_COOKIE, asked, 365 * 24 * 60 * 60);
+    reply.setCookie(LANG_COOKIE, asked, portalCookie(publicBaseUrl, 365 * 24 * 60 * 60));
     return asked;
   }
-  const remembered = readCookie(request, LANG_COOKIE);
+  const remembered = request.cookies[LANG_COOKIE];
   return isLang(remembered) ? remembered : acceptLanguage(request);
 }

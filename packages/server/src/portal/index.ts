@@ -2,6 +2,7 @@
 // JavaScript, for a merchant's people signed in with e-mail and password. One file per page or
 // action; every one is registered here, explicitly. The plugin has its own form-body parser, HTML
 // error and not-found pages and security headers; none of them leak into the JSON API.
+import cookie from "@fastify/cookie";
 import formbody from "@fastify/formbody";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { sharedSecret } from "../db/checkout-repository.ts";
@@ -34,6 +35,8 @@ const FORM_BODY_LIMIT = 256 * 1024;
 
 export async function portalRoutes(app: FastifyInstance, deps: PortalDeps): Promise<void> {
   await app.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
+  // Here, not on the app: only portal requests parse cookies.
+  await app.register(cookie);
   const context: PortalContext = { deps, signInKey: Buffer.from(await sharedSecret(deps.db, "portal-signin-token"), "hex") };
 
   app.addHook("onRequest", loadRequestState(context));

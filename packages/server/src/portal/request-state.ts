@@ -5,7 +5,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { deletePortalSession, findPortalSession, type PortalSession } from "../db/portal-sessions-repository.ts";
 import type { Lang } from "../web/i18n.ts";
 import { crossSite } from "../web/security.ts";
-import { clearCookie, readCookie, SESSION_COOKIE } from "./cookies.ts";
+import { portalCookie, SESSION_COOKIE } from "./cookies.ts";
 import { sameSecret } from "./csrf.ts";
 import { type PortalContext, SESSION_IDLE_SECONDS, SESSION_MAX_AGE_SECONDS } from "./deps.ts";
 import { PORTAL_MESSAGES, portalLang } from "./i18n.ts";
@@ -25,13 +25,13 @@ declare module "fastify" {
 export function loadRequestState({ deps }: PortalContext) {
   return async function load(request: FastifyRequest, reply: FastifyReply) {
     const lang = portalLang(request, reply, deps.publicBaseUrl);
-    const token = readCookie(request, SESSION_COOKIE);
+    const token = request.cookies[SESSION_COOKIE];
     let session: PortalSession | undefined;
     if (token && /^[A-Za-z0-9_-]{43}$/.test(token)) {
       const limits = { idleSeconds: deps.sessionIdleSeconds ?? SESSION_IDLE_SECONDS, maxAgeSeconds: SESSION_MAX_AGE_SECONDS };
       session = await findPortalSession(deps.db, token, limits, deps.now());
     }
-    if (token && !session) clearCookie(reply, deps.publicBaseUrl, SESSION_COOKIE);
+    if (token && !session) reply.clearCookie(SESSION_COOKIE, portalCookie(deps.publicBaseUrl));
     request.portal = { lang, session };
   };
 }
@@ -65,7 +65,7 @@ export function formField(body: unknown, name: string): string {
 
 /** Ends the session of this request's cookie, here and on every instance. */
 export async function endSession(request: FastifyRequest, reply: FastifyReply, { deps }: PortalContext): Promise<void> {
-  const token = readCookie(request, SESSION_COOKIE);
+  const token = request.cookies[SESSION_COOKIE];
   if (token) await deletePortalSession(deps.db, token);
-  clearCookie(reply, deps.publicBaseUrl, SESSION_COOKIE);
+  reply.clearCookie(SESSION_COOKIE, portalCookie(deps.publicBaseUrl));
 }

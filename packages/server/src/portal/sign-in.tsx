@@ -15,7 +15,7 @@ import {
 import { accountSubject, addressSubject, SIGNIN_WINDOW_SECONDS, signinWaitSeconds } from "../domain/portal/signin-brake.ts";
 import { clientKey } from "../http/rate-limit.ts";
 import { verifyPassword } from "../security/passwords.ts";
-import { readCookie, SESSION_COOKIE, SIGNIN_COOKIE, setCookie } from "./cookies.ts";
+import { portalCookie, SESSION_COOKIE, SIGNIN_COOKIE } from "./cookies.ts";
 import { newSigninNonce, signinToken, validSigninToken } from "./csrf.ts";
 import { type PortalContext, SESSION_IDLE_SECONDS } from "./deps.ts";
 import { PORTAL_MESSAGES } from "./i18n.ts";
@@ -48,7 +48,7 @@ export function signInRoutes(app: FastifyInstance, context: PortalContext): void
     const email = formField(request.body, "email").trim().slice(0, 320);
     const password = formField(request.body, "password");
     const next = formField(request.body, "next");
-    if (!validSigninToken(context.signInKey, readCookie(request, SIGNIN_COOKIE), formField(request.body, "csrf"))) {
+    if (!validSigninToken(context.signInKey, request.cookies[SIGNIN_COOKIE], formField(request.body, "csrf"))) {
       return sendSignIn(request, reply, 403, { notice: "expiredForm", email, next });
     }
     const subjects = [accountSubject(email), addressSubject(clientKey(request))] as const;
@@ -71,7 +71,7 @@ export function signInRoutes(app: FastifyInstance, context: PortalContext): void
     await deleteOldSigninFailures(deps.db, since);
     await deleteStalePortalSessions(deps.db, deps.sessionIdleSeconds ?? SESSION_IDLE_SECONDS);
     const token = await createPortalSession(deps.db, user);
-    setCookie(reply, deps.publicBaseUrl, SESSION_COOKIE, token);
+    reply.setCookie(SESSION_COOKIE, token, portalCookie(deps.publicBaseUrl));
     request.log.info({ userId: user.userId, merchantId: user.merchantId }, "portal sign-in");
     return reply.redirect(safeNext(next), 303);
   });
@@ -89,9 +89,9 @@ export function signInRoutes(app: FastifyInstance, context: PortalContext): void
   ) {
     const m = PORTAL_MESSAGES[request.portal.lang].signIn;
     // One value per browser, kept while it is valid, so two open sign-in tabs both work.
-    const existing = readCookie(request, SIGNIN_COOKIE);
+    const existing = request.cookies[SIGNIN_COOKIE];
     const nonce = existing && /^[A-Za-z0-9_-]{24}$/.test(existing) ? existing : newSigninNonce();
-    setCookie(reply, deps.publicBaseUrl, SIGNIN_COOKIE, nonce);
+    reply.setCookie(SIGNIN_COOKIE, nonce, portalCookie(deps.publicBaseUrl));
     const noticeText =
       state.notice === "braked" ? m.braked(Math.ceil((state.waitSeconds ?? 60) / 60)) : state.notice ? m[state.notice] : null;
     const problem = state.notice === "wrong" || state.notice === "braked" || state.notice === "expiredForm";

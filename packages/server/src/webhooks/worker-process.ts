@@ -4,8 +4,8 @@
 import { ConfigError, loadConfig } from "../config.ts";
 import { openDatabase } from "../db/connect.ts";
 import { createLogger } from "../logging.ts";
+import { closeDatabaseWithin5s, untilStopped } from "../process-stop.ts";
 import { checkStoredSecrets, resolveSecretKeyring } from "../security/keyring.ts";
-import { withinMs } from "../within.ts";
 import { WebhookWorker } from "./worker.ts";
 
 export async function runWorker(): Promise<number> {
@@ -34,24 +34,14 @@ export async function runWorker(): Promise<number> {
     logger,
   }).start();
   logger.info("Paylink webhook worker running");
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    process.once("SIGTERM", () => resolve("SIGTERM"));
-    process.once("SIGINT", () => resolve("SIGINT"));
-  });
-  // Bounded like `paylink serve` (D-131, D-213): sends in flight get the grace period, then are
-  // aborted and their deliveries handed back; the database gets 5 s; a timer ends the rest.
+  // Bounded like `paylink serve`: sends in flight get the grace period, then are aborted and their
+  // deliveries handed back; the database gets 5 s; past grace + 10 s the process exits anyway.
   const graceMs = config.shutdownGraceSeconds * 1000;
-  logger.info({ signal, graceSeconds: config.shutdownGraceSeconds }, "shutting down: finishing webhook sends in flight");
-  setTimeout(() => {
-    logger.error("shutdown took too long: exiting now");
-    process.exit(1);
-  }, graceMs + 10_000).unref();
-  await worker.stop(graceMs).catch((error) => logger.error({ err: error }, "stopping the webhook worker failed"));
-  const closed = await withinMs(
-    database.close().catch((error) => logger.error({ err: error }, "closing the database failed")),
-    5_000,
-  );
-  if (!closed) logger.error("the database did not close within 5 s; exiting without it");
-  logger.info("stopped");
+  await untilStopped(config.shutdownGraceSeconds, logger, async (signal) => {
+    logger.info({ signal, graceSeconds: config.shutdownGraceSeconds }, "shutting down: finishing webhook sends in flight");
+    await worker.stop(graceMs).catch((error) => logger.error({ err: error }, "stopping the webhook worker failed"));
+    await closeDatabaseWithin5s(database, logger);
+    logger.info("stopped");
+  });
   return 0;
 }

@@ -1,11 +1,13 @@
-// The limit on tasks at once (src/at-most-at-once.ts): never more than the limit running, the
-// waiting ones started in the order they came, and a task that fails still gives its place up.
+// The limits on tasks at once: p-limit as src/one-at-a-time-per-key.ts and its callers rely on it (never
+// more than the limit running, the waiting ones started in the order they came, a task that fails
+// still gives its place up), and the queue per key built on it.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { atMostAtOnce, oneAtATimePerKey } from "../src/at-most-at-once.ts";
+import pLimit from "p-limit";
+import { oneAtATimePerKey } from "../src/one-at-a-time-per-key.ts";
 
 test("never more than the limit at once; the waiting start first come, first served; a failure frees its place", async () => {
-  const limited = atMostAtOnce(2);
+  const limited = pLimit(2);
   let running = 0;
   let most = 0;
   const started: number[] = [];
@@ -50,7 +52,7 @@ test("never more than the limit at once; the waiting start first come, first ser
 });
 
 test("one at a time per key, a few waiting per key and the rest refused; a key's queue never stands in front of another key", async () => {
-  const turn = oneAtATimePerKey(atMostAtOnce(2), 2);
+  const turn = oneAtATimePerKey(pLimit(2), 2);
   const started: string[] = [];
   const releases = new Map<string, () => void>();
   const task = (key: string, name: string) =>
