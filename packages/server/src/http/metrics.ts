@@ -1,62 +1,88 @@
-// GET /metrics: Prometheus text format. Counts requests by route and status, and their total
-// duration, without a client library: the format is a few lines of text. The webhook queue's and
-// the refunds' gauges come from the database at scrape time, so every instance reports the same truth.
+// GET /metrics: Prometheus text (prom-client, a registry of this app's own, so several apps in one
+// process never share a series). Counts requests by route and status, and their total duration.
+// The webhook queue's and the refunds' gauges are read from the database at scrape time, so every
+// instance reports the same truth; when the database does not answer they are left out.
 import type { FastifyInstance } from "fastify";
 import { sql } from "kysely";
+import { Counter, Gauge, Registry } from "prom-client";
 import type { Database } from "../db/connect.ts";
 import { metricsAccess } from "./metrics-access.ts";
 
 export function registerMetrics(app: FastifyInstance, db: Database, options: { token?: string | undefined } = {}) {
-  const requests = new Map<string, { labels: string; count: number; seconds: number }>();
+  const registry = new Registry();
+  const labelNames = ["method", "route", "status"] as const;
+  const requests = new Counter({ name: "paylink_http_requests_total", help: "HTTP requests served.", labelNames, registers: [registry] });
+  const requestSeconds = new Counter({
+    name: "paylink_http_request_duration_seconds_sum",
+    help: "Time spent serving requests.",
+    labelNames,
+    registers: [registry],
+  });
   const started = Date.now();
+  new Gauge({
+    name: "paylink_uptime_seconds",
+    help: "Seconds since the process started serving.",
+    registers: [registry],
+    collect() {
+      this.set(Math.round((Date.now() - started) / 1000));
+    },
+  });
+  const databaseUp = new Gauge({
+    name: "paylink_database_up",
+    help: "Whether this instance could query its database at this scrape (1) or not (0).",
+    registers: [registry],
+  });
+  const fromDatabase = new Registry();
+  const gauges = databaseGauges(fromDatabase);
 
-  // A callback hook (no promise per request); the label text is built once per series, found again
-  // through a key of the three values.
+  // A callback hook: no promise per request.
   app.addHook("onResponse", (request, reply, done) => {
-    const route = request.routeOptions.url ?? "unmatched";
-    const key = `${request.method} ${reply.statusCode} ${route}`;
-    let entry = requests.get(key);
-    if (entry === undefined) {
-      const labels = `method="${request.method}",route="${route.replace(/"/g, "")}",status="${reply.statusCode}"`;
-      entry = { labels, count: 0, seconds: 0 };
-      requests.set(key, entry);
-    }
-    entry.count += 1;
-    entry.seconds += reply.elapsedTime / 1000;
+    const labels = { method: request.method, route: request.routeOptions.url ?? "unmatched", status: reply.statusCode };
+    requests.inc(labels);
+    requestSeconds.inc(labels, reply.elapsedTime / 1000);
     done();
   });
 
   app.get("/metrics", { schema: { hide: true }, onRequest: metricsAccess(options.token) }, async (request, reply) => {
-    const lines = [
-      "# HELP paylink_http_requests_total HTTP requests served.",
-      "# TYPE paylink_http_requests_total counter",
-      ...[...requests.values()].map((e) => `paylink_http_requests_total{${e.labels}} ${e.count}`),
-      "# HELP paylink_http_request_duration_seconds_sum Time spent serving requests.",
-      "# TYPE paylink_http_request_duration_seconds_sum counter",
-      ...[...requests.values()].map((e) => `paylink_http_request_duration_seconds_sum{${e.labels}} ${e.seconds.toFixed(6)}`),
-      "# HELP paylink_uptime_seconds Seconds since the process started serving.",
-      "# TYPE paylink_uptime_seconds gauge",
-      `paylink_uptime_seconds ${((Date.now() - started) / 1000).toFixed(0)}`,
-      ...(await Promise.all([webhookQueueLines(db), pendingRefundLines(db)]).then(
-        ([queue, refunds]) => [...databaseUpLines(1), ...queue, ...refunds],
-        (error) => {
-          // A scrape still answers when the database does not, and says so.
-          request.log.warn({ err: error }, "webhook queue metrics unavailable");
-          return databaseUpLines(0);
-        },
-      )),
-    ];
-    return reply.type("text/plain; version=0.0.4").send(`${lines.join("\n")}\n`);
+    let read = true;
+    try {
+      await Promise.all([readWebhookQueue(db, gauges), readPendingRefunds(db, gauges)]);
+    } catch (error) {
+      // A scrape still answers when the database does not, and says so (alert on it: docs/operations.md).
+      request.log.warn({ err: error }, "webhook queue metrics unavailable");
+      read = false;
+    }
+    databaseUp.set(read ? 1 : 0);
+    const text = (await registry.metrics()) + (read ? await fromDatabase.metrics() : "");
+    return reply.type(Registry.PROMETHEUS_CONTENT_TYPE).send(text);
   });
 }
 
-/** Whether this instance reached its database at this scrape (alert on 0: docs/operations.md). */
-function databaseUpLines(up: 0 | 1): string[] {
-  return [
-    "# HELP paylink_database_up Whether this instance could query its database at this scrape (1) or not (0).",
-    "# TYPE paylink_database_up gauge",
-    `paylink_database_up ${up}`,
-  ];
+type DatabaseGauges = ReturnType<typeof databaseGauges>;
+
+function databaseGauges(registry: Registry) {
+  const gauge = (name: string, help: string) => new Gauge({ name, help, registers: [registry] });
+  return {
+    pending: gauge("paylink_webhook_deliveries_pending", "Webhook deliveries waiting to be sent or retried (all instances)."),
+    failed: gauge("paylink_webhook_deliveries_failed", "Webhook deliveries that used up their retries and wait for a resend."),
+    oldestDue: gauge(
+      "paylink_webhook_oldest_due_seconds",
+      "How long the most overdue pending delivery has been due (0 when none is), leaving out those held by an open circuit breaker; growth means no worker is sending.",
+    ),
+    breakersOpen: gauge(
+      "paylink_webhook_breakers_open",
+      "Webhook endpoints whose circuit breaker is open: they stopped answering and only a probe is sent now and then.",
+    ),
+    held: gauge(
+      "paylink_webhook_deliveries_held",
+      "Pending webhook deliveries waiting for an endpoint whose circuit breaker is open (included in pending).",
+    ),
+    refundsPending: gauge("paylink_refunds_pending", "Refunds and reversals waiting for the processor's final answer (all instances)."),
+    oldestRefund: gauge(
+      "paylink_refund_oldest_pending_seconds",
+      "Age of the oldest refund or reversal still waiting for the processor's final answer (0 when none is).",
+    ),
+  };
 }
 
 /**
@@ -65,7 +91,7 @@ function databaseUpLines(up: 0 | 1): string[] {
  * an open breaker are left out of the overdue age: they wait on purpose, and counting them would
  * make "nothing is sending" fire whenever one merchant's receiver is down.
  */
-async function webhookQueueLines(db: Database): Promise<string[]> {
+async function readWebhookQueue(db: Database, gauges: DatabaseGauges): Promise<void> {
   const { rows } = await sql<{ pending: string; failed: string; overdue_seconds: number | null; breakers_open: string; held: string }>`
     SELECT
       (SELECT count(*) FROM webhook_deliveries WHERE state = 'pending') AS pending,
@@ -78,41 +104,23 @@ async function webhookQueueLines(db: Database): Promise<string[]> {
          WHERE d.state = 'pending' AND h.open_until IS NOT NULL) AS held
   `.execute(db);
   const row = rows[0]!;
-  return [
-    "# HELP paylink_webhook_deliveries_pending Webhook deliveries waiting to be sent or retried (all instances).",
-    "# TYPE paylink_webhook_deliveries_pending gauge",
-    `paylink_webhook_deliveries_pending ${Number(row.pending)}`,
-    "# HELP paylink_webhook_deliveries_failed Webhook deliveries that used up their retries and wait for a resend.",
-    "# TYPE paylink_webhook_deliveries_failed gauge",
-    `paylink_webhook_deliveries_failed ${Number(row.failed)}`,
-    "# HELP paylink_webhook_oldest_due_seconds How long the most overdue pending delivery has been due (0 when none is), leaving out those held by an open circuit breaker; growth means no worker is sending.",
-    "# TYPE paylink_webhook_oldest_due_seconds gauge",
-    `paylink_webhook_oldest_due_seconds ${Math.max(0, row.overdue_seconds ?? 0).toFixed(1)}`,
-    "# HELP paylink_webhook_breakers_open Webhook endpoints whose circuit breaker is open: they stopped answering and only a probe is sent now and then.",
-    "# TYPE paylink_webhook_breakers_open gauge",
-    `paylink_webhook_breakers_open ${Number(row.breakers_open)}`,
-    "# HELP paylink_webhook_deliveries_held Pending webhook deliveries waiting for an endpoint whose circuit breaker is open (included in pending).",
-    "# TYPE paylink_webhook_deliveries_held gauge",
-    `paylink_webhook_deliveries_held ${Number(row.held)}`,
-  ];
+  gauges.pending.set(Number(row.pending));
+  gauges.failed.set(Number(row.failed));
+  gauges.oldestDue.set(Math.max(0, row.overdue_seconds ?? 0));
+  gauges.breakersOpen.set(Number(row.breakers_open));
+  gauges.held.set(Number(row.held));
 }
 
 /**
- * Refunds and reversals still waiting for the processor's final answer (D-212). A refund normally
- * settles in its own request; one pending for long means the processor keeps not answering (the
- * reconciler asks again, at most hourly) and the merchant's money is held: an operator must look.
+ * Refunds and reversals still waiting for the processor's final answer. A refund normally settles
+ * in its own request; one pending for long means the processor keeps not answering (the reconciler
+ * asks again, at most hourly) and the merchant's money is held: an operator must look.
  */
-async function pendingRefundLines(db: Database): Promise<string[]> {
+async function readPendingRefunds(db: Database, gauges: DatabaseGauges): Promise<void> {
   const { rows } = await sql<{ pending: string; oldest_seconds: number | null }>`
     SELECT count(*) AS pending, extract(epoch FROM now() - min(created_at))::float8 AS oldest_seconds
     FROM refunds WHERE state = 'pending'`.execute(db);
   const row = rows[0]!;
-  return [
-    "# HELP paylink_refunds_pending Refunds and reversals waiting for the processor's final answer (all instances).",
-    "# TYPE paylink_refunds_pending gauge",
-    `paylink_refunds_pending ${Number(row.pending)}`,
-    "# HELP paylink_refund_oldest_pending_seconds Age of the oldest refund or reversal still waiting for the processor's final answer (0 when none is).",
-    "# TYPE paylink_refund_oldest_pending_seconds gauge",
-    `paylink_refund_oldest_pending_seconds ${Math.max(0, row.oldest_seconds ?? 0).toFixed(1)}`,
-  ];
+  gauges.refundsPending.set(Number(row.pending));
+  gauges.oldestRefund.set(Math.max(0, row.oldest_seconds ?? 0));
 }
