@@ -1,7 +1,7 @@
+// Kept ours: p-limit and p-queue limit tasks at once, but keep no bounded queue per key.
 // One merchant's long tasks wait in a queue of their own, so that its many never stand in front of
 // another merchant's one, and a place in the shared limit (p-limit) is never taken by a merchant
-// twice. Hand-written: p-limit and p-queue limit tasks at once, but keep no queue per key and
-// refuse nothing when a queue is full.
+// twice; past a few waiting, the merchant's next task is refused.
 import pLimit, { type LimitFunction } from "p-limit";
 
 /**

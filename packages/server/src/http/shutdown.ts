@@ -1,8 +1,9 @@
+// Kept ours: no library or plugin refuses requests at shutdown in our error format with Retry-After.
 // Shutting down (SIGTERM): requests already running finish; a request that still arrives on an
 // open keep-alive connection is answered 503 `5004` with Retry-After and `Connection: close`, so a
 // load balancer moves it to another instance. New connections are refused once the listener is
 // closed. Fastify's own 503 for this is turned off (return503OnClosing) because its body is not
-// our error envelope and carries no Retry-After; no plugin answers in a format of our own.
+// our error envelope and carries no Retry-After.
 import type { FastifyInstance } from "fastify";
 import { AppError } from "../domain/errors.ts";
 

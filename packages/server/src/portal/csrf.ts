@@ -1,10 +1,10 @@
+// Kept ours: @fastify/csrf-protection keeps its secret in a cookie or @fastify/session, not in the session row every instance reads.
 // Cross-site request forgery defences of the portal (docs/portal.md#csrf). Every form carries a
 // hidden `csrf` field and every POST without the right value is refused before its handler runs:
 // - signed in: the session's own random token (kept in the session row), compared in constant time;
 // - the sign-in form (no session yet): an HMAC of a random cookie set with the form, so another
 //   site cannot sign a victim into the attacker's account ("login CSRF").
 // The browser's Sec-Fetch-Site / Origin headers are checked too, as a second lock.
-// Kept ours: @fastify/csrf-protection keeps its secret in a cookie or @fastify/session, not in the session row every instance reads.
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 
 export function sameSecret(expected: string, given: string): boolean {
