@@ -12,10 +12,10 @@ import { deleteOldRateCounters } from "./db/rate-counters-repository.ts";
 import { deleteOldDeliveries } from "./db/webhook-deliveries-repository.ts";
 import { bootstrapDemo, demoInstructions } from "./demo.ts";
 import { createLogger } from "./logging.ts";
-import { reconcileAfterSale } from "./payments/reconcile-after-sale.ts";
 import { SandboxProcessor } from "./payments/sandbox.ts";
 import { closeDatabaseWithin5s, untilStopped } from "./process-stop.ts";
 import { checkStoredSecrets, resolveSecretKeyring } from "./security/keyring.ts";
+import { reconcileAfterSale } from "./services/reconcile-after-sale.ts";
 import { WebhookWorker } from "./webhooks/worker.ts";
 
 export async function serve(config: Config = loadConfig()): Promise<{ close(): Promise<void>; url: string }> {
@@ -124,7 +124,7 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
       logger.warn({ err: error }, "payment reconciliation failed"),
     );
     // Refunds whose processor answer was lost are asked again; saved-card charges with a lost answer are reversed.
-    reconcileAfterSale({ db: database.db, processor, log: logger }).catch((error) =>
+    reconcileAfterSale({ db: database.db, processor, log: logger, now: () => new Date() }).catch((error) =>
       logger.warn({ err: error }, "after-sale reconciliation failed"),
     );
     void cleanCheckoutBrake(database.db, new Date(), logger);

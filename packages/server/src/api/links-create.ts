@@ -3,8 +3,8 @@ import { linkUrl } from "../domain/links/url.ts";
 import { envelope } from "../http/envelope.ts";
 import { keyedAnswer } from "../http/idempotency.ts";
 import type { TypedApp } from "../http/typed-app.ts";
+import { createLink } from "../services/create-link.ts";
 import type { ApiDeps } from "./deps.ts";
-import { createPaymentLink } from "./link-service.ts";
 import { CreateLinkBody, CreateLinkResponse, ERROR_RESPONSES } from "./schemas.ts";
 
 export function registerCreateLink(app: TypedApp, deps: ApiDeps) {
@@ -25,9 +25,8 @@ export function registerCreateLink(app: TypedApp, deps: ApiDeps) {
         url: linkUrl(deps.publicBaseUrl, reference),
         ...envelope(request),
       }));
-      const reference = await createPaymentLink(deps.db, request.merchantId, request.body, deps.now(), answer.effect);
-      request.log.info({ paymentLinkReference: reference }, "payment link created");
-      return answer.body(reference);
+      const serviceDeps = { db: deps.db, now: deps.now, log: request.log };
+      return answer.body(await createLink(serviceDeps, request.merchantId, request.body, answer.effect));
     },
   );
 }

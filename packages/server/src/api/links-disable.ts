@@ -1,7 +1,7 @@
 // POST /api/v1/paymentlinks/disable (docs/api.md#disable): idempotent; submissions and tokens are kept.
-import { disableLink } from "../db/links-repository.ts";
 import { envelope } from "../http/envelope.ts";
 import type { TypedApp } from "../http/typed-app.ts";
+import { disableLink } from "../services/disable-link.ts";
 import type { ApiDeps } from "./deps.ts";
 import { notFound } from "./links-get.ts";
 import { DisableLinkBody, EnvelopeResponse, ERROR_RESPONSES } from "./schemas.ts";
@@ -20,8 +20,8 @@ export function registerDisableLink(app: TypedApp, deps: ApiDeps) {
     },
     async (request) => {
       const { paymentLinkReference } = request.body;
-      if (!(await disableLink(deps.db, request.merchantId, paymentLinkReference))) throw notFound(paymentLinkReference);
-      request.log.info({ paymentLinkReference }, "payment link disabled");
+      const serviceDeps = { db: deps.db, now: deps.now, log: request.log };
+      if (!(await disableLink(serviceDeps, request.merchantId, paymentLinkReference))) throw notFound(paymentLinkReference);
       return envelope(request);
     },
   );

@@ -1,8 +1,8 @@
 // POST /api/v1/paymentlinks/update (docs/api.md#update)
 import { envelope } from "../http/envelope.ts";
 import type { TypedApp } from "../http/typed-app.ts";
+import { updateLink } from "../services/update-link.ts";
 import type { ApiDeps } from "./deps.ts";
-import { updatePaymentLink } from "./link-service.ts";
 import { notFound } from "./links-get.ts";
 import { EnvelopeResponse, ERROR_RESPONSES, UpdateLinkBody } from "./schemas.ts";
 
@@ -20,7 +20,8 @@ export function registerUpdateLink(app: TypedApp, deps: ApiDeps) {
     },
     async (request) => {
       const { body } = request;
-      if (!(await updatePaymentLink(deps.db, request.merchantId, body, deps.now()))) throw notFound(body.paymentLinkReference);
+      const serviceDeps = { db: deps.db, now: deps.now, log: request.log };
+      if (!(await updateLink(serviceDeps, request.merchantId, body))) throw notFound(body.paymentLinkReference);
       return envelope(request);
     },
   );

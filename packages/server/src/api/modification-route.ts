@@ -6,8 +6,8 @@ import type { TObject } from "typebox";
 import type { KeyedEffect } from "../db/idempotency-repository.ts";
 import { envelope } from "../http/envelope.ts";
 import { keyedAnswer } from "../http/idempotency.ts";
-import type { AfterSaleDeps } from "../payments/after-sale-deps.ts";
-import type { ModificationReceipt } from "../payments/refund.ts";
+import type { AfterSaleServiceDeps } from "../services/deps.ts";
+import type { ModificationReceipt } from "../services/modification.ts";
 import { ModificationResponse } from "./after-sale-schemas.ts";
 import type { ApiDeps } from "./deps.ts";
 import { presentModification } from "./present-payment.ts";
@@ -29,11 +29,11 @@ export async function answerModification(
   request: FastifyRequest,
   reply: FastifyReply,
   deps: ApiDeps,
-  modify: (deps: AfterSaleDeps, keyed: KeyedEffect<ModificationReceipt> | undefined) => Promise<ModificationReceipt>,
+  modify: (deps: AfterSaleServiceDeps, keyed: KeyedEffect<ModificationReceipt> | undefined) => Promise<ModificationReceipt>,
 ) {
   const answer = keyedAnswer(request, reply, (receipt: ModificationReceipt) => ({
     ...presentModification(receipt),
     ...envelope(request),
   }));
-  return answer.body(await modify({ db: deps.db, processor: deps.processor, log: request.log }, answer.effect));
+  return answer.body(await modify({ db: deps.db, now: deps.now, processor: deps.processor, log: request.log }, answer.effect));
 }

@@ -3,7 +3,7 @@
 import { envelope } from "../http/envelope.ts";
 import { keyedAnswer } from "../http/idempotency.ts";
 import type { TypedApp } from "../http/typed-app.ts";
-import { chargeSavedCard, type TokenCharge } from "../payments/charge-token.ts";
+import { chargeSavedCard, type TokenCharge } from "../services/charge-token.ts";
 import { ChargeTokenBody, ChargeTokenResponse } from "./after-sale-schemas.ts";
 import type { ApiDeps } from "./deps.ts";
 import { presentTokenCharge } from "./present-payment.ts";
@@ -23,8 +23,8 @@ export function registerChargeToken(app: TypedApp, deps: ApiDeps) {
     },
     async (request, reply) => {
       const answer = keyedAnswer(request, reply, (charge: TokenCharge) => ({ ...presentTokenCharge(charge), ...envelope(request) }));
-      const operationDeps = { db: deps.db, processor: deps.processor, log: request.log };
-      return answer.body(await chargeSavedCard(operationDeps, request.merchantId, request.body, answer.effect));
+      const serviceDeps = { db: deps.db, now: deps.now, processor: deps.processor, log: request.log };
+      return answer.body(await chargeSavedCard(serviceDeps, request.merchantId, request.body, answer.effect));
     },
   );
 }

@@ -1,8 +1,8 @@
 // Domain values → the payment and modification JSON of the after-sale API. Nothing else builds them.
 import type { PaymentRecord } from "../db/payments-repository.ts";
 import type { RefundRecord } from "../db/refunds-repository.ts";
-import type { TokenCharge } from "../payments/charge-token.ts";
-import type { ModificationReceipt } from "../payments/refund.ts";
+import type { TokenCharge } from "../services/charge-token.ts";
+import type { ModificationReceipt } from "../services/modification.ts";
 
 const RESULT_CODE: Record<string, "Authorised" | "Refused" | "Pending"> = {
   approved: "Authorised",

@@ -1,7 +1,7 @@
 // POST /api/v1/modification/refund (docs/api.md#refund): answered "Received"; the result arrives as
 // a Refund webhook and shows on GET /payments/{payfacReference}.
 import type { TypedApp } from "../http/typed-app.ts";
-import { refundPayment } from "../payments/refund.ts";
+import { refundPayment } from "../services/refund.ts";
 import { RefundBody } from "./after-sale-schemas.ts";
 import type { ApiDeps } from "./deps.ts";
 import { answerModification, modificationSchema } from "./modification-route.ts";

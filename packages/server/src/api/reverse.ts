@@ -1,7 +1,7 @@
 // POST /api/v1/modification/reverse (docs/api.md#reverse): cancel, or refund whatever is not yet
 // refunded; answered "Received", the result arrives as a Refund webhook.
 import type { TypedApp } from "../http/typed-app.ts";
-import { reversePayment } from "../payments/reverse.ts";
+import { reversePayment } from "../services/reverse.ts";
 import { ReverseBody } from "./after-sale-schemas.ts";
 import type { ApiDeps } from "./deps.ts";
 import { answerModification, modificationSchema } from "./modification-route.ts";

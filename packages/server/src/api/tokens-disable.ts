@@ -2,7 +2,7 @@
 import { envelope } from "../http/envelope.ts";
 import { keyedAnswer } from "../http/idempotency.ts";
 import type { TypedApp } from "../http/typed-app.ts";
-import { disableSavedCard } from "../payments/disable-token.ts";
+import { disableSavedCard } from "../services/disable-token.ts";
 import { DisableTokenBody } from "./after-sale-schemas.ts";
 import type { ApiDeps } from "./deps.ts";
 import { EnvelopeResponse, ERROR_RESPONSES } from "./schemas.ts";
@@ -21,9 +21,8 @@ export function registerDisableToken(app: TypedApp, deps: ApiDeps) {
     },
     async (request, reply) => {
       const answer = keyedAnswer(request, reply, () => envelope(request));
-      return answer.body(
-        await disableSavedCard({ db: deps.db, log: request.log }, request.merchantId, request.body.tokenValue, answer.effect),
-      );
+      const serviceDeps = { db: deps.db, now: deps.now, log: request.log };
+      return answer.body(await disableSavedCard(serviceDeps, request.merchantId, request.body.tokenValue, answer.effect));
     },
   );
 }

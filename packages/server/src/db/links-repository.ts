@@ -129,7 +129,7 @@ const INSERT_LINK_IF_REFERENCES_VALID = preparedStatement(
 /**
  * Inserts the link only if its terminal is the merchant's and accepts the currency, and its theme
  * (if any) is the merchant's: the checks and the insert in one round trip. False when a check
- * failed and nothing was inserted; the caller then finds out which (api/check-references.ts).
+ * failed and nothing was inserted; the caller then finds out which (services/merchant-references.ts).
  */
 export async function insertLinkIfReferencesValid(
   db: Queryable,

@@ -5,11 +5,12 @@
 // time.
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import { updatePaymentLink } from "../api/link-service.ts";
-import { disableLink, findLink, listSubmissionsPage } from "../db/links-repository.ts";
+import { findLink, listSubmissionsPage } from "../db/links-repository.ts";
 import { linkStatus } from "../domain/links/status.ts";
 import { linkUrl } from "../domain/links/url.ts";
 import { conversionPercent } from "../domain/portal/daily-series.ts";
+import { disableLink } from "../services/disable-link.ts";
+import { updateLink } from "../services/update-link.ts";
 import { formatDateTime, formatMoney, formatNumber } from "../web/i18n.ts";
 import { shopperFieldLabel } from "../web/shopper-field-labels.ts";
 import type { PortalContext } from "./deps.ts";
@@ -182,7 +183,7 @@ export function linkDetailRoutes(fastify: FastifyInstance, { deps }: PortalConte
 
   app.post("/links/:reference/disable", options, async (request, reply) => {
     const merchantId = request.portal.session!.merchantId;
-    const found = !request.validationError && (await disableLink(deps.db, merchantId, request.params.reference));
+    const found = !request.validationError && (await disableLink({ ...deps, log: request.log }, merchantId, request.params.reference));
     if (!found) return sendPortalNotFound(request, reply);
     return reply.redirect(`/portal/links/${request.params.reference}`, 303);
   });
@@ -193,7 +194,7 @@ export function linkDetailRoutes(fastify: FastifyInstance, { deps }: PortalConte
     // Re-enabling follows the API's update rules (status "Active"), through the same service.
     const found =
       !request.validationError &&
-      (await updatePaymentLink(deps.db, merchantId, { paymentLinkReference: reference, status: "Active" }, deps.now()));
+      (await updateLink({ ...deps, log: request.log }, merchantId, { paymentLinkReference: reference, status: "Active" }));
     if (!found) return sendPortalNotFound(request, reply);
     return reply.redirect(`/portal/links/${reference}`, 303);
   });

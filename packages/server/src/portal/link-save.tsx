@@ -4,10 +4,12 @@
 // same service; the first broken rule is shown beside the field it names.
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { checkedCreateRequest, checkedUpdateRequest, createPaymentLink, updatePaymentLink } from "../api/link-service.ts";
+import { checkedCreateRequest, checkedUpdateRequest } from "../api/link-requests.ts";
 import { findLink } from "../db/links-repository.ts";
 import { listTerminals, listThemes } from "../db/merchant-reads-repository.ts";
 import { AppError } from "../domain/errors.ts";
+import { createLink } from "../services/create-link.ts";
+import { updateLink } from "../services/update-link.ts";
 import type { PortalContext } from "./deps.ts";
 import { errorText } from "./error-text.ts";
 import { PORTAL_MESSAGES } from "./i18n.ts";
@@ -83,7 +85,7 @@ export function linkSaveRoutes(fastify: FastifyInstance, { deps }: PortalContext
 
   app.post("/links/new", async (request, reply) =>
     submit(request, reply, { kind: "create" }, async (body) => {
-      const reference = await createPaymentLink(deps.db, request.portal.session!.merchantId, checkedCreateRequest(body), deps.now());
+      const reference = await createLink({ ...deps, log: request.log }, request.portal.session!.merchantId, checkedCreateRequest(body));
       request.log.info({ paymentLinkReference: reference }, "payment link created in the portal");
       return `/portal/links/${reference}`;
     }),
@@ -111,7 +113,8 @@ export function linkSaveRoutes(fastify: FastifyInstance, { deps }: PortalContext
         terminalIdentifier: link.terms.terminalIdentifier,
         paymentLinkReference: link.reference,
       };
-      if (!(await updatePaymentLink(deps.db, merchantId, checkedUpdateRequest(update), deps.now()))) throw new AppError("NotFound", "gone");
+      if (!(await updateLink({ ...deps, log: request.log }, merchantId, checkedUpdateRequest(update))))
+        throw new AppError("NotFound", "gone");
       return `/portal/links/${link.reference}?saved=1`;
     });
   });

@@ -9,8 +9,8 @@ import { refundsOf } from "../db/refunds-repository.ts";
 import { AppError } from "../domain/errors.ts";
 import { parseDisplayAmount } from "../domain/money/display-amount.ts";
 import { REFUND_REASONS } from "../domain/payments/rules.ts";
-import { refundPayment } from "../payments/refund.ts";
-import { reversePayment } from "../payments/reverse.ts";
+import { refundPayment } from "../services/refund.ts";
+import { reversePayment } from "../services/reverse.ts";
 import { formatDateTime, formatMoney } from "../web/i18n.ts";
 import { shopperFieldLabel } from "../web/shopper-field-labels.ts";
 import type { PortalContext } from "./deps.ts";
@@ -119,7 +119,7 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
       const session = request.portal.session!;
       const payment = request.validationError ? undefined : await findPayment(deps.db, session.merchantId, request.params.id);
       if (!payment?.payfacReference) return sendPortalNotFound(request, reply);
-      const afterSale = { db: deps.db, processor: deps.processor, log: request.log };
+      const afterSale = { ...deps, log: request.log };
       try {
         if (action === "refund") {
           const amount = parseDisplayAmount(formField(request.body, "amount"), payment.currency);

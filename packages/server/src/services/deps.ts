@@ -19,3 +19,6 @@ export interface CheckoutServiceDeps extends ServiceDeps {
 export interface AfterSaleServiceDeps extends ServiceDeps {
   processor: AfterSaleProcessor;
 }
+
+/** How long an after-sale request waits for the processor: far below the reconcilers' time-outs. */
+export const AFTER_SALE_PROCESSOR_TIMEOUT_MS = 30_000;

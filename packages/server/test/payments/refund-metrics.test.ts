@@ -5,8 +5,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import type { ModificationRequest, ModificationResult } from "../../src/payments/processor.ts";
-import { reconcileAfterSale } from "../../src/payments/reconcile-after-sale.ts";
 import { SandboxProcessor } from "../../src/payments/sandbox.ts";
+import { reconcileAfterSale } from "../../src/services/reconcile-after-sale.ts";
 import { refund, sellLink } from "../support/after-sale.ts";
 import { testBackends } from "../support/databases.ts";
 import { assertOk } from "../support/fixtures.ts";
@@ -60,7 +60,7 @@ for (const backend of testBackends()) {
       assert.ok(old.oldest >= 3600, `the oldest pending refund is an hour old: ${old.oldest}`);
 
       processor.loseAnswers = false;
-      assert.equal((await reconcileAfterSale({ db: server.db, processor, log: silent })).refundsSettled, 2);
+      assert.equal((await reconcileAfterSale({ db: server.db, now: () => new Date(), processor, log: silent })).refundsSettled, 2);
       assert.deepEqual(await gauges(), { pending: 0, oldest: 0 });
     });
   });

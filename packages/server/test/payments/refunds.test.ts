@@ -5,8 +5,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import type { ModificationRequest, ModificationResult } from "../../src/payments/processor.ts";
-import { reconcileAfterSale } from "../../src/payments/reconcile-after-sale.ts";
 import { SandboxProcessor } from "../../src/payments/sandbox.ts";
+import { reconcileAfterSale } from "../../src/services/reconcile-after-sale.ts";
 import { charge, refund, saveCard, sellLink } from "../support/after-sale.ts";
 import { testBackends } from "../support/databases.ts";
 import { as, assertError, assertOk, getLink } from "../support/fixtures.ts";
@@ -158,13 +158,30 @@ for (const backend of testBackends()) {
       assert.equal(refused.body.resultCode, "Refused");
       assertError(await refund(server, refused.body.payfacReference, 100), 409, "3003", "not authorised");
       assertError(await refund(server, payfacReference, 0), 400, "2002");
-      assertError(await refund(server, payfacReference, 10001), 400, "2019");
+      assertError(await refund(server, payfacReference, 10100), 400, "2019");
       const rows = await server.db
         .selectFrom("refunds")
         .select("payfac_reference")
         .where("original_payfac_reference", "=", payfacReference)
         .execute();
       assert.equal(rows.length, 0, "no refused request recorded a refund");
+    });
+
+    it("an ISK refund that is not whole krónur (1 or 99 hundredths) is 400 2026, like a charge or a link; nothing is reserved", async () => {
+      const { payfacReference } = await sellLink(server, 10000);
+      const asked = processor.calls.length;
+      for (const amount of [1, 99, 150]) {
+        assertError(await refund(server, payfacReference, amount), 400, "2026", "must end in 00");
+      }
+      assert.equal(processor.calls.length, asked, "the processor was not asked");
+      const rows = await server.db
+        .selectFrom("refunds")
+        .select("payfac_reference")
+        .where("original_payfac_reference", "=", payfacReference)
+        .execute();
+      assert.equal(rows.length, 0, "no refund recorded");
+      assertOk(await refund(server, payfacReference, 10000));
+      assert.equal((await read(payfacReference)).refundedAmount, 10000, "all of it can still be refunded in whole krónur");
     });
 
     it("a refund the processor refuses is Failed, its amount released, and its Refund webhook says so", async () => {
@@ -194,16 +211,16 @@ for (const backend of testBackends()) {
       assert.equal(payment.refundedAmount, 0);
       assert.equal(payment.refunds[0].status, "Pending");
       assert.equal((await refundEvents(payfacReference)).length, 0);
-      assertError(await refund(server, payfacReference, 1), 400, "2019", "held by refunds still being processed");
+      assertError(await refund(server, payfacReference, 100), 400, "2019", "held by refunds still being processed");
       assert.match(
         (await refund(server, payfacReference, 100)).body.errorMessage,
         /^amount ISK 1 is more than what is left to refund of payment [0-9A-Z]{16}: ISK 0 \(ISK 300 more is held by refunds still being processed\)\.$/,
       );
 
       // Not due yet: the sweep leaves it to the request's own retry window.
-      assert.equal((await reconcileAfterSale({ db: server.db, processor, log: silent })).refundsSettled, 0);
+      assert.equal((await reconcileAfterSale({ db: server.db, now: () => new Date(), processor, log: silent })).refundsSettled, 0);
       await sql`UPDATE refunds SET next_attempt_at = now() WHERE payfac_reference = ${lost.body.payfacReference}`.execute(server.db);
-      const sweep = await reconcileAfterSale({ db: server.db, processor, log: silent });
+      const sweep = await reconcileAfterSale({ db: server.db, now: () => new Date(), processor, log: silent });
       assert.ok(sweep.refundsSettled >= 1);
       payment = await read(payfacReference);
       assert.equal(payment.refundedAmount, 30000);

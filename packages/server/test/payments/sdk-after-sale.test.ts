@@ -65,7 +65,7 @@ for (const backend of testBackends()) {
           ["Reversal", 40000, "Succeeded"],
         ],
       );
-      await rejectsWith(paylink.refund({ payfacReference: charge.payfacReference, amount: 1, currency: "ISK" }), 400, "2019");
+      await rejectsWith(paylink.refund({ payfacReference: charge.payfacReference, amount: 100, currency: "ISK" }), 400, "2019");
     });
 
     it("a refused charge resolves with Refused; a disabled card and another merchant's payment reject with their codes", async () => {

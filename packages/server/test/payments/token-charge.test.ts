@@ -5,8 +5,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import { verifyPaymentWebhook } from "paylink-sdk";
-import { chargeSavedCard } from "../../src/payments/charge-token.ts";
 import { SandboxProcessor } from "../../src/payments/sandbox.ts";
+import { chargeSavedCard } from "../../src/services/charge-token.ts";
 import { WebhookWorker } from "../../src/webhooks/worker.ts";
 import { charge, chargeBody, NO_BALANCE_CARD, saveCard } from "../support/after-sale.ts";
 import { testBackends } from "../support/databases.ts";
@@ -107,7 +107,7 @@ for (const backend of testBackends()) {
       assert.equal(verifyPaymentWebhook(JSON.stringify(message), hmacKey).valid, true);
 
       // The sandbox keeps no memory of the card: a new one, as after a restart, decides the same.
-      const restarted = { db: server.db, processor: new SandboxProcessor(), log: silent };
+      const restarted = { db: server.db, now: () => new Date(), processor: new SandboxProcessor(), log: silent };
       const again = await chargeSavedCard(restarted, server.merchantId, chargeBody(server, token));
       assert.equal(again.resultCode, "Refused");
       assert.equal(again.payment.reason, "Not enough balance");

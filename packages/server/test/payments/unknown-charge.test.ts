@@ -5,8 +5,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import type { AuthorizeResult, TokenChargeRequest } from "../../src/payments/processor.ts";
-import { reconcileAfterSale } from "../../src/payments/reconcile-after-sale.ts";
 import { SandboxProcessor } from "../../src/payments/sandbox.ts";
+import { reconcileAfterSale } from "../../src/services/reconcile-after-sale.ts";
 import { charge, saveCard } from "../support/after-sale.ts";
 import { testBackends } from "../support/databases.ts";
 import { assertError, assertOk } from "../support/fixtures.ts";
@@ -73,9 +73,9 @@ for (const backend of testBackends()) {
       const [pending] = await charges(token);
       assert.equal(pending!.state, "pending");
       // Not stale yet: the sweep leaves a charge that may still be in flight alone.
-      assert.equal((await reconcileAfterSale({ db: server.db, processor, log: silent })).chargesReversed, 0);
+      assert.equal((await reconcileAfterSale({ db: server.db, now: () => new Date(), processor, log: silent })).chargesReversed, 0);
       await sql`UPDATE token_payments SET created_at = now() - interval '1 hour' WHERE id = ${pending!.id}`.execute(server.db);
-      const sweep = await reconcileAfterSale({ db: server.db, processor, log: silent });
+      const sweep = await reconcileAfterSale({ db: server.db, now: () => new Date(), processor, log: silent });
       assert.equal(sweep.chargesReversed, 1);
       const [reversed] = await charges(token);
       assert.equal(reversed!.state, "failed");

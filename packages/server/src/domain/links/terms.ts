@@ -2,7 +2,7 @@
 // schema has already checked shapes, types, enumerations and lengths; these are the rules that
 // need more than one field or a table.
 import { AppError } from "../errors.ts";
-import { isKnownCurrency } from "../money/currencies.ts";
+import { checkWholeKronur, isKnownCurrency } from "../money/currencies.ts";
 import { isPlainHost } from "./return-url-host.ts";
 import { checkShopperValue } from "./shopper-fields.ts";
 import type { Item, LinkType, ShopperInfo } from "./types.ts";
@@ -32,11 +32,7 @@ export function checkAmountAndItems(type: LinkType, amount: number, currency: st
     return;
   }
   if (amount <= 0) throw new AppError("MustBeGreater", `amount must be greater than 0 for a PayByLink link, got ${amount}.`).at("amount");
-  if (currency === "ISK" && amount % 100 !== 0) {
-    throw new AppError("IskNotWhole", `amount ${amount} is not valid for ISK: ISK amounts are in hundredths and must end in 00.`).at(
-      "amount",
-    );
-  }
+  checkWholeKronur(amount, currency);
   items.forEach((item, index) => {
     if (item.amount > item.amountWithoutDiscount) {
       throw new AppError(

@@ -2,6 +2,7 @@
 // Checked in rather than read from Intl, because ICU also lists withdrawn currencies and its
 // digit counts are display conventions, not ISO's. Precious metals, testing and "no currency"
 // codes (XAU, XTS, XXX…) are left out: nothing can be paid in them.
+import { AppError } from "../errors.ts";
 
 const ZERO_DECIMALS = "BIF CLP DJF GNF ISK JPY KMF KRW PYG RWF UGX UYI VND VUV XAF XOF XPF";
 const THREE_DECIMALS = "BHD IQD JOD KWD LYD OMR TND";
@@ -41,6 +42,18 @@ export function isKnownCurrency(code: string): boolean {
 export function wireExponent(code: string): number {
   if (code === "ISK") return 2;
   return ISO_4217_EXPONENTS.get(code) ?? 2;
+}
+
+/**
+ * ISK amounts are whole krónur (2026): the wire counts hundredths, so an amount must end in 00.
+ * Links, charges and refunds all check their amounts here.
+ */
+export function checkWholeKronur(amount: number, currency: string): void {
+  if (currency === "ISK" && amount % 100 !== 0) {
+    throw new AppError("IskNotWhole", `amount ${amount} is not valid for ISK: ISK amounts are in hundredths and must end in 00.`).at(
+      "amount",
+    );
+  }
 }
 
 /** Decimals shown to a shopper: ISO's exponent (ISK shows whole krónur). */

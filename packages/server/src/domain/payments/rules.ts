@@ -1,8 +1,9 @@
-// The rules of saved-card charges and refunds (docs/api.md#saved-cards-and-refunds) that need no
-// table: amounts, currencies, references. The request schema has already checked shapes and
-// lengths; stored facts (the terminal, the token, the payment) are checked by the services.
+// The rules of saved-card charges, refunds and reversals (docs/api.md#saved-cards-and-refunds):
+// amounts, currencies, references, and what a payment must be to be refunded. The request schema
+// has already checked shapes and lengths; the services load the stored facts and ask these rules.
 import { AppError } from "../errors.ts";
 import { checkCurrency, describe } from "../links/terms.ts";
+import { checkWholeKronur } from "../money/currencies.ts";
 import { moneyText } from "../money/money-text.ts";
 
 /** The refund reasons the live gateway's plugins send. */
@@ -13,13 +14,11 @@ export type RefundReason = (typeof REFUND_REASONS)[number];
 export function checkChargeAmount(amount: number, rawCurrency: string): { amount: number; currency: string } {
   const currency = checkCurrency(rawCurrency);
   if (amount <= 0) throw new AppError("MustBeGreater", `amount must be greater than 0, got ${amount}.`);
-  if (currency === "ISK" && amount % 100 !== 0) {
-    throw new AppError("IskNotWhole", `amount ${amount} is not valid for ISK: ISK amounts are in hundredths and must end in 00.`);
-  }
+  checkWholeKronur(amount, currency);
   return { amount, currency };
 }
 
-/** A refund's amount (> 0) in the payment's own currency (2008 otherwise). */
+/** A refund's amount: > 0 (2002), in the payment's own currency (2008), ISK in whole krónur (2026). */
 export function checkRefundAmount(amount: number, rawCurrency: string, payment: { currency: string; payfacReference: string }): number {
   if (amount <= 0) throw new AppError("MustBeGreater", `amount must be greater than 0, got ${amount}.`);
   const currency = checkCurrency(rawCurrency);
@@ -29,7 +28,21 @@ export function checkRefundAmount(amount: number, rawCurrency: string, payment: 
       `currency ${describe(rawCurrency)} is not the currency of payment ${payment.payfacReference}, which is ${payment.currency}.`,
     );
   }
+  checkWholeKronur(amount, currency);
   return amount;
+}
+
+/** Only an authorised payment that charged something can be refunded or reversed (409 3003). */
+export function checkRefundable(payment: { payfacReference: string; state: string; amount: number }): void {
+  if (payment.state !== "approved") {
+    throw new AppError(
+      "StateConflict",
+      `Payment ${payment.payfacReference} was not authorised; only an authorised payment can be refunded.`,
+    );
+  }
+  if (payment.amount <= 0) {
+    throw new AppError("StateConflict", `Payment ${payment.payfacReference} saved a card and charged nothing; there is nothing to refund.`);
+  }
 }
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
@@ -58,5 +71,15 @@ export function refundTooHigh(
   return new AppError(
     "AmountTooHigh",
     `amount ${money(requested)} is more than what is left to refund of payment ${payment.payfacReference}: ${money(left)}${inFlight}.`,
+  );
+}
+
+/** A reversal that finds nothing left to take (409 3003): all refunded, or the rest held by refunds in flight. */
+export function nothingToReverse(payment: { payfacReference: string }, pending: number): AppError {
+  return new AppError(
+    "StateConflict",
+    pending > 0
+      ? `Payment ${payment.payfacReference} has nothing left to reverse: what is not refunded (${pending}) is held by refunds still being processed.`
+      : `Payment ${payment.payfacReference} is already fully refunded; there is nothing left to reverse.`,
   );
 }

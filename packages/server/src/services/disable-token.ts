@@ -6,11 +6,11 @@ import { findSavedCard, markTokenDisabled } from "../db/saved-cards-repository.t
 import { AppError } from "../domain/errors.ts";
 import { tokenDisabledEvent } from "../webhooks/after-sale-events.ts";
 import { enqueuePaymentWebhook, notifyWebhookWorker } from "../webhooks/outbox.ts";
-import type { AfterSaleDeps } from "./after-sale-deps.ts";
+import type { ServiceDeps } from "./deps.ts";
 
 /** True when this call disabled the card; false when it already was. `keyed`: the Idempotency-Key's answer, stored with the disable. */
 export async function disableSavedCard(
-  deps: Pick<AfterSaleDeps, "db" | "log">,
+  deps: ServiceDeps,
   merchantId: string,
   token: string,
   keyed?: KeyedEffect<boolean>,

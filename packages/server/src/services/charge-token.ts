@@ -4,9 +4,9 @@
 // never reported as Authorised and never becomes a payment.
 //
 //   insertPendingTokenPayment ──► processor.chargeToken ──► recordTokenPayment (+ outbox)
-//   (one statement)               (no trx, deadline)        (short trx)
+//   (one statement)               (no trx, time-out)        (short trx)
+import pTimeout from "p-timeout";
 import type { KeyedEffect } from "../db/idempotency-repository.ts";
-import { findTerminal } from "../db/merchants-repository.ts";
 import { findSavedCard } from "../db/saved-cards-repository.ts";
 import {
   findTokenPayment,
@@ -19,13 +19,13 @@ import { AppError } from "../domain/errors.ts";
 import type { RecurringProcessingModel } from "../domain/links/types.ts";
 import { checkChargeAmount, checkMerchantReference } from "../domain/payments/rules.ts";
 import { newCheckoutReference } from "../ids.ts";
+import { errorName } from "../payments/error-name.ts";
+import type { AuthorizeResult } from "../payments/processor.ts";
 import { tokenPaymentEvent } from "../webhooks/after-sale-events.ts";
 import { enqueuePaymentWebhook, notifyWebhookWorker } from "../webhooks/outbox.ts";
-import { AFTER_SALE_PROCESSOR_TIMEOUT_MS, type AfterSaleDeps } from "./after-sale-deps.ts";
-import { withDeadline } from "./deadline.ts";
-import { errorName } from "./error-name.ts";
-import type { AuthorizeResult } from "./processor.ts";
-import { reverseUnknownCharge } from "./reverse-charge.ts";
+import { AFTER_SALE_PROCESSOR_TIMEOUT_MS, type AfterSaleServiceDeps } from "./deps.ts";
+import { terminalAccepting } from "./merchant-references.ts";
+import { reverseUnknownCharge } from "./reverse-unknown-charge.ts";
 
 export interface TokenChargeInput {
   terminalIdentifier: string;
@@ -48,24 +48,18 @@ export interface TokenCharge {
 
 /**
  * `keyed`: the Idempotency-Key waits on the charge from its pending insert (a retry meanwhile is
- * 409 3007, never a second processor call) and gets its answer with the result (D-210).
+ * 409 3007, never a second processor call) and gets its answer with the result
+ * (docs/api.md#idempotency).
  */
 export async function chargeSavedCard(
-  deps: AfterSaleDeps,
+  deps: AfterSaleServiceDeps,
   merchantId: string,
   input: TokenChargeInput,
   keyed?: KeyedEffect<TokenCharge>,
 ): Promise<TokenCharge> {
   const { amount, currency } = checkChargeAmount(input.amount, input.currency);
   const reference = checkMerchantReference("reference", input.reference);
-  const terminal = await findTerminal(deps.db, merchantId, input.terminalIdentifier);
-  if (!terminal) throw new AppError("TerminalNotFound", `terminalIdentifier "${input.terminalIdentifier}" is not one of your terminals.`);
-  if (terminal.currencies !== null && !terminal.currencies.includes(currency)) {
-    throw new AppError(
-      "CurrencyNotAccepted",
-      `terminal ${terminal.terminalIdentifier} does not accept ${currency}; it accepts ${terminal.currencies.join(", ")}.`,
-    );
-  }
+  const terminal = await terminalAccepting(deps.db, merchantId, input.terminalIdentifier, currency);
   const token = input.tokenDetails.tokenValue;
   const card = await findSavedCard(deps.db, merchantId, token);
   if (!card) throw new AppError("NotFound", `No saved card with tokenValue ${JSON.stringify(token)} was found.`);
@@ -110,7 +104,8 @@ export async function chargeSavedCard(
       merchantReference: reference,
       signal,
     });
-    result = await withDeadline(call, AFTER_SALE_PROCESSOR_TIMEOUT_MS);
+    // Stop waiting even if the processor's client ignores the signal.
+    result = await pTimeout(call, { milliseconds: AFTER_SALE_PROCESSOR_TIMEOUT_MS });
   } catch (error) {
     deps.log.warn({ checkoutReference, error: errorName(error) }, "saved-card charge: the processor did not answer");
     const reversed = await reverseUnknownCharge(deps, checkoutReference);
@@ -145,7 +140,7 @@ export async function chargeSavedCard(
     await keyed?.answered(trx, { resultCode, payment, paymentMethod: result.paymentMethod });
   }).catch(async (error: unknown) => {
     if (!isUniqueViolation(error)) throw error;
-    // The processor answered with a payfacReference another payment holds (D-211): this answer
+    // The processor answered with a payfacReference another payment holds: this answer
     // cannot be a payment. Undo it like an unknown outcome; an operator must ask the processor why.
     deps.log.error(
       { checkoutReference, payfacReference: outcome.payfacReference },

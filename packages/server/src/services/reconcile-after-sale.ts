@@ -4,9 +4,9 @@
 import { findPayment } from "../db/payments-repository.ts";
 import { claimDueRefunds } from "../db/refunds-repository.ts";
 import { findStaleTokenPayments } from "../db/token-payments-repository.ts";
-import type { AfterSaleDeps } from "./after-sale-deps.ts";
-import { reverseUnknownCharge } from "./reverse-charge.ts";
-import { settleRefund } from "./settle-refund.ts";
+import type { AfterSaleServiceDeps } from "./deps.ts";
+import { reverseUnknownCharge } from "./reverse-unknown-charge.ts";
+import { askProcessorToModify } from "./settle-modification.ts";
 
 export interface AfterSaleSweep {
   /** Refunds that got their final answer in this sweep. */
@@ -15,12 +15,12 @@ export interface AfterSaleSweep {
   chargesReversed: number;
 }
 
-export async function reconcileAfterSale(deps: AfterSaleDeps): Promise<AfterSaleSweep> {
+export async function reconcileAfterSale(deps: AfterSaleServiceDeps): Promise<AfterSaleSweep> {
   let refundsSettled = 0;
   for (const refund of await claimDueRefunds(deps.db)) {
     const payment = await findPayment(deps.db, refund.merchantId, refund.originalPayfacReference);
     if (!payment) continue;
-    const settled = await settleRefund(deps, payment, refund);
+    const settled = await askProcessorToModify(deps, payment, refund);
     if (settled.state !== "pending") refundsSettled += 1;
   }
   let chargesReversed = 0;

@@ -2,19 +2,19 @@
 // died between the charge and its result). Like the checkout's rule: such a charge never becomes a
 // payment. It is reversed at the processor by its checkoutReference, and only once the processor
 // confirms, it is recorded as failed (no payfacReference, no webhook).
+import pTimeout from "p-timeout";
 import { releaseKeyOfReversedCharge } from "../db/idempotency-repository.ts";
 import { recordTokenPayment } from "../db/token-payments-repository.ts";
-import type { AfterSaleDeps } from "./after-sale-deps.ts";
-import { withDeadline } from "./deadline.ts";
-import { errorName } from "./error-name.ts";
+import { errorName } from "../payments/error-name.ts";
+import type { AfterSaleServiceDeps } from "./deps.ts";
 
 const REVERSE_TIMEOUT_MS = 10_000;
 
 /** True once the processor confirmed the reversal and the charge is recorded as failed. Never throws. */
-export async function reverseUnknownCharge(deps: AfterSaleDeps, checkoutReference: string): Promise<boolean> {
+export async function reverseUnknownCharge(deps: AfterSaleServiceDeps, checkoutReference: string): Promise<boolean> {
   try {
-    await withDeadline(deps.processor.reverseCharge(checkoutReference), REVERSE_TIMEOUT_MS);
-    // Nothing was charged: the Idempotency-Key that waited on this charge may run anew (D-103, D-210).
+    await pTimeout(deps.processor.reverseCharge(checkoutReference), { milliseconds: REVERSE_TIMEOUT_MS });
+    // Nothing was charged: the Idempotency-Key that waited on this charge may run anew (docs/api.md#idempotency).
     await recordTokenPayment(deps.db, checkoutReference, { kind: "failed", reason: "Processor unavailable" }, (trx) =>
       releaseKeyOfReversedCharge(trx, checkoutReference),
     );
