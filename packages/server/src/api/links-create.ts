@@ -25,7 +25,7 @@ export function registerCreateLink(app: TypedApp, deps: ApiDeps) {
         url: linkUrl(deps.publicBaseUrl, reference),
         ...envelope(request),
       }));
-      const serviceDeps = { db: deps.db, now: deps.now, log: request.log };
+      const serviceDeps = { ...deps, log: request.log };
       return answer.body(await createLink(serviceDeps, request.merchantId, request.body, answer.effect));
     },
   );

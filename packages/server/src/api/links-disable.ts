@@ -20,7 +20,7 @@ export function registerDisableLink(app: TypedApp, deps: ApiDeps) {
     },
     async (request) => {
       const { paymentLinkReference } = request.body;
-      const serviceDeps = { db: deps.db, now: deps.now, log: request.log };
+      const serviceDeps = { ...deps, log: request.log };
       if (!(await disableLink(serviceDeps, request.merchantId, paymentLinkReference))) throw notFound(paymentLinkReference);
       return envelope(request);
     },

@@ -20,7 +20,7 @@ export function registerUpdateLink(app: TypedApp, deps: ApiDeps) {
     },
     async (request) => {
       const { body } = request;
-      const serviceDeps = { db: deps.db, now: deps.now, log: request.log };
+      const serviceDeps = { ...deps, log: request.log };
       if (!(await updateLink(serviceDeps, request.merchantId, body))) throw notFound(body.paymentLinkReference);
       return envelope(request);
     },

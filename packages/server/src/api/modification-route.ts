@@ -1,15 +1,12 @@
 // The two modification endpoints, refund and reverse (docs/api.md#refund, #reverse), are one kind
-// of route: an after-sale service run under the request's Idempotency-Key, answered "Received"
-// with presentModification's fields and the envelope; the result follows as a Refund webhook.
+// of route: a use case run under the request's Idempotency-Key, answered "Received" with
+// presentModification's fields and the envelope; the result follows as a Refund webhook.
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { TObject } from "typebox";
-import type { KeyedEffect } from "../db/idempotency-repository.ts";
 import { envelope } from "../http/envelope.ts";
 import { keyedAnswer } from "../http/idempotency.ts";
-import type { AfterSaleServiceDeps } from "../services/deps.ts";
 import type { ModificationReceipt } from "../services/modification.ts";
 import { ModificationResponse } from "./after-sale-schemas.ts";
-import type { ApiDeps } from "./deps.ts";
 import { presentModification } from "./present-payment.ts";
 import { ERROR_RESPONSES } from "./schemas.ts";
 
@@ -24,16 +21,7 @@ export function modificationSchema<Body extends TObject>(operation: { operationI
   };
 }
 
-/** Runs the modification under the request's Idempotency-Key and answers it. */
-export async function answerModification(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  deps: ApiDeps,
-  modify: (deps: AfterSaleServiceDeps, keyed: KeyedEffect<ModificationReceipt> | undefined) => Promise<ModificationReceipt>,
-) {
-  const answer = keyedAnswer(request, reply, (receipt: ModificationReceipt) => ({
-    ...presentModification(receipt),
-    ...envelope(request),
-  }));
-  return answer.body(await modify({ db: deps.db, now: deps.now, processor: deps.processor, log: request.log }, answer.effect));
+/** The answer of a modification, under the request's Idempotency-Key: "Received" and the envelope. */
+export function modificationAnswer(request: FastifyRequest, reply: FastifyReply) {
+  return keyedAnswer(request, reply, (receipt: ModificationReceipt) => ({ ...presentModification(receipt), ...envelope(request) }));
 }

@@ -23,7 +23,7 @@ export function registerChargeToken(app: TypedApp, deps: ApiDeps) {
     },
     async (request, reply) => {
       const answer = keyedAnswer(request, reply, (charge: TokenCharge) => ({ ...presentTokenCharge(charge), ...envelope(request) }));
-      const serviceDeps = { db: deps.db, now: deps.now, processor: deps.processor, log: request.log };
+      const serviceDeps = { ...deps, log: request.log };
       return answer.body(await chargeSavedCard(serviceDeps, request.merchantId, request.body, answer.effect));
     },
   );

@@ -4,15 +4,16 @@ import type { TypedApp } from "../http/typed-app.ts";
 import { refundPayment } from "../services/refund.ts";
 import { RefundBody } from "./after-sale-schemas.ts";
 import type { ApiDeps } from "./deps.ts";
-import { answerModification, modificationSchema } from "./modification-route.ts";
+import { modificationAnswer, modificationSchema } from "./modification-route.ts";
 
 export function registerRefund(app: TypedApp, deps: ApiDeps) {
   app.post(
     "/modification/refund",
     modificationSchema({ operationId: "refundPayment", summary: "Refund a payment, in part or in full", body: RefundBody }),
-    (request, reply) =>
-      answerModification(request, reply, deps, (operationDeps, keyed) =>
-        refundPayment(operationDeps, request.merchantId, request.body, keyed),
-      ),
+    async (request, reply) => {
+      const answer = modificationAnswer(request, reply);
+      const serviceDeps = { ...deps, log: request.log };
+      return answer.body(await refundPayment(serviceDeps, request.merchantId, request.body, answer.effect));
+    },
   );
 }

@@ -4,7 +4,7 @@ import type { TypedApp } from "../http/typed-app.ts";
 import { reversePayment } from "../services/reverse.ts";
 import { ReverseBody } from "./after-sale-schemas.ts";
 import type { ApiDeps } from "./deps.ts";
-import { answerModification, modificationSchema } from "./modification-route.ts";
+import { modificationAnswer, modificationSchema } from "./modification-route.ts";
 
 export function registerReverse(app: TypedApp, deps: ApiDeps) {
   app.post(
@@ -14,9 +14,10 @@ export function registerReverse(app: TypedApp, deps: ApiDeps) {
       summary: "Reverse a payment: cancel it, or refund what is not yet refunded",
       body: ReverseBody,
     }),
-    (request, reply) =>
-      answerModification(request, reply, deps, (operationDeps, keyed) =>
-        reversePayment(operationDeps, request.merchantId, request.body, keyed),
-      ),
+    async (request, reply) => {
+      const answer = modificationAnswer(request, reply);
+      const serviceDeps = { ...deps, log: request.log };
+      return answer.body(await reversePayment(serviceDeps, request.merchantId, request.body, answer.effect));
+    },
   );
 }

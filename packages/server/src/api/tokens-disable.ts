@@ -21,7 +21,7 @@ export function registerDisableToken(app: TypedApp, deps: ApiDeps) {
     },
     async (request, reply) => {
       const answer = keyedAnswer(request, reply, () => envelope(request));
-      const serviceDeps = { db: deps.db, now: deps.now, log: request.log };
+      const serviceDeps = { ...deps, log: request.log };
       return answer.body(await disableSavedCard(serviceDeps, request.merchantId, request.body.tokenValue, answer.effect));
     },
   );
