@@ -62,7 +62,7 @@ export type RefundReason = "OTHER" | "RETURN" | "DUPLICATE" | "FRAUD" | "CUSTOME
 export interface RefundRequest {
   /** The payment's payfacReference (a link sale or a token payment). */
   payfacReference: string;
-  /** Integer minor units, > 0, at most what is left to refund. */
+  /** Integer minor units, > 0 (ISK: ends in 00), at most what is left to refund. */
   amount: number;
   /** The payment's currency. */
   currency: string;

@@ -72,7 +72,7 @@ export const ChargeTokenResponse = Type.Object({
 export const RefundBody = Type.Object(
   {
     payfacReference: PayfacReference,
-    amount: Type.Integer({ maximum: MAX_AMOUNT, description: "Minor units, > 0; at most what is left to refund." }),
+    amount: Type.Integer({ maximum: MAX_AMOUNT, description: "Minor units, > 0 (ISK: ends in 00); at most what is left to refund." }),
     currency: Currency,
     reference: Type.Optional(Type.Unsafe<string | null>({ type: ["string", "null"], minLength: 1, maxLength: 200 })),
     refundReason: Type.Optional(
