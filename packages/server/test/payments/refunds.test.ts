@@ -4,9 +4,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
+import { findPayment } from "../../src/db/payments-repository.ts";
+import { refundsOf } from "../../src/db/refunds-repository.ts";
 import type { ModificationRequest, ModificationResult } from "../../src/payments/processor.ts";
 import { SandboxProcessor } from "../../src/payments/sandbox.ts";
 import { reconcileAfterSale } from "../../src/services/reconcile-after-sale.ts";
+import { settleModification } from "../../src/services/settle-modification.ts";
 import { charge, refund, saveCard, sellLink } from "../support/after-sale.ts";
 import { testBackends } from "../support/databases.ts";
 import { as, assertError, assertOk, getLink } from "../support/fixtures.ts";
@@ -229,6 +232,28 @@ for (const backend of testBackends()) {
       const events = await refundEvents(payfacReference);
       assert.equal(events.length, 1);
       assert.equal(events[0]!.payload.payfacReference, lost.body.payfacReference);
+    });
+
+    it("a pending refund settled by a later result (as a processor notification would) writes one webhook; a second result changes nothing", async () => {
+      const { payfacReference } = await sellLink(server, 70000);
+      processor.loseAnswers = true;
+      const lost = await refund(server, payfacReference, 70000);
+      processor.loseAnswers = false;
+      assertOk(lost);
+      const payment = (await findPayment(server.db, server.merchantId, payfacReference))!;
+      const [pending] = await refundsOf(server.db, server.merchantId, payfacReference);
+      assert.equal(pending!.state, "pending");
+      const deps = { db: server.db, now: () => new Date(), log: silent };
+      const refused = await settleModification(deps, payment, pending!, { kind: "failed", reason: "Refund not allowed" });
+      assert.equal(refused?.state, "failed");
+      assert.equal(await settleModification(deps, payment, pending!, { kind: "succeeded" }), undefined, "settled once only");
+      const read = await server.api("GET", `/api/v1/payments/${payfacReference}`);
+      assert.equal(read.body.payment.refundedAmount, 0, "the refused amount is released");
+      assert.deepEqual(
+        (await refundEvents(payfacReference)).map((e) => [e.payload.success, e.payload.reason]),
+        [["false", "Refund not allowed"]],
+      );
+      assertOk(await refund(server, payfacReference, 70000));
     });
   });
 }
