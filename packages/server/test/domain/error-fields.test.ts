@@ -2,7 +2,7 @@
 // without reading the message; the wire envelope stays without it (docs/api.md#errors).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { checkedCreateRequest } from "../../src/api/link-service.ts";
+import { checkedCreateRequest } from "../../src/api/link-requests.ts";
 import { AppError } from "../../src/domain/errors.ts";
 import { termsFromCreateRequest } from "../../src/domain/links/create.ts";
 import { applyUpdate } from "../../src/domain/links/update.ts";
