@@ -4,7 +4,6 @@ import pTimeout from "p-timeout";
 import type { Logger } from "pino";
 import { buildApp } from "./app.ts";
 import { cleanCheckoutBrake } from "./checkout/brake.ts";
-import { reconcileStalePayments } from "./checkout/reconcile.ts";
 import { type Config, loadConfig, startupWarnings } from "./config.ts";
 import { type DatabaseHandle, openDatabase } from "./db/connect.ts";
 import { deleteExpiredIdempotencyKeys } from "./db/idempotency-repository.ts";
@@ -16,6 +15,7 @@ import { SandboxProcessor } from "./payments/sandbox.ts";
 import { closeDatabaseWithin5s, untilStopped } from "./process-stop.ts";
 import { checkStoredSecrets, resolveSecretKeyring } from "./security/keyring.ts";
 import { reconcileAfterSale } from "./services/reconcile-after-sale.ts";
+import { reconcileStalePayments } from "./services/reconcile-payments.ts";
 import { WebhookWorker } from "./webhooks/worker.ts";
 
 export async function serve(config: Config = loadConfig()): Promise<{ close(): Promise<void>; url: string }> {

@@ -17,7 +17,6 @@ import { type Kysely, sql } from "kysely";
 import "../src/app.ts";
 import "../src/webhooks/hand-over.ts";
 import { declaredStatements } from "../src/db/prepared.ts";
-import { type ProcessorOutcome, resultColumns } from "../src/db/reservations-repository.ts";
 import type { DB } from "../src/db/schema.ts";
 import { oneSessionOf, type TestDatabase, testBackends } from "./support/databases.ts";
 import { addMerchantFixture, type MerchantFixture } from "./support/harness.ts";
@@ -48,23 +47,8 @@ const NEWEST_THEME = "plan-test-newest-theme";
 const CARD = { masked: "411111******1111", last4: "1111", expiry: "03/30" };
 const AMOUNT = 4900;
 const WINDOW_ENDS = "2030-01-01T00:00:00Z";
-const NOW = new Date().toISOString();
 
 type Value = string | number | boolean | null;
-
-/** A sample outcome of each kind, for the result statements' own columns. */
-const OUTCOMES: { [K in ProcessorOutcome["kind"]]: Extract<ProcessorOutcome, { kind: K }> } = {
-  approved: {
-    kind: "approved",
-    payfacReference: "PLANTESTAPPROVED",
-    authCode: "123456",
-    token: null,
-    cardBrand: "Visa",
-    cardUsage: "Credit",
-  },
-  declined: { kind: "declined", payfacReference: "PLANTESTDECLINED", reason: "Refused", cardBrand: "Visa", cardUsage: "Credit" },
-  failed: { kind: "failed", reason: "Processor unreachable" },
-};
 
 interface Case {
   /** The statement's parameters, in its order. */
@@ -79,27 +63,6 @@ interface Case {
 
 /** How each statement is run. */
 function cases(merchant: MerchantFixture): Record<string, Case> {
-  const result = (kind: ProcessorOutcome["kind"]) => {
-    const outcome = OUTCOMES[kind];
-    const payfacReference = "payfacReference" in outcome ? outcome.payfacReference : null;
-    return {
-      parameters: [
-        `${BUSY}-pending-4`,
-        BUSY,
-        AMOUNT,
-        "ISK",
-        CARD.masked,
-        CARD.last4,
-        CARD.expiry,
-        NOW,
-        payfacReference,
-        "[]",
-        merchant.merchantId,
-        ...(Object.values(resultColumns(kind, outcome, null)) as Value[]),
-      ],
-      rows: 1,
-    };
-  };
   return {
     api_link_with_submissions: { parameters: [QUIET, merchant.merchantId], rows: 1 },
     api_link_summaries: { parameters: [merchant.merchantId, 0, 20], rows: 20 },
@@ -128,24 +91,6 @@ function cases(merchant: MerchantFixture): Record<string, Case> {
         assert.equal(rows[0]!.n, 1, "the link is inserted (its terminal and theme passed)");
       },
     },
-    checkout_read_counting_visit: { parameters: [BUSY], rows: 1 },
-    checkout_read: { parameters: [BUSY], rows: 1 },
-    checkout_brake_take: { parameters: ["client-new", BUSY, WINDOW_ENDS, NOW, 10], rows: 1, scans: false },
-    checkout_brake_finish: {
-      parameters: ["client-1", BUSY, WINDOW_ENDS, 0],
-      wrote: async (trx) => {
-        const { rows } = await sql<{ n: number }>`
-          SELECT in_flight AS n FROM checkout_attempts WHERE client_key = 'client-1' AND link_reference = ${BUSY}`.execute(trx);
-        assert.equal(rows[0]!.n, 0, "the attempt is finished");
-      },
-    },
-    checkout_take_slot: {
-      parameters: [BUSY, "attempt-new", NOW, AMOUNT, "ISK", "plan-test-submission", "[]", "Visa", CARD.masked, CARD.last4, CARD.expiry],
-      rows: 1,
-    },
-    checkout_record_approved: result("approved"),
-    checkout_record_declined: result("declined"),
-    checkout_record_failed: result("failed"),
   };
 }
 

@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { loadCheckoutLink } from "../db/checkout-repository.ts";
 import { linkStatus } from "../domain/links/status.ts";
+import { type PayByLinkDeps, payByLink } from "../services/pay-by-link.ts";
 import { isLang } from "../web/i18n.ts";
 import { crossSite } from "../web/security.ts";
 import { pageTheme } from "../web/theme.ts";
@@ -14,7 +15,6 @@ import { issueFormToken, newAttemptKey, verifyFormToken } from "./form-token.ts"
 import { MESSAGES, requestedLang } from "./i18n.ts";
 import { priceOf, samePrice, sendCheckoutPage, sendPriceChanged, sendStatusPage } from "./link-pages.tsx";
 import { sendCheckoutNotFound, sendMessagePage, sendPage } from "./page-response.tsx";
-import { type PayDeps, payWithLink } from "./pay.ts";
 import { withCheckoutReference } from "./return-url.ts";
 import { LinkParams, pathRejected } from "./schemas.ts";
 import { ReceiptPage } from "./views/receipt-page.tsx";
@@ -28,7 +28,7 @@ const DUPLICATE_WAIT_MS = 20_000;
 
 export function payRoute(fastify: FastifyInstance, { deps, formKey, brake }: CheckoutContext): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const payDeps = (request: FastifyRequest): PayDeps => ({
+  const payDeps = (request: FastifyRequest): PayByLinkDeps => ({
     db: deps.db,
     processor: deps.processor,
     now: deps.now,
@@ -92,7 +92,8 @@ export function payRoute(fastify: FastifyInstance, { deps, formKey, brake }: Che
         });
       }
 
-      const outcome = await payWithLink(payDeps(request), link, form.value, {
+      const outcome = await payByLink(payDeps(request), link, {
+        ...form.value,
         attemptKey: token.attemptKey,
         shownPrice: { amount: token.amount, currency: token.currency, cart: token.cart },
       });

@@ -1,4 +1,4 @@
-// The card-testing brake's counters (docs/checkout.md#card-testing-brake, D-153). An attempt is
+// The card-testing brake's counters (docs/checkout.md#card-testing-brake). An attempt is
 // taken before the processor is called, with one atomic upsert that succeeds only while the
 // window's failures plus the attempts still at the processor stay under the limit; it is finished
 // after the answer: given back, or kept as a failure. Concurrent posts therefore cannot all pass a
@@ -8,7 +8,6 @@
 //   finish  in_flight - 1        and failures + 1 for a decline or a rejected form
 import { sql } from "kysely";
 import type { Database } from "./connect.ts";
-import { preparedStatement, runPrepared } from "./prepared.ts";
 
 export interface AttemptKey {
   /** A keyed hash of the client's address. */
@@ -29,28 +28,6 @@ export type TakeResult =
 /** Rows one clean-up statement removes; it repeats while it finds that many. */
 const CLEANUP_BATCH = 5000;
 
-// Both statements of every post are prepared on PostgreSQL (D-232).
-// ON CONFLICT DO UPDATE locks the row and evaluates its WHERE on the latest committed version,
-// so of N concurrent takes exactly the ones that fit under the limit succeed, on any instance.
-const TAKE = preparedStatement(
-  "checkout_brake_take",
-  `INSERT INTO checkout_attempts AS a (client_key, link_reference, failures, in_flight, window_ends_at)
-   VALUES ($1, $2, 0, 1, $3)
-   ON CONFLICT (client_key, link_reference) DO UPDATE SET
-     failures = CASE WHEN a.window_ends_at <= $4 THEN 0 ELSE a.failures END,
-     in_flight = CASE WHEN a.window_ends_at <= $4 THEN 1 ELSE a.in_flight + 1 END,
-     window_ends_at = CASE WHEN a.window_ends_at <= $4 THEN EXCLUDED.window_ends_at ELSE a.window_ends_at END
-   WHERE a.window_ends_at <= $4 OR a.failures + a.in_flight < $5
-   RETURNING window_ends_at`,
-);
-
-/** `$4` is 1 when the attempt failed, else 0. */
-const FINISH = preparedStatement(
-  "checkout_brake_finish",
-  `UPDATE checkout_attempts SET in_flight = GREATEST(in_flight - 1, 0), failures = failures + $4
-   WHERE client_key = $1 AND link_reference = $2 AND window_ends_at = $3`,
-);
-
 export async function takeCheckoutAttempt(
   db: Database,
   key: AttemptKey,
@@ -58,13 +35,18 @@ export async function takeCheckoutAttempt(
   now: Date,
 ): Promise<TakeResult> {
   const newWindowEndsAt = new Date(now.getTime() + limits.windowMs);
-  const taken = await runPrepared<{ window_ends_at: Date }>(db, TAKE, [
-    key.clientKey,
-    key.linkReference,
-    newWindowEndsAt,
-    now,
-    limits.limit,
-  ]);
+  // ON CONFLICT DO UPDATE locks the row and evaluates its WHERE on the latest committed version,
+  // so of N concurrent takes exactly the ones that fit under the limit succeed, on any instance.
+  const ended = sql`a.window_ends_at <= ${now}`;
+  const taken = await sql<{ window_ends_at: Date }>`
+    INSERT INTO checkout_attempts AS a (client_key, link_reference, failures, in_flight, window_ends_at)
+    VALUES (${key.clientKey}, ${key.linkReference}, 0, 1, ${newWindowEndsAt})
+    ON CONFLICT (client_key, link_reference) DO UPDATE SET
+      failures = CASE WHEN ${ended} THEN 0 ELSE a.failures END,
+      in_flight = CASE WHEN ${ended} THEN 1 ELSE a.in_flight + 1 END,
+      window_ends_at = CASE WHEN ${ended} THEN EXCLUDED.window_ends_at ELSE a.window_ends_at END
+    WHERE ${ended} OR a.failures + a.in_flight < ${limits.limit}
+    RETURNING window_ends_at`.execute(db);
   const row = taken.rows[0];
   if (row) return { kind: "taken", ticket: { ...key, windowEndsAt: new Date(row.window_ends_at) } };
   // Blocked: read why, for the Retry-After (a row changed meanwhile only makes it a little off).
@@ -86,7 +68,13 @@ export async function takeCheckoutAttempt(
  * the window it was taken in: a window that ended meanwhile was reset without it.
  */
 export async function finishCheckoutAttempt(db: Database, ticket: AttemptTicket, failed: boolean): Promise<void> {
-  await runPrepared(db, FINISH, [ticket.clientKey, ticket.linkReference, ticket.windowEndsAt, failed ? 1 : 0]);
+  await db
+    .updateTable("checkout_attempts")
+    .set((eb) => ({ in_flight: sql<number>`GREATEST(in_flight - 1, 0)`, failures: eb("failures", "+", failed ? 1 : 0) }))
+    .where("client_key", "=", ticket.clientKey)
+    .where("link_reference", "=", ticket.linkReference)
+    .where("window_ends_at", "=", ticket.windowEndsAt)
+    .execute();
 }
 
 /** Removes the counters of ended windows; returns how many. */

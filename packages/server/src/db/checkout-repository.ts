@@ -2,10 +2,9 @@
 // counter, and the key its form tokens are signed with. Reservations and submissions have their
 // own repositories.
 import { randomBytes } from "node:crypto";
+import { sql } from "kysely";
 import type { Database } from "./connect.ts";
-import { COMMIT_WITHOUT_WAITING_TEXT } from "./durable-commit.ts";
 import { LINK_RECORD_COLUMNS, type LinkRecordRow, type PaymentLinkRecord, toRecord } from "./links-repository.ts";
-import { preparedStatement, runPrepared } from "./prepared.ts";
 
 export interface CheckoutTheme {
   themeKey: string;
@@ -21,30 +20,7 @@ export interface CheckoutLink extends PaymentLinkRecord {
   theme: CheckoutTheme | null;
 }
 
-const COLUMNS = [...LINK_RECORD_COLUMNS, "reserved_count"];
-
-/**
- * The page's read: the link as `l`, the merchant's name and the theme's columns joined to it. The
- * theme is found by its key, its owner checked as a filter (D-270).
- */
-function pageRead(links: string): string {
-  return `WITH l AS (${links})
-    SELECT ${COLUMNS.map((column) => `l.${column}`).join(", ")},
-           m.name AS merchant_name, t.theme_key AS theme_theme_key, t.name AS theme_name, t.primary_color, t.logo_sha256
-    FROM l JOIN merchants m ON m.id = l.merchant_id
-    LEFT JOIN themes t ON t.theme_key = l.theme_key AND (t.merchant_id = l.merchant_id) IS TRUE`;
-}
-
-// Prepared statements on PostgreSQL (D-232). A visit is a statistic: its commit does not wait for
-// the disk (synchronous_commit off for this statement's transaction only). Every shopper of one
-// link updates one row, and the row stays locked until the commit: waiting for the flush made
-// views queue.
-const READ_COUNTING_VISIT = preparedStatement(
-  "checkout_read_counting_visit",
-  pageRead(`UPDATE payment_links SET visit_count = visit_count + 1
-            WHERE reference = $1 AND ${COMMIT_WITHOUT_WAITING_TEXT} IS NOT NULL RETURNING ${COLUMNS.join(", ")}`),
-);
-const READ = preparedStatement("checkout_read", pageRead(`SELECT ${COLUMNS.join(", ")} FROM payment_links WHERE reference = $1`));
+const COLUMNS = sql.join([...LINK_RECORD_COLUMNS, "reserved_count"].map((column) => sql.ref(column)));
 
 type PageRow = LinkRecordRow & {
   reserved_count: number;
@@ -66,7 +42,20 @@ export async function loadCheckoutLink(
   reference: string,
   options: { countVisit?: boolean } = {},
 ): Promise<CheckoutLink | undefined> {
-  const result = await runPrepared<PageRow>(db, options.countVisit ? READ_COUNTING_VISIT : READ, [reference]);
+  const read = (link: ReturnType<typeof sql>) => sql<PageRow>`
+    WITH l AS (${link})
+    SELECT l.*, m.name AS merchant_name, t.theme_key AS theme_theme_key, t.name AS theme_name, t.primary_color, t.logo_sha256
+    FROM l JOIN merchants m ON m.id = l.merchant_id
+    LEFT JOIN themes t ON t.theme_key = l.theme_key AND t.merchant_id = l.merchant_id`;
+  const result = options.countVisit
+    ? await db.transaction().execute(async (trx) => {
+        // A visit is a statistic: its commit need not wait for the disk while it holds the link's row.
+        await sql`SET LOCAL synchronous_commit = off`.execute(trx);
+        return read(
+          sql`UPDATE payment_links SET visit_count = visit_count + 1 WHERE reference = ${reference} RETURNING ${COLUMNS}`,
+        ).execute(trx);
+      })
+    : await read(sql`SELECT ${COLUMNS} FROM payment_links WHERE reference = ${reference}`).execute(db);
   const row = result.rows[0];
   if (!row) return undefined;
   return {

@@ -4,6 +4,7 @@
 import { type ExpressionBuilder, type Selectable, sql, type Transaction } from "kysely";
 import type { LinkStatus, LinkType } from "../domain/links/types.ts";
 import type { Database } from "./connect.ts";
+import { linkStatusSql } from "./link-status.ts";
 import { pageTotal } from "./page-total.ts";
 import { preparedStatement, runPrepared } from "./prepared.ts";
 import type { DB, PaymentLinksTable } from "./schema.ts";
@@ -78,28 +79,9 @@ export interface LinkListFilter {
   search?: string;
 }
 
-/** The status derivation of domain/links/status.ts, as SQL, so lists can filter on it. */
+/** The status rule of domain/links/status.ts, as SQL (db/link-status.ts), so lists can filter on it. */
 function statusCondition(eb: ExpressionBuilder<DB, "payment_links">, status: LinkStatus, now: Date) {
-  const completed = eb.and([eb("type", "=", "TokenizeByLink"), eb("sales_count", ">=", 1)]);
-  const used = eb.and([
-    eb("type", "=", "PayByLink"),
-    eb("max_sales_count", "is not", null),
-    eb("sales_count", ">=", eb.ref("max_sales_count")),
-  ]);
-  const expired = eb.and([eb("valid_until", "is not", null), eb("valid_until", "<=", now)]);
-  const enabled = eb("disabled", "=", false);
-  switch (status) {
-    case "Disabled":
-      return eb("disabled", "=", true);
-    case "Completed":
-      return eb.and([enabled, completed]);
-    case "Used":
-      return eb.and([enabled, used]);
-    case "Expired":
-      return eb.and([enabled, eb.not(completed), eb.not(used), expired]);
-    case "Active":
-      return eb.and([enabled, eb.not(completed), eb.not(used), eb.not(expired)]);
-  }
+  return eb(linkStatusSql(now), "=", status);
 }
 
 /** The API's page of link summaries and the number of all matches. */

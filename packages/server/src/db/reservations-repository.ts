@@ -1,219 +1,220 @@
-// Sale-slot reservations: the sale cap, kept by the database with one atomic UPDATE per step:
-//   reserve  reserved_count + 1, only while sales_count + reserved_count < cap (and the link is open;
-//            reserve-sale.ts)
-//   approve  sales_count + 1, reserved_count - 1
-//   decline  reserved_count - 1
-// The processor is called between the reserve and the result, outside any transaction. A
-// reservation whose outcome never arrived (a lost reply, a crashed process) is reversed at the
-// processor and then released after RESERVATION_TTL_SECONDS (stale-reservations.ts, run by
-// checkout/reconcile.ts), so neither a slot nor a charge is held forever.
-import { sql, type Transaction } from "kysely";
+// A checkout attempt's sale slot, from its reservation to its result (docs/checkout.md#sale-cap-and-payments-in-flight):
+//   reserve  reserved_count + 1, only while sales_count + reserved_count < cap and the link is open
+//   sale     sales_count + 1, reserved_count - 1, only while the link is still open
+//   release  reserved_count - 1 (a decline, a failure, a voided approval, an abandoned attempt)
+// The processor is called between the reservation and the result, outside any transaction. Every
+// writer locks the submission first and the link's row last: the row every payment of a link
+// updates is held for one statement and the commit.
+import { type Kysely, sql, type Transaction } from "kysely";
+import { type CartItem, cartDigest } from "../domain/links/cart.ts";
+import type { LinkType } from "../domain/links/types.ts";
+import type { ProcessorOutcome, RecordedResult, VoidReason } from "../domain/payments/payment-outcome.ts";
+import { newCheckoutReference } from "../ids.ts";
 import type { Database } from "./connect.ts";
-import { COMMIT_WITHOUT_WAITING, waitUntilDurable } from "./durable-commit.ts";
+import { openForSaleSql, SALE_CAP } from "./link-status.ts";
 import { registerPayfacReference } from "./payfac-references-repository.ts";
-import { SALE_CAP } from "./sale-cap.ts";
 import type { DB } from "./schema.ts";
-import { type SubmissionRecord, toSubmission } from "./submissions-repository.ts";
+import { type Answer, liveSubmissionForAttempt, type SubmissionRecord, toSubmission } from "./submissions-repository.ts";
+import { isUniqueViolation } from "./unique-violation.ts";
 
-export type ProcessorOutcome =
-  | { kind: "approved"; payfacReference: string; authCode: string; token: string | null; cardBrand: string; cardUsage: string }
-  | { kind: "declined"; payfacReference: string; reason: string; cardBrand: string; cardUsage: string }
-  /** The processor could not be reached or did not answer in time: no outcome known. */
-  | { kind: "failed"; reason: string };
+/** Longer than any processor call may take (the checkout gives up on the processor after a minute). */
+export const RESERVATION_TTL_SECONDS = 15 * 60;
+
+/** Rows one sweep takes on; the next sweep takes the rest. */
+const SWEEP_LIMIT = 100;
+
+export interface NewSubmission {
+  linkReference: string;
+  /** From the signed form token; null when the client did not send one. */
+  attemptKey: string | null;
+  answers: Answer[];
+  card: { brand: string; masked: string; last4: string; expiry: string };
+  now: Date;
+  /** The price and cart digest the shopper's page showed (from the signed form token); the link must still ask them. */
+  shownPrice: { amount: number; currency: string; cart: string };
+}
+
+export type Reservation =
+  | { kind: "reserved"; checkoutReference: string; amount: number; currency: string }
+  /** This form attempt already has a live (pending or approved) submission. */
+  | { kind: "duplicate"; submission: SubmissionRecord }
+  /** Disabled, expired, or every slot is sold or held by a payment in flight. */
+  | { kind: "unavailable" };
 
 /**
- * What was recorded: `voided` is an approval that could not become a sale; the caller cancels it
- * at the processor.
+ * Takes a sale slot and inserts the pending submission, in one statement (so the link's row is
+ * held only while it runs), unless this form attempt already has a live submission or the link no
+ * longer asks the price the page showed. Nothing is recorded when no slot is free.
  */
-export type RecordedResult = "approved" | "declined" | "failed" | "voided";
-
-/**
- * Why an approval became no sale, stored as the submission's reason: the merchant lowered the cap,
- * disabled the link, or the link expired while the card was being charged; or the attempt had
- * already been reversed and abandoned by the reconciler (the processor confirmed nothing stands).
- */
-export type VoidReason = "Sold out" | "Link disabled" | "Link expired" | "Reversed";
-
-export type RecordedOutcome = { recorded: RecordedResult; submission: SubmissionRecord; voidReason: VoidReason | null };
-type AlsoInTransaction = (trx: Transaction<DB>, recorded: RecordedResult, submission: SubmissionRecord) => Promise<void>;
-
-/** The common case turned out not to apply (no sale for this approval, or an abandoned attempt): rolled back. */
-class NotTheCommonCase extends Error {}
-
-/**
- * Records the processor's answer in one transaction: submission, counters, and whatever
- * `alsoInTransaction` writes (the webhook outbox rows), so they commit together.
- * Returns undefined when the submission had already been finished (nothing is written).
- * A result is on disk when this returns (D-200).
- */
-export async function recordResult(
-  db: Database,
-  checkoutReference: string,
-  outcome: ProcessorOutcome,
-  now: Date,
-  alsoInTransaction: AlsoInTransaction,
-): Promise<RecordedOutcome | undefined> {
-  let recorded: RecordedOutcome | undefined;
+export async function reserveSale(db: Database, input: NewSubmission): Promise<Reservation> {
+  const checkoutReference = newCheckoutReference();
+  const { linkReference, attemptKey, card, shownPrice } = input;
+  let taken: { amount: number; currency: string; items: unknown } | undefined;
   try {
-    recorded = await db.transaction().execute((trx) => recordLinkLast(trx, checkoutReference, outcome, now, alsoInTransaction));
+    const result = await sql<{ amount: number; currency: string; items: unknown }>`
+      WITH earlier AS (
+        SELECT 1 FROM submissions
+        WHERE link_reference = ${linkReference} AND attempt_key = ${attemptKey} AND state IN ('pending', 'approved')
+      ), slot AS (
+        UPDATE payment_links SET reserved_count = reserved_count + 1
+        WHERE reference = ${linkReference} AND ${openForSaleSql(input.now)}
+          AND sales_count + reserved_count < ${SALE_CAP}
+          AND amount = ${shownPrice.amount} AND currency = ${shownPrice.currency}
+          AND NOT EXISTS (SELECT 1 FROM earlier)
+        RETURNING amount, currency, items
+      ), pending AS (
+        INSERT INTO submissions (id, link_reference, answers, amount, currency, state,
+                                 card_brand, card_masked, card_last4, card_expiry, attempt_key)
+        SELECT ${checkoutReference}, ${linkReference}, ${JSON.stringify(input.answers)}::jsonb, amount, currency, 'pending',
+               ${card.brand}, ${card.masked}, ${card.last4}, ${card.expiry}, ${attemptKey}
+        FROM slot
+      )
+      SELECT amount, currency, items FROM slot`.execute(db);
+    taken = result.rows[0];
   } catch (error) {
-    if (!(error instanceof NotTheCommonCase)) throw error;
-    recorded = await db.transaction().execute((trx) => recordLinkFirst(trx, checkoutReference, outcome, now, alsoInTransaction));
+    // Two posts of one form raced past the attempt check; the unique index let one through.
+    if (!(attemptKey !== null && isUniqueViolation(error))) throw error;
   }
-  if (recorded) await waitUntilDurable(db);
-  return recorded;
+  if (taken) {
+    // The slot holds the items from now on; other items at the same total than the page showed
+    // (changed between the page's check and this statement) give the slot straight back.
+    if (cartDigest(storedItems(taken.items)) !== shownPrice.cart) {
+      await giveBackUnusedSlot(db, checkoutReference);
+      return { kind: "unavailable" };
+    }
+    return { kind: "reserved", checkoutReference, amount: Number(taken.amount), currency: taken.currency };
+  }
+  // No slot: this attempt's earlier post may hold it. On PostgreSQL a double-click can wait on the
+  // first post's row lock and then find the last slot taken, by itself; the statement's snapshot
+  // predates that commit, so the attempt is looked up again.
+  if (attemptKey !== null) {
+    const earlier = await liveSubmissionForAttempt(db, linkReference, attemptKey);
+    if (earlier) return { kind: "duplicate", submission: earlier };
+  }
+  return { kind: "unavailable" };
 }
 
-/** The submission, locked, if its result is still to be written; the transaction's commit will not wait for the disk. */
-async function lockUnfinished(trx: Transaction<DB>, checkoutReference: string) {
-  const current = await trx
-    .selectFrom("submissions")
-    .selectAll()
-    .where("id", "=", checkoutReference)
-    // The link's row is freed at the commit, and recordResult waits for the disk afterwards.
-    .where(COMMIT_WITHOUT_WAITING, "is not", null)
-    .forUpdate()
-    .executeTakeFirst();
-  return current && (current.state === "pending" || current.state === "abandoned") ? current : undefined;
+function storedItems(items: unknown): CartItem[] {
+  const parsed: unknown = typeof items === "string" ? JSON.parse(items) : items;
+  return Array.isArray(parsed) ? parsed : [];
+}
+
+/** Undoes a reservation no processor was called for: the pending row goes, its slot is released. */
+async function giveBackUnusedSlot(db: Database, checkoutReference: string): Promise<void> {
+  await sql`
+    WITH unused AS (DELETE FROM submissions WHERE id = ${checkoutReference} AND state = 'pending' RETURNING link_reference)
+    UPDATE payment_links SET reserved_count = reserved_count - 1 WHERE reference IN (SELECT link_reference FROM unused)`.execute(db);
+}
+
+/** An attempt whose result is still to be written, with what its link's status is read from. */
+export interface UnfinishedAttempt {
+  state: "pending" | "abandoned";
+  linkReference: string;
+  link: { terms: { type: LinkType; maxSalesCount: number | null; validUntil: Date | null }; disabled: boolean; salesCount: number };
 }
 
 /**
- * The common case (a pending attempt; an approval the link can still take, or a decline or
- * failure): the submission and the outbox rows first, the link's row last (D-202), so the row every
- * payment of the link updates is held only from that statement to the commit. An approval the link
- * can no longer take rolls everything back for recordLinkFirst.
+ * Locks the submission (the first lock of the result's transaction) and reads its link's status
+ * columns without locking the link. Undefined when the result was already written.
  */
-async function recordLinkLast(
-  trx: Transaction<DB>,
-  checkoutReference: string,
-  outcome: ProcessorOutcome,
-  now: Date,
-  alsoInTransaction: AlsoInTransaction,
-): Promise<RecordedOutcome | undefined> {
-  const recorded: RecordedResult = outcome.kind;
-  // Written only while still pending, which locks the attempt in the same statement. Not pending
-  // (finished by another post, or abandoned) is left to recordLinkFirst.
-  const submission = await writeSubmission(trx, checkoutReference, recorded, outcome, null, now, "only if pending");
-  if (!submission) throw new NotTheCommonCase();
-  await alsoInTransaction(trx, recorded, submission);
-  const reference = submission.linkReference;
-  if (outcome.kind === "approved") {
-    if (!(await takeSale(trx, reference, now))) throw new NotTheCommonCase();
-  } else await sql`UPDATE payment_links SET reserved_count = reserved_count - 1 WHERE reference = ${reference}`.execute(trx);
-  return { recorded, submission, voidReason: null };
-}
-
-/** The held slot becomes a sale if the link still takes payments now, as at the reservation (D-151). */
-async function takeSale(trx: Transaction<DB>, reference: string, now: Date): Promise<boolean> {
-  const sold = await sql`UPDATE payment_links SET sales_count = sales_count + 1, reserved_count = reserved_count - 1
-    WHERE reference = ${reference} AND sales_count < ${SALE_CAP}
-      AND NOT disabled AND (valid_until IS NULL OR valid_until > ${now})
-    RETURNING reference`.execute(trx);
-  return sold.rows.length > 0;
-}
-
-/** Every case, the link's row first: what the outbox says depends on whether the approval is a sale. */
-async function recordLinkFirst(
-  trx: Transaction<DB>,
-  checkoutReference: string,
-  outcome: ProcessorOutcome,
-  now: Date,
-  alsoInTransaction: AlsoInTransaction,
-): Promise<RecordedOutcome | undefined> {
-  const current = await lockUnfinished(trx, checkoutReference);
-  if (!current) return undefined;
-  const reference = current.link_reference;
-  // An abandoned submission's slot was already released by the stale-reservation sweep.
-  const holdsSlot = current.state === "pending";
-  const releaseSlot = async () => {
-    if (holdsSlot) await sql`UPDATE payment_links SET reserved_count = reserved_count - 1 WHERE reference = ${reference}`.execute(trx);
+export async function lockUnfinishedAttempt(trx: Transaction<DB>, checkoutReference: string): Promise<UnfinishedAttempt | undefined> {
+  const row = await trx
+    .selectFrom("submissions as s")
+    .innerJoin("payment_links as l", "l.reference", "s.link_reference")
+    .select(["s.state", "s.link_reference", "l.type", "l.max_sales_count", "l.valid_until", "l.disabled", "l.sales_count"])
+    .where("s.id", "=", checkoutReference)
+    .where("s.state", "in", ["pending", "abandoned"])
+    .forUpdate("s")
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    state: row.state as UnfinishedAttempt["state"],
+    linkReference: row.link_reference,
+    link: {
+      terms: { type: row.type as LinkType, maxSalesCount: row.max_sales_count, validUntil: row.valid_until },
+      disabled: row.disabled,
+      salesCount: row.sales_count,
+    },
   };
-
-  let voidReason: VoidReason | null = null;
-  if (outcome.kind === "approved") {
-    // Abandoned means the processor already confirmed this attempt reversed (D-039): whatever
-    // this approval says, no charge stands behind it, so it can never be a sale.
-    if (!holdsSlot) voidReason = "Reversed";
-    else if (!(await takeSale(trx, reference, now))) {
-      // A disable or an expiry while the card was at the processor voids the approval like a lowered cap.
-      await releaseSlot();
-      voidReason = await whyNoSale(trx, reference, now);
-    }
-  } else await releaseSlot();
-  const recorded: RecordedResult = outcome.kind === "approved" ? (voidReason === null ? "approved" : "voided") : outcome.kind;
-  const submission = await writeSubmission(trx, checkoutReference, recorded, outcome, voidReason, now, "locked");
-  if (!submission) throw new Error("a locked submission was not found");
-  await alsoInTransaction(trx, recorded, submission);
-  return { recorded, submission, voidReason };
 }
 
-async function writeSubmission(
+/** Writes the result on the locked submission, and registers the processor's reference (once across all payments). */
+export async function writeResult(
   trx: Transaction<DB>,
   checkoutReference: string,
   recorded: RecordedResult,
   outcome: ProcessorOutcome,
   voidReason: VoidReason | null,
   now: Date,
-  condition: "locked" | "only if pending",
-): Promise<SubmissionRecord | undefined> {
-  const changes = resultColumns(recorded, outcome, voidReason);
-  let update = trx
+): Promise<SubmissionRecord> {
+  const row = await trx
     .updateTable("submissions")
-    .set({ ...changes, completed_at: now })
-    .where("id", "=", checkoutReference);
-  // The first statement of recordLinkLast's transaction: its commit does not wait for the disk either.
-  if (condition === "only if pending") update = update.where("state", "=", "pending").where(COMMIT_WITHOUT_WAITING, "is not", null);
-  const updated = await update.returningAll().executeTakeFirst();
-  if (!updated) return undefined;
-  // The processor's reference is held once across link sales and token charges (D-211).
+    .set({ ...resultColumns(recorded, outcome, voidReason), completed_at: now })
+    .where("id", "=", checkoutReference)
+    .returningAll()
+    .executeTakeFirstOrThrow();
   if ("payfacReference" in outcome) await registerPayfacReference(trx, outcome.payfacReference, "link", checkoutReference);
-  return toSubmission(updated);
+  return toSubmission(row);
+}
+
+/**
+ * The last statement of the result's transaction: the held slot becomes the sale, only while the
+ * link is still open, or is released. False when the sale found the link closed since the attempt
+ * was read: the transaction must be rolled back and the result decided again.
+ */
+export async function settleSlot(trx: Kysely<DB>, linkReference: string, sale: boolean, now: Date): Promise<boolean> {
+  let settle = trx
+    .updateTable("payment_links")
+    .set((eb) => ({ reserved_count: eb("reserved_count", "-", 1), ...(sale ? { sales_count: eb("sales_count", "+", 1) } : {}) }))
+    .where("reference", "=", linkReference);
+  if (sale) settle = settle.where(openForSaleSql(now));
+  const settled = await settle.executeTakeFirst();
+  return Number(settled.numUpdatedRows) > 0;
 }
 
 /** The submission's columns a recorded result writes (besides completed_at). */
-export function resultColumns(recorded: RecordedResult, outcome: ProcessorOutcome, voidReason: VoidReason | null) {
-  return recorded === "approved" && outcome.kind === "approved"
-    ? {
-        state: "approved",
-        completed: true,
-        token: outcome.token,
-        payfac_reference: outcome.payfacReference,
-        auth_code: outcome.authCode,
-        reason: null,
-        card_brand: outcome.cardBrand,
-        card_usage: outcome.cardUsage,
-      }
-    : outcome.kind === "approved"
-      ? {
-          state: "failed",
-          completed: false,
-          payfac_reference: outcome.payfacReference,
-          reason: voidReason,
-          card_brand: outcome.cardBrand,
-          card_usage: outcome.cardUsage,
-          // Committed with the result: the cancel is owed even if this process dies next.
-          cancel_pending: true,
-        }
-      : outcome.kind === "declined"
-        ? {
-            state: "declined",
-            completed: false,
-            payfac_reference: outcome.payfacReference,
-            reason: outcome.reason,
-            card_brand: outcome.cardBrand,
-            card_usage: outcome.cardUsage,
-          }
-        : { state: "failed", completed: false, reason: outcome.reason };
+function resultColumns(recorded: RecordedResult, outcome: ProcessorOutcome, voidReason: VoidReason | null) {
+  if (outcome.kind === "failed") return { state: "failed", completed: false, reason: outcome.reason };
+  const card = { payfac_reference: outcome.payfacReference, card_brand: outcome.cardBrand, card_usage: outcome.cardUsage };
+  if (outcome.kind === "declined") return { ...card, state: "declined", completed: false, reason: outcome.reason };
+  if (recorded === "approved") {
+    return { ...card, state: "approved", completed: true, token: outcome.token, auth_code: outcome.authCode, reason: null };
+  }
+  // Committed with the result: the cancel is owed even if this process dies next.
+  return { ...card, state: "failed", completed: false, reason: voidReason, cancel_pending: true };
 }
 
-/** Why a held slot could not become a sale, in the order the link's status is derived. */
-async function whyNoSale(trx: Transaction<DB>, reference: string, now: Date): Promise<VoidReason> {
-  const link = await trx
-    .selectFrom("payment_links")
-    .select(["disabled", "valid_until"])
-    .where("reference", "=", reference)
-    .executeTakeFirst();
-  if (link?.disabled) return "Link disabled";
-  if (link?.valid_until && link.valid_until.getTime() <= now.getTime()) return "Link expired";
-  return "Sold out";
+/**
+ * Reservations older than the TTL, oldest first: their outcome never arrived (their process died
+ * between reserve and result, or the processor's reply was lost). The reconciler reverses them.
+ */
+export async function findStalePendingSubmissions(db: Database, linkReference?: string): Promise<string[]> {
+  let query = db
+    .selectFrom("submissions")
+    .select("id")
+    .where("state", "=", "pending")
+    .where("created_at", "<", sql<Date>`now() - (${RESERVATION_TTL_SECONDS} * interval '1 second')`);
+  if (linkReference !== undefined) query = query.where("link_reference", "=", linkReference);
+  const rows = await query.orderBy("created_at").limit(SWEEP_LIMIT).execute();
+  return rows.map((row) => row.id);
+}
+
+/**
+ * Gives up a pending submission whose outcome never arrived (after the processor confirmed the
+ * attempt is reversed): `abandoned`, and its slot released, in one statement (the submission
+ * first, the link last), and only if it is still pending, so a result recorded meanwhile wins.
+ */
+export async function abandonSubmission(db: Database, checkoutReference: string): Promise<boolean> {
+  const result = await sql<{ released: number }>`
+    WITH stale AS (
+      UPDATE submissions SET state = 'abandoned', reason = 'Abandoned', completed_at = now()
+      WHERE id = ${checkoutReference} AND state = 'pending'
+      RETURNING link_reference
+    ), released AS (
+      UPDATE payment_links SET reserved_count = reserved_count - 1
+      WHERE reference IN (SELECT link_reference FROM stale)
+      RETURNING reference
+    )
+    SELECT count(*)::int AS released FROM stale`.execute(db);
+  return Number(result.rows[0]?.released ?? 0) > 0;
 }

@@ -2,8 +2,8 @@
 // the link, the recorded submission and the processor's answer. Pure; the checkout writes them to
 // the outbox in the transaction that records the result.
 import type { CheckoutLink } from "../db/checkout-repository.ts";
-import type { RecordedResult } from "../db/reservations-repository.ts";
 import type { SubmissionRecord } from "../db/submissions-repository.ts";
+import type { RecordedResult } from "../domain/payments/payment-outcome.ts";
 import type { AuthorizeResult } from "../payments/processor.ts";
 import type { UnsignedPaymentMessage, WebhookEventType } from "./outbox.ts";
 

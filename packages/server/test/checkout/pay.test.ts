@@ -3,9 +3,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
-import { reconcileStalePayments } from "../../src/checkout/reconcile.ts";
 import type { AuthorizeRequest, PaymentProcessor } from "../../src/payments/processor.ts";
 import { SandboxProcessor } from "../../src/payments/sandbox.ts";
+import { reconcileStalePayments } from "../../src/services/reconcile-payments.ts";
 import { testBackends } from "../support/databases.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
 import { addWebhookEndpoint, outboxMessages } from "../support/outbox.ts";

@@ -4,11 +4,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
-import { reconcileStalePayments } from "../../src/checkout/reconcile.ts";
-import { reserveSale } from "../../src/db/reserve-sale.ts";
+import { reserveSale } from "../../src/db/reservations-repository.ts";
 import { cartDigest } from "../../src/domain/links/cart.ts";
 import type { AuthorizeRequest, AuthorizeResult, PaymentProcessor } from "../../src/payments/processor.ts";
 import { SandboxProcessor } from "../../src/payments/sandbox.ts";
+import { reconcileStalePayments } from "../../src/services/reconcile-payments.ts";
 import { testBackends } from "../support/databases.ts";
 import { startSecondInstance, startTestServer, type TestServer } from "../support/harness.ts";
 import { addWebhookEndpoint, outboxMessages } from "../support/outbox.ts";

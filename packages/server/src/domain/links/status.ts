@@ -24,3 +24,8 @@ export function linkStatus(link: StatusSource, now: Date): LinkStatus {
   const { type, maxSalesCount, validUntil } = link.terms;
   return deriveStatus({ type, maxSalesCount, validUntil, disabled: link.disabled, salesCount: link.salesCount }, now);
 }
+
+/** Whether the link takes a payment at `now`: only an Active link does. */
+export function isOpenForSale(link: StatusSource, now: Date): boolean {
+  return linkStatus(link, now) === "Active";
+}

@@ -1,34 +1,21 @@
-// The checkout's fixed statements (D-232): named prepared statements on PostgreSQL and on PGlite
-// (D-224), the same results either way, and still working after a migration adds a column
-// to the tables they read while the instance runs (a prepared `SELECT *` or `RETURNING *` would fail).
+// The checkout's statements on one session (on PostgreSQL one connection): every step of a post,
+// every kind of result, twice, and still working after a migration adds a column to the tables
+// they read while the instance runs.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import { finishCheckoutAttempt, takeCheckoutAttempt } from "../../src/db/checkout-attempts-repository.ts";
-import { loadCheckoutLink } from "../../src/db/checkout-repository.ts";
+import { type CheckoutLink, loadCheckoutLink } from "../../src/db/checkout-repository.ts";
 import type { Database } from "../../src/db/connect.ts";
-import { waitUntilDurable } from "../../src/db/durable-commit.ts";
 import { insertLinkIfReferencesValid } from "../../src/db/links-repository.ts";
 import { createMerchant, createTerminal } from "../../src/db/merchants-repository.ts";
-import { recordCommonResult } from "../../src/db/record-result-at-once.ts";
-import type { ProcessorOutcome } from "../../src/db/reservations-repository.ts";
-import { reserveSale } from "../../src/db/reserve-sale.ts";
+import { reserveSale } from "../../src/db/reservations-repository.ts";
 import { cartDigest } from "../../src/domain/links/cart.ts";
 import type { CreateLinkRequest } from "../../src/domain/links/create.ts";
 import { termsFromCreateRequest } from "../../src/domain/links/create.ts";
+import type { ProcessorOutcome } from "../../src/domain/payments/payment-outcome.ts";
+import { recordPaymentOutcome } from "../../src/services/record-payment-outcome.ts";
 import { oneSessionOf, type TestDatabase, testBackends } from "../support/databases.ts";
-
-const NAMES = [
-  "checkout_brake_finish",
-  "checkout_brake_take",
-  "checkout_read",
-  "checkout_read_counting_visit",
-  "checkout_record_approved",
-  "checkout_record_declined",
-  "checkout_record_failed",
-  "checkout_take_slot",
-  "wait_until_durable",
-];
 
 const CARD = { brand: "VISA", masked: "411111******1111", last4: "1111", expiry: "12/30" };
 
@@ -39,7 +26,7 @@ const OUTCOMES: ProcessorOutcome[] = [
 ];
 
 for (const backend of testBackends()) {
-  describe(`prepared statements of the checkout (${backend.name})`, () => {
+  describe(`the checkout's statements on one session (${backend.name})`, () => {
     let database: TestDatabase;
     /** One session (on PostgreSQL a single connection), so its prepared statements can be read. */
     let db: Database;
@@ -84,21 +71,16 @@ for (const backend of testBackends()) {
       assert.equal(reservation.kind, "reserved");
       if (reservation.kind !== "reserved") return;
       const payfac = "payfacReference" in outcome ? { ...outcome, payfacReference: `PF${payments}` } : outcome;
-      const recorded = await recordCommonResult(db, {
-        checkoutReference: reservation.checkoutReference,
-        linkReference: "preparedpay",
-        merchantId,
-        pending: { amount: 500, currency: "ISK", answers, card: CARD },
-        outcome: payfac,
-        now,
-        events: () => [],
-      });
+      const link = (await loadCheckoutLink(db, "preparedpay")) as CheckoutLink;
+      const recorded = await recordPaymentOutcome(
+        { db, now: () => now },
+        { checkoutReference: reservation.checkoutReference, link, outcome: payfac, answer: undefined },
+      );
       assert.equal(recorded?.recorded, outcome.kind);
       assert.equal(recorded?.submission.state, outcome.kind);
       assert.equal(recorded?.submission.amount, 500);
       assert.deepEqual(recorded?.submission.answers, answers);
       if (attempt.kind === "taken") await finishCheckoutAttempt(db, attempt.ticket, outcome.kind === "declined");
-      await waitUntilDurable(db);
     };
 
     it("count visits, take the brake and a slot, and record every kind of result, twice on one connection", async () => {
@@ -114,12 +96,6 @@ for (const backend of testBackends()) {
       assert.equal(await loadCheckoutLink(db, "nosuchlink", { countVisit: true }), undefined);
       const brake = await database.db.selectFrom("checkout_attempts").select(["failures", "in_flight"]).executeTakeFirstOrThrow();
       assert.deepEqual([brake.failures, brake.in_flight], [2, 0], "the two declines kept, every attempt finished");
-    });
-
-    it("are named prepared statements of the session", async () => {
-      const { rows } = await sql<{ name: string }>`SELECT name FROM pg_prepared_statements ORDER BY name`.execute(db);
-      const names = rows.map((r) => r.name).filter((name) => NAMES.includes(name));
-      assert.deepEqual(names, NAMES);
     });
 
     it("keep working when a migration adds columns to payment_links and submissions under a running instance", async () => {

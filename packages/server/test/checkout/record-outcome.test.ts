@@ -1,18 +1,21 @@
-// A processor's result written by one statement (D-231): under concurrent payments of one link (on
-// two app instances sharing PostgreSQL) every result has its counters, payfacReference and webhook
-// rows, and the statement writes nothing at all when the case is not the common one.
+// A processor's result, recorded in one way (services/record-payment-outcome.ts): under concurrent
+// payments of one link (on two app instances sharing PostgreSQL) every result has its counters,
+// payfacReference and webhook rows; an approval the link no longer takes is voided with its slot
+// released and its cancel owed, even when the link closes between the read and the sale; and a
+// result already written is never written again.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { recordCommonResult } from "../../src/db/record-result-at-once.ts";
-import { reserveSale } from "../../src/db/reserve-sale.ts";
+import { loadCheckoutLink } from "../../src/db/checkout-repository.ts";
+import { reserveSale } from "../../src/db/reservations-repository.ts";
 import { cartDigest } from "../../src/domain/links/cart.ts";
+import { recordPaymentOutcome } from "../../src/services/record-payment-outcome.ts";
 import { testBackends } from "../support/databases.ts";
 import { startSecondInstance, startTestServer, type TestServer } from "../support/harness.ts";
 import { addWebhookEndpoint, outboxMessages } from "../support/outbox.ts";
 import { CARDS, cardFields, createLink, getPage, hiddenInputs, postForm } from "../support/shopper.ts";
 
 for (const backend of testBackends()) {
-  describe(`a result in one statement (${backend.name})`, () => {
+  describe(`recording a payment outcome (${backend.name})`, () => {
     let server: TestServer;
     let second: TestServer | undefined;
 
@@ -91,84 +94,102 @@ for (const backend of testBackends()) {
       }
     });
 
-    it("writes nothing when the approval is not the common case: a link disabled meanwhile, a pending row other than expected", async () => {
+    const CARD = { brand: "VI", masked: "411111******1111", last4: "1111", expiry: "08/2030" };
+    const APPROVED = { kind: "approved" as const, authCode: "123456", token: null, cardBrand: "VI", cardUsage: "Debit" };
+    /** The processor's answer as the messages read it. */
+    const answer = (payfacReference: string) => ({
+      approved: true as const,
+      payfacReference,
+      authCode: "123456",
+      token: null,
+      cardBrand: "VI",
+      cardUsage: "Debit" as const,
+      paymentMethod: "VI",
+      threeDAuthenticated: false,
+    });
+
+    /** A link with a pending attempt holding one slot. */
+    const reserved = async () => {
       const reference = await createLink(server);
-      const db = server.database.db;
-      const card = { brand: "VI", masked: "411111******1111", last4: "1111", expiry: "08/2030" };
       const shownPrice = {
         amount: 48900,
         currency: "ISK",
         cart: cartDigest([{ name: "Lopapeysa", quantity: 1, unitPrice: 48900, amountWithoutDiscount: 48900, amount: 48900 }]),
       };
+      const db = server.database.db;
       const reservation = await reserveSale(db, {
         linkReference: reference,
         attemptKey: null,
         answers: [],
-        card,
+        card: CARD,
         now: new Date(),
         shownPrice,
       });
       assert.equal(reservation.kind, "reserved");
-      if (reservation.kind !== "reserved") return;
-      const approved = {
-        kind: "approved" as const,
-        payfacReference: "PFTESTCOMMON00001",
-        authCode: "123456",
-        token: null,
-        cardBrand: "VI",
-        cardUsage: "Debit",
-      };
-      const result = {
-        checkoutReference: reservation.checkoutReference,
-        linkReference: reference,
-        merchantId: server.merchantId,
-        pending: { amount: 48900, currency: "ISK", answers: [], card },
-        outcome: approved,
-        now: new Date(),
-        events: () => [
-          { eventType: "Authorization", message: { checkoutReference: reservation.checkoutReference, merchantReference: reference } },
-        ],
-      };
-      const untouched = async () => {
-        const [submission] = await submissionsOf(reference);
-        assert.equal(submission!.state, "pending");
-        assert.deepEqual(await linkRow(reference), { sales_count: 0, reserved_count: 1 });
-        const messages = (await outboxMessages(server)).filter((m) => m.payload.merchantReference === reference);
-        assert.equal(messages.length, 0);
-        const references = await db
-          .selectFrom("payfac_references")
-          .select("payfac_reference")
-          .where("payfac_reference", "=", "PFTESTCOMMON00001")
-          .execute();
-        assert.equal(references.length, 0);
-      };
+      const link = await loadCheckoutLink(db, reference);
+      assert.ok(link && reservation.kind === "reserved");
+      return { reference, link, checkoutReference: reservation.checkoutReference };
+    };
+    const deps = () => ({ db: server.database.db, now: () => new Date() });
 
-      // The pending row holds another card than the caller's messages would say.
-      assert.equal(
-        await recordCommonResult(db, { ...result, pending: { ...result.pending, card: { ...card, last4: "4444" } } }),
-        undefined,
-      );
-      await untouched();
-      // Disabled while the card was at the processor: the approval is no sale here.
+    it("voids an approval the link no longer takes: slot released, cancel owed, failure messages; a second result writes nothing", async () => {
+      const { reference, link, checkoutReference } = await reserved();
+      const db = server.database.db;
       await db.updateTable("payment_links").set({ disabled: true }).where("reference", "=", reference).execute();
-      assert.equal(await recordCommonResult(db, result), undefined);
-      await untouched();
-      // A decline needs no open link: it is written, with its message, and frees the slot.
+      const outcome = { ...APPROVED, payfacReference: "PFTESTVOIDED00001" };
+      const recorded = await recordPaymentOutcome(deps(), { checkoutReference, link, outcome, answer: answer(outcome.payfacReference) });
+      assert.equal(recorded?.recorded, "voided");
+      assert.equal(recorded?.voidReason, "Link disabled");
+      assert.deepEqual(await linkRow(reference), { sales_count: 0, reserved_count: 0 });
+      const [submission] = await submissionsOf(reference);
+      assert.deepEqual([submission!.state, submission!.reason, submission!.cancel_pending], ["failed", "Link disabled", true]);
+      const messages = (await outboxMessages(server)).filter((m) => m.payload.merchantReference === reference);
+      assert.deepEqual(
+        messages.map((m) => m.payload.success),
+        ["false", "false"],
+      );
+      const references = await db
+        .selectFrom("payfac_references")
+        .select("checkout_reference")
+        .where("payfac_reference", "=", "PFTESTVOIDED00001")
+        .execute();
+      assert.deepEqual(references, [{ checkout_reference: checkoutReference }]);
+
+      // Finished: a later answer (another post, a notification) writes nothing.
       const declined = {
         kind: "declined" as const,
-        payfacReference: "PFTESTCOMMON00002",
+        payfacReference: "PFTESTVOIDED00002",
         reason: "Refused",
         cardBrand: "VI",
         cardUsage: "Debit",
       };
-      const recorded = await recordCommonResult(db, { ...result, outcome: declined });
-      assert.equal(recorded?.recorded, "declined");
-      assert.equal(recorded?.submission.reason, "Refused");
+      assert.equal(await recordPaymentOutcome(deps(), { checkoutReference, link, outcome: declined, answer: undefined }), undefined);
+      assert.deepEqual(await linkRow(reference), { sales_count: 0, reserved_count: 0 });
+      assert.equal((await outboxMessages(server)).filter((m) => m.payload.merchantReference === reference).length, 2);
+    });
+
+    it("a link closed between the read and the sale: decided again, voided, not sold", { skip: backend.name !== "postgres" }, async () => {
+      const { reference, link, checkoutReference } = await reserved();
+      const db = server.database.db;
+      const outcome = { ...APPROVED, payfacReference: "PFTESTRACE000001" };
+      let recording: Promise<unknown> | undefined;
+      await db.transaction().execute(async (trx) => {
+        // The link's row is locked and disabled, not yet committed: the recording reads it open,
+        // then waits at the sale for this commit.
+        await trx.updateTable("payment_links").set({ disabled: true }).where("reference", "=", reference).execute();
+        recording = recordPaymentOutcome(deps(), { checkoutReference, link, outcome, answer: answer(outcome.payfacReference) });
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      });
+      const recorded = (await recording) as Awaited<ReturnType<typeof recordPaymentOutcome>>;
+      assert.equal(recorded?.recorded, "voided");
+      assert.equal(recorded?.voidReason, "Link disabled");
       assert.deepEqual(await linkRow(reference), { sales_count: 0, reserved_count: 0 });
       const messages = (await outboxMessages(server)).filter((m) => m.payload.merchantReference === reference);
-      assert.equal(messages.length, 2);
-      // Not pending any more: a second result writes nothing.
-      assert.equal(await recordCommonResult(db, { ...result, outcome: declined }), undefined);
+      assert.deepEqual(
+        messages.map((m) => m.payload.success),
+        ["false", "false"],
+        "only the voided attempt's messages: the rolled-back sale left none",
+      );
     });
   });
 }

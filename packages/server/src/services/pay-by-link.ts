@@ -1,40 +1,47 @@
-// One payment (or card save) through a link: reserve a sale slot, call the processor outside any
-// transaction, record the result with its webhook outbox rows in one transaction.
+// One payment (or card save) through a link's checkout: reserve a sale slot, call the processor
+// outside any transaction, record its outcome with the webhook outbox rows in one transaction.
 //
-//   reserveSale ──► processor.authorize ──► recordResult (+ outbox) ──► notify webhook worker
-//   (short trx)     (no trx, timed out)     (short trx)
+//   reserveSale ──► processor.authorize ──► recordPaymentOutcome (+ outbox) ──► wake the webhook worker
+//   (one statement)  (no transaction, timed out)  (one transaction)
 //
 // A shopper whose card is approved always has a sale: the slot was taken before the charge. The
 // exceptions are a merchant lowering the cap or disabling the link, the link expiring, while the
 // card is being charged, and an attempt the reconciler already reversed; that approval is
 // cancelled at the processor and the shopper is told so.
-import type { FastifyBaseLogger } from "fastify";
+import pTimeout from "p-timeout";
 import type { CheckoutLink } from "../db/checkout-repository.ts";
-import type { Database } from "../db/connect.ts";
-import { type CommonResult, recordCommonResult } from "../db/record-result-at-once.ts";
-import { type ProcessorOutcome, recordResult, type VoidReason } from "../db/reservations-repository.ts";
-import { reserveSale } from "../db/reserve-sale.ts";
-import { findSubmission, type SubmissionRecord } from "../db/submissions-repository.ts";
+import { reserveSale } from "../db/reservations-repository.ts";
+import { type Answer, findSubmission, type SubmissionRecord } from "../db/submissions-repository.ts";
 import { isUniqueViolation } from "../db/unique-violation.ts";
-import { withDeadline } from "../payments/deadline.ts";
+import type { ProcessorOutcome, VoidReason } from "../domain/payments/payment-outcome.ts";
 import { errorName } from "../payments/error-name.ts";
-import type { AuthorizeResult, PaymentProcessor } from "../payments/processor.ts";
-import { enqueuePaymentWebhook, notifyWebhookWorker } from "../webhooks/outbox.ts";
-import { paymentResultEvents } from "../webhooks/payment-events.ts";
-import type { ValidCheckout } from "./form.ts";
-import type { ShownPrice } from "./form-token.ts";
-import { cancelVoidedApproval, reconcileStalePayments, reverseUnknownAttempt } from "./reconcile.ts";
+import type { AuthorizeResult, CardDetails } from "../payments/processor.ts";
+import { notifyWebhookWorker } from "../webhooks/outbox.ts";
+import type { CheckoutServiceDeps } from "./deps.ts";
+import { cancelVoidedApproval, reconcileStalePayments, reverseUnknownAttempt } from "./reconcile-payments.ts";
+import { type RecordedOutcome, recordPaymentOutcome } from "./record-payment-outcome.ts";
 
 /** How long a shopper's payment waits for the processor: far below the reservation TTL. */
 const PROCESSOR_TIMEOUT_MS = 60_000;
 
-export interface PayDeps {
-  db: Database;
-  processor: PaymentProcessor;
-  now: () => Date;
-  log: FastifyBaseLogger;
+/** A database hiccup while recording a result is retried after these waits (ms). */
+const RECORD_RETRY_DELAYS = [0, 250, 1000, 3000];
+
+export interface PayByLinkDeps extends CheckoutServiceDeps {
   /** How long a re-posted form waits for the first post's result. */
   duplicateWaitMs: number;
+}
+
+/** What the shopper's valid form says. */
+export interface PaymentRequest {
+  card: CardDetails;
+  /** Safe to store: brand, masked number, last four, `MM/YYYY`. */
+  cardSummary: { brand: string; masked: string; last4: string; expiry: string };
+  answers: Answer[];
+  /** From the signed form token: one per page shown, null when the client sent none. */
+  attemptKey: string | null;
+  /** The price and cart digest the shopper's page showed; the link must still ask them. */
+  shownPrice: { amount: number; currency: string; cart: string };
 }
 
 export type PayOutcome =
@@ -54,46 +61,40 @@ export type PayOutcome =
    */
   | { kind: "unconfirmed" };
 
-export async function payWithLink(
-  deps: PayDeps,
-  link: CheckoutLink,
-  checkout: ValidCheckout,
-  attempt: { attemptKey: string | null; shownPrice: ShownPrice },
-): Promise<PayOutcome> {
-  const request = {
+export async function payByLink(deps: PayByLinkDeps, link: CheckoutLink, request: PaymentRequest): Promise<PayOutcome> {
+  const newSubmission = {
     linkReference: link.reference,
-    attemptKey: attempt.attemptKey,
-    shownPrice: attempt.shownPrice,
-    answers: checkout.answers,
-    card: checkout.cardSummary,
-    now: deps.now(),
+    attemptKey: request.attemptKey,
+    shownPrice: request.shownPrice,
+    answers: request.answers,
+    card: request.cardSummary,
   };
-  let reservation = await reserveSale(deps.db, request);
+  let reservation = await reserveSale(deps.db, { ...newSubmission, now: deps.now() });
+  // Slots held by attempts whose outcome never arrived are released first, then tried again.
   if (reservation.kind === "unavailable" && (await reconcileStalePayments(deps, link.reference)) > 0) {
-    reservation = await reserveSale(deps.db, { ...request, now: deps.now() });
+    reservation = await reserveSale(deps.db, { ...newSubmission, now: deps.now() });
   }
   if (reservation.kind === "unavailable") return { kind: "unavailable" };
   if (reservation.kind === "duplicate") return awaitEarlierAttempt(deps, reservation.submission);
 
   const { checkoutReference, amount, currency } = reservation;
   const tokenize = link.terms.type === "TokenizeByLink";
-  let result: AuthorizeResult | undefined;
-  const signal = AbortSignal.timeout(PROCESSOR_TIMEOUT_MS);
+  let answer: AuthorizeResult | undefined;
   try {
-    // Raced against the deadline: a processor client that ignores its signal cannot hold the shopper.
-    result = await withDeadline(
+    // Raced against the timeout too: a processor client that ignores its signal cannot hold the shopper.
+    answer = await pTimeout(
       deps.processor.authorize({
         kind: tokenize ? "tokenization" : "payment",
         amount: tokenize ? 0 : amount,
         currency,
-        card: checkout.card,
+        card: request.card,
         saveCard: tokenize || link.terms.recurringProcessingModel !== null,
         recurringProcessingModel: link.terms.recurringProcessingModel,
         checkoutReference,
         merchantReference: link.reference,
-        signal,
+        signal: AbortSignal.timeout(PROCESSOR_TIMEOUT_MS),
       }),
-      PROCESSOR_TIMEOUT_MS,
+      { milliseconds: PROCESSOR_TIMEOUT_MS },
     );
   } catch (error) {
     // Never log the error object whole: a processor client might put the request in it.
@@ -103,62 +104,54 @@ export async function payWithLink(
     if (!(await reverseUnknownAttempt(deps, checkoutReference))) return { kind: "unconfirmed" };
   }
 
-  const outcome: ProcessorOutcome = !result
-    ? { kind: "failed", reason: "Processor unavailable" }
-    : result.approved
-      ? {
-          kind: "approved",
-          payfacReference: result.payfacReference,
-          authCode: result.authCode,
-          token: result.token,
-          cardBrand: result.cardBrand,
-          cardUsage: result.cardUsage,
-        }
-      : {
-          kind: "declined",
-          payfacReference: result.payfacReference,
-          reason: result.reason,
-          cardBrand: result.cardBrand,
-          cardUsage: result.cardUsage,
-        };
-
-  const pending = { amount, currency, answers: checkout.answers, card: checkout.cardSummary };
-  const recorded = await recordWithRetry(deps, link, { checkoutReference, pending }, outcome, result).catch((error: unknown) => {
-    // The answer's payfacReference is another payment's (D-211): it stays unrecorded, the attempt
+  const outcome = processorOutcome(answer);
+  let recorded: RecordedOutcome | undefined;
+  try {
+    recorded = await recordWithRetry(deps, { checkoutReference, link, outcome, answer });
+  } catch (error) {
+    // The answer's payfacReference is another payment's: it stays unrecorded, the attempt
     // unknown, and the reconciler reverses it; the shopper is told the payment is not confirmed.
-    if (isUniqueViolation(error)) return "unconfirmed" as const;
+    if (isUniqueViolation(error)) return { kind: "unconfirmed" };
     throw error;
-  });
-  if (recorded === "unconfirmed") return { kind: "unconfirmed" };
+  }
   // Already finished by another post of this attempt: report that result.
   if (!recorded) return awaitEarlierAttempt(deps, { checkoutReference, linkReference: link.reference });
   notifyWebhookWorker();
   deps.log.info({ checkoutReference, paymentLinkReference: link.reference, result: recorded.recorded }, "checkout submission recorded");
 
+  const { submission, voidReason } = recorded;
   switch (recorded.recorded) {
     case "approved":
-      return { kind: "approved", submission: recorded.submission };
+      return { kind: "approved", submission };
     case "declined":
-      return { kind: "declined", reason: recorded.submission.reason ?? "Refused", submission: recorded.submission };
+      return { kind: "declined", reason: submission.reason ?? "Refused", submission };
     case "failed":
       return { kind: "failed" };
     case "voided": {
-      const reason = recorded.voidReason ?? "Sold out";
-      if (reason === "Reversed" && outcome.kind === "approved") {
+      const reason = voidReason ?? "Sold out";
+      if (reason === "Reversed") {
         // The reconciler had the processor confirm this attempt reversed while this instance was
         // stalled (longer than the reservation): an approval now means the processor broke its
         // contract or our clocks lie. Not a sale; an operator must check the charge is gone.
         deps.log.error(
-          { checkoutReference, paymentLinkReference: link.reference, payfacReference: outcome.payfacReference },
+          { checkoutReference, paymentLinkReference: link.reference, payfacReference: submission.payfacReference },
           "ALERT: approval arrived for a payment attempt already reversed and abandoned; recorded as failed, its cancel is owed",
         );
       }
       // The cancel is owed (flagged in the same transaction as the result); the reconciler
       // retries it if the processor does not confirm now.
-      if (outcome.kind === "approved") await cancelVoidedApproval(deps, checkoutReference, outcome.payfacReference);
+      if (submission.payfacReference) await cancelVoidedApproval(deps, checkoutReference, submission.payfacReference);
       return { kind: "voided", reason };
     }
   }
+}
+
+function processorOutcome(answer: AuthorizeResult | undefined): ProcessorOutcome {
+  if (!answer) return { kind: "failed", reason: "Processor unavailable" };
+  const { payfacReference, cardBrand, cardUsage } = answer;
+  return answer.approved
+    ? { kind: "approved", payfacReference, authCode: answer.authCode, token: answer.token, cardBrand, cardUsage }
+    : { kind: "declined", payfacReference, reason: answer.reason, cardBrand, cardUsage };
 }
 
 /**
@@ -166,44 +159,22 @@ export async function payWithLink(
  * the write still fails, the submission stays pending (its slot held) and the error names the
  * references an operator needs to reconcile it.
  */
-async function recordWithRetry(
-  deps: PayDeps,
-  link: CheckoutLink,
-  attempt: { checkoutReference: string; pending: CommonResult["pending"] },
-  outcome: ProcessorOutcome,
-  result: AuthorizeResult | undefined,
-) {
-  const { checkoutReference } = attempt;
-  const delays = [0, 250, 1000, 3000];
+async function recordWithRetry(deps: PayByLinkDeps, input: Parameters<typeof recordPaymentOutcome>[1]) {
   let lastError: unknown;
-  for (const wait of delays) {
+  for (const wait of RECORD_RETRY_DELAYS) {
     if (wait) await new Promise((resolve) => setTimeout(resolve, wait));
     try {
-      // The common case in one statement (D-231); anything else in the general order (D-202).
-      const now = deps.now();
-      const common = await recordCommonResult(deps.db, {
-        ...attempt,
-        linkReference: link.reference,
-        merchantId: link.merchantId,
-        outcome,
-        now,
-        events: (submission) => paymentResultEvents(link, submission, outcome.kind, result),
-      });
-      if (common) return common;
-      return await recordResult(deps.db, checkoutReference, outcome, now, async (trx, recordedAs, submission) => {
-        for (const event of paymentResultEvents(link, submission, recordedAs, result)) {
-          await enqueuePaymentWebhook(trx, link.merchantId, event.eventType, event.message);
-        }
-      });
+      return await recordPaymentOutcome(deps, input);
     } catch (error) {
       lastError = error;
       if (isUniqueViolation(error)) break; // a reference another payment holds: trying again cannot help
     }
   }
+  const { outcome } = input;
   deps.log.error(
     {
-      checkoutReference,
-      paymentLinkReference: link.reference,
+      checkoutReference: input.checkoutReference,
+      paymentLinkReference: input.link.reference,
       payfacReference: "payfacReference" in outcome ? outcome.payfacReference : null,
       outcome: outcome.kind,
       error: errorName(lastError),
@@ -215,7 +186,7 @@ async function recordWithRetry(
 
 /** A second post of one form: wait for the first post's result instead of paying twice. */
 async function awaitEarlierAttempt(
-  deps: PayDeps,
+  deps: PayByLinkDeps,
   earlier: Pick<SubmissionRecord, "checkoutReference" | "linkReference">,
 ): Promise<PayOutcome> {
   const deadline = Date.now() + deps.duplicateWaitMs;

@@ -4,21 +4,16 @@
 // (by our checkoutReference, so a charge nobody recorded is voided) and only once the processor
 // confirms, the submission is abandoned and its sale slot released. Until then the slot stays
 // held, so the cap can never be exceeded by a charge that later turns out to have gone through.
-import type { FastifyBaseLogger } from "fastify";
-import type { Database } from "../db/connect.ts";
-import { abandonSubmission, findStalePendingSubmissions } from "../db/stale-reservations.ts";
+// Approvals voided for want of a sale are cancelled here too, until the processor confirms.
+import pTimeout from "p-timeout";
+import { abandonSubmission, findStalePendingSubmissions } from "../db/reservations-repository.ts";
 import { findPendingCancels, markCancelConfirmed } from "../db/submissions-repository.ts";
-import { withDeadline } from "../payments/deadline.ts";
 import { errorName } from "../payments/error-name.ts";
-import type { PaymentProcessor } from "../payments/processor.ts";
+import type { CheckoutServiceDeps } from "./deps.ts";
 
 const REVERSE_TIMEOUT_MS = 10_000;
 
-export interface ReconcileDeps {
-  db: Database;
-  processor: PaymentProcessor;
-  log: Pick<FastifyBaseLogger, "warn" | "error" | "info">;
-}
+export type ReconcileDeps = Pick<CheckoutServiceDeps, "db" | "processor" | "log">;
 
 /**
  * Asks the processor to reverse one attempt; true once it confirmed. Never throws: a failure is
@@ -26,7 +21,7 @@ export interface ReconcileDeps {
  */
 export async function reverseUnknownAttempt(deps: ReconcileDeps, checkoutReference: string): Promise<boolean> {
   try {
-    await withDeadline(deps.processor.reverseAttempt(checkoutReference), REVERSE_TIMEOUT_MS);
+    await pTimeout(deps.processor.reverseAttempt(checkoutReference), { milliseconds: REVERSE_TIMEOUT_MS });
     return true;
   } catch (error) {
     deps.log.error(
@@ -37,10 +32,10 @@ export async function reverseUnknownAttempt(deps: ReconcileDeps, checkoutReferen
   }
 }
 
-/** Cancels an approval that became no sale; true once the processor confirmed (the flag is cleared). */
+/** Cancels an approval that became no sale; true once the processor confirmed (the owed cancel is cleared). */
 export async function cancelVoidedApproval(deps: ReconcileDeps, checkoutReference: string, payfacReference: string): Promise<boolean> {
   try {
-    await withDeadline(deps.processor.cancel(payfacReference), REVERSE_TIMEOUT_MS);
+    await pTimeout(deps.processor.cancel(payfacReference), { milliseconds: REVERSE_TIMEOUT_MS });
     await markCancelConfirmed(deps.db, checkoutReference);
     return true;
   } catch (error) {
