@@ -47,14 +47,12 @@ export async function loadCheckoutLink(
     SELECT l.*, m.name AS merchant_name, t.theme_key AS theme_theme_key, t.name AS theme_name, t.primary_color, t.logo_sha256
     FROM l JOIN merchants m ON m.id = l.merchant_id
     LEFT JOIN themes t ON t.theme_key = l.theme_key AND t.merchant_id = l.merchant_id`;
+  // A visit is counted in the same statement as the read: the link's row, which every shopper of
+  // the link updates, is held only while PostgreSQL runs it and commits, never across a round trip.
   const result = options.countVisit
-    ? await db.transaction().execute(async (trx) => {
-        // A visit is a statistic: its commit need not wait for the disk while it holds the link's row.
-        await sql`SET LOCAL synchronous_commit = off`.execute(trx);
-        return read(
-          sql`UPDATE payment_links SET visit_count = visit_count + 1 WHERE reference = ${reference} RETURNING ${COLUMNS}`,
-        ).execute(trx);
-      })
+    ? await read(sql`UPDATE payment_links SET visit_count = visit_count + 1 WHERE reference = ${reference} RETURNING ${COLUMNS}`).execute(
+        db,
+      )
     : await read(sql`SELECT ${COLUMNS} FROM payment_links WHERE reference = ${reference}`).execute(db);
   const row = result.rows[0];
   if (!row) return undefined;

@@ -4,16 +4,15 @@
 //   release  reserved_count - 1 (a decline, a failure, a voided approval, an abandoned attempt)
 // The processor is called between the reservation and the result, outside any transaction. Every
 // writer locks the submission first and the link's row last: the row every payment of a link
-// updates is held for one statement and the commit.
-import { type Kysely, sql, type Transaction } from "kysely";
+// updates is held for one statement and its commit, never across a round trip to Paylink.
+import { type Selectable, sql } from "kysely";
 import { type CartItem, cartDigest } from "../domain/links/cart.ts";
 import type { LinkType } from "../domain/links/types.ts";
-import type { ProcessorOutcome, RecordedResult, VoidReason } from "../domain/payments/payment-outcome.ts";
-import { newCheckoutReference } from "../ids.ts";
+import type { PaymentDecision, ProcessorOutcome, RecordedResult, VoidReason } from "../domain/payments/payment-outcome.ts";
+import { newCheckoutReference, newDeliveryIdSql } from "../ids.ts";
 import type { Database } from "./connect.ts";
 import { openForSaleSql, SALE_CAP } from "./link-status.ts";
-import { registerPayfacReference } from "./payfac-references-repository.ts";
-import type { DB } from "./schema.ts";
+import type { SubmissionsTable } from "./schema.ts";
 import { type Answer, liveSubmissionForAttempt, type SubmissionRecord, toSubmission } from "./submissions-repository.ts";
 import { isUniqueViolation } from "./unique-violation.ts";
 
@@ -108,68 +107,85 @@ async function giveBackUnusedSlot(db: Database, checkoutReference: string): Prom
 
 /** An attempt whose result is still to be written, with what its link's status is read from. */
 export interface UnfinishedAttempt {
-  state: "pending" | "abandoned";
-  linkReference: string;
+  submission: Selectable<SubmissionsTable> & { state: "pending" | "abandoned" };
   link: { terms: { type: LinkType; maxSalesCount: number | null; validUntil: Date | null }; disabled: boolean; salesCount: number };
 }
 
-/**
- * Locks the submission (the first lock of the result's transaction) and reads its link's status
- * columns without locking the link. Undefined when the result was already written.
- */
-export async function lockUnfinishedAttempt(trx: Transaction<DB>, checkoutReference: string): Promise<UnfinishedAttempt | undefined> {
-  const row = await trx
+/** The attempt and its link's status columns, as they stand; undefined when its result was already written. */
+export async function findUnfinishedAttempt(db: Database, checkoutReference: string): Promise<UnfinishedAttempt | undefined> {
+  const row = await db
     .selectFrom("submissions as s")
     .innerJoin("payment_links as l", "l.reference", "s.link_reference")
-    .select(["s.state", "s.link_reference", "l.type", "l.max_sales_count", "l.valid_until", "l.disabled", "l.sales_count"])
+    .selectAll("s")
+    .select(["l.type", "l.max_sales_count", "l.valid_until", "l.disabled", "l.sales_count"])
     .where("s.id", "=", checkoutReference)
     .where("s.state", "in", ["pending", "abandoned"])
-    .forUpdate("s")
     .executeTakeFirst();
   if (!row) return undefined;
+  const { type, max_sales_count, valid_until, disabled, sales_count, ...submission } = row;
   return {
-    state: row.state as UnfinishedAttempt["state"],
-    linkReference: row.link_reference,
-    link: {
-      terms: { type: row.type as LinkType, maxSalesCount: row.max_sales_count, validUntil: row.valid_until },
-      disabled: row.disabled,
-      salesCount: row.sales_count,
-    },
+    submission: submission as UnfinishedAttempt["submission"],
+    link: { terms: { type: type as LinkType, maxSalesCount: max_sales_count, validUntil: valid_until }, disabled, salesCount: sales_count },
   };
 }
 
-/** Writes the result on the locked submission, and registers the processor's reference (once across all payments). */
-export async function writeResult(
-  trx: Transaction<DB>,
-  checkoutReference: string,
-  recorded: RecordedResult,
-  outcome: ProcessorOutcome,
-  voidReason: VoidReason | null,
-  now: Date,
-): Promise<SubmissionRecord> {
-  const row = await trx
-    .updateTable("submissions")
-    .set({ ...resultColumns(recorded, outcome, voidReason), completed_at: now })
-    .where("id", "=", checkoutReference)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  if ("payfacReference" in outcome) await registerPayfacReference(trx, outcome.payfacReference, "link", checkoutReference);
-  return toSubmission(row);
+export interface ResultToWrite {
+  /** The attempt as read; written only while it is still in that state. */
+  attempt: UnfinishedAttempt["submission"];
+  decision: PaymentDecision;
+  outcome: ProcessorOutcome;
+  merchantId: string;
+  /** The webhook messages of the result. */
+  events: Array<{ eventType: string; message: unknown }>;
+  now: Date;
+}
+
+/** The submission as writeResult leaves it, for the messages written with it. */
+export function afterResult(input: Omit<ResultToWrite, "events" | "merchantId">): SubmissionRecord {
+  const { attempt, decision, outcome, now } = input;
+  return toSubmission({ ...attempt, ...resultColumns(decision.recorded, outcome, decision.voidReason), completed_at: now });
 }
 
 /**
- * The last statement of the result's transaction: the held slot becomes the sale, only while the
- * link is still open, or is released. False when the sale found the link closed since the attempt
- * was read: the transaction must be rolled back and the result decided again.
+ * Writes a result in one statement, which is its own transaction: the submission locked first, the
+ * link's row last (the sale only while the link is still open, or the slot released), the
+ * payfacReference and the webhook outbox rows. The link's row, which every payment of the link
+ * updates, is held only while PostgreSQL runs the statement and commits it, never across a round
+ * trip to Paylink. Nothing is written, and false returned, when the attempt is no longer as read
+ * or the link closed before the sale: the caller reads and decides again.
  */
-export async function settleSlot(trx: Kysely<DB>, linkReference: string, sale: boolean, now: Date): Promise<boolean> {
-  let settle = trx
-    .updateTable("payment_links")
-    .set((eb) => ({ reserved_count: eb("reserved_count", "-", 1), ...(sale ? { sales_count: eb("sales_count", "+", 1) } : {}) }))
-    .where("reference", "=", linkReference);
-  if (sale) settle = settle.where(openForSaleSql(now));
-  const settled = await settle.executeTakeFirst();
-  return Number(settled.numUpdatedRows) > 0;
+export async function writeResult(db: Database, input: ResultToWrite): Promise<boolean> {
+  const { attempt, decision, outcome, now } = input;
+  const sale = decision.recorded === "approved";
+  const columns = { ...resultColumns(decision.recorded, outcome, decision.voidReason), completed_at: now };
+  const set = sql.join(Object.entries(columns).map(([column, value]) => sql`${sql.ref(column)} = ${value}`));
+  const slot = !decision.holdsSlot
+    ? sql`SELECT ${attempt.link_reference} AS reference`
+    : sale
+      ? sql`UPDATE payment_links SET sales_count = sales_count + 1, reserved_count = reserved_count - 1
+            WHERE reference = ${attempt.link_reference} AND ${openForSaleSql(now)} AND EXISTS (SELECT 1 FROM attempt) RETURNING reference`
+      : sql`UPDATE payment_links SET reserved_count = reserved_count - 1
+            WHERE reference = ${attempt.link_reference} AND EXISTS (SELECT 1 FROM attempt) RETURNING reference`;
+  const payfacReference = "payfacReference" in outcome ? outcome.payfacReference : null;
+  const written = await sql<{ id: string }>`
+    WITH attempt AS (
+      SELECT id FROM submissions WHERE id = ${attempt.id} AND state = ${attempt.state} FOR UPDATE
+    ), slot AS (${slot}
+    ), result AS (
+      UPDATE submissions SET ${set}
+      WHERE id IN (SELECT id FROM attempt) AND EXISTS (SELECT 1 FROM slot)
+      RETURNING id
+    ), reference AS (
+      INSERT INTO payfac_references (payfac_reference, source, checkout_reference)
+      SELECT ${payfacReference}, 'link', id FROM result WHERE ${payfacReference}::text IS NOT NULL
+    ), outbox AS (
+      INSERT INTO webhook_deliveries (id, merchant_id, endpoint_id, event_type, payload)
+      SELECT ${newDeliveryIdSql}, w.merchant_id, w.id, e.event ->> 'eventType', e.event -> 'message'
+      FROM webhook_endpoints w CROSS JOIN jsonb_array_elements(${JSON.stringify(input.events)}::jsonb) AS e(event)
+      WHERE w.merchant_id = ${input.merchantId} AND w.enabled AND EXISTS (SELECT 1 FROM result)
+    )
+    SELECT id FROM result`.execute(db);
+  return written.rows.length > 0;
 }
 
 /** The submission's columns a recorded result writes (besides completed_at). */

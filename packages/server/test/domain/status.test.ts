@@ -35,13 +35,15 @@ test("derivation order of docs/api.md#status: Disabled, Completed, Used, Expired
   }
 });
 
-/** Every combination of what the status is derived from: type, disabled, validUntil, maxSalesCount, salesCount. */
+/**
+ * Every combination of what the status is derived from: type, disabled, validUntil, maxSalesCount,
+ * salesCount (a tokenize link saves one card at most: the table refuses more).
+ */
 function everyLink(): Array<LinkState & { reference: string }> {
   const links: Array<LinkState & { reference: string }> = [];
   for (const type of ["PayByLink", "TokenizeByLink"] as LinkType[])
     for (const disabled of [false, true])
       for (const validUntil of [null, past, now, future])
-        // A tokenize link saves one card at most (the table refuses more).
         for (const maxSalesCount of type === "TokenizeByLink" ? [null, 1] : [null, 2])
           for (const salesCount of type === "TokenizeByLink" ? [0, 1] : [0, 1, 2])
             links.push({ reference: `status-${links.length}`, type, disabled, validUntil, maxSalesCount, salesCount });
