@@ -23,6 +23,6 @@ export interface CheckoutContext {
   formKey: Buffer;
   /** Slows card testing down: counts attempts at the processor, declines and rejected forms per address and link. */
   brake: CheckoutBrake;
-  /** Links' checkout pages as first shown, rendered once (D-261). */
+  /** Links' checkout pages as first shown, rendered once. */
   firstViews: FirstViewCache;
 }

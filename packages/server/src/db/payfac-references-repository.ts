@@ -1,4 +1,4 @@
-// Every payment's payfacReference is held once, across link sales and saved-card charges (D-211).
+// Every payment's payfacReference is held once, across link sales and saved-card charges.
 // The two live in two tables, so neither table's own index can say "one payment per reference";
 // this table's primary key does, written in the transaction that records the processor's answer.
 import type { Kysely } from "kysely";
