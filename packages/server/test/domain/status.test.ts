@@ -4,6 +4,7 @@ import { sql } from "kysely";
 import { linkStatusSql, openForSaleSql, SALE_CAP } from "../../src/db/link-status.ts";
 import { deriveStatus, isOpenForSale } from "../../src/domain/links/status.ts";
 import type { LinkState, LinkType } from "../../src/domain/links/types.ts";
+import { decidePayment } from "../../src/domain/payments/payment-outcome.ts";
 import { type TestDatabase, testBackends } from "../support/databases.ts";
 import { addMerchantFixture } from "../support/harness.ts";
 
@@ -33,6 +34,26 @@ test("derivation order of docs/api.md#status: Disabled, Completed, Used, Expired
   for (const [change, expected] of cases) {
     assert.equal(deriveStatus({ ...base, ...change }, now), expected, JSON.stringify(change));
   }
+});
+
+test("an approval becomes the sale only while the link is open; else it is voided, saying why", () => {
+  const approved = { kind: "approved" as const, payfacReference: "P", authCode: "1", token: null, cardBrand: "VI", cardUsage: "Debit" };
+  const link = (change: Partial<LinkState>) => {
+    const state = { ...base, ...change };
+    return { terms: state, disabled: state.disabled, salesCount: state.salesCount };
+  };
+  const decide = (change: Partial<LinkState>, attempt: "pending" | "abandoned" = "pending") => {
+    const { recorded, voidReason, holdsSlot } = decidePayment(approved, attempt, link(change), now);
+    return [recorded, voidReason, holdsSlot];
+  };
+  assert.deepEqual(decide({}), ["approved", null, true]);
+  assert.deepEqual(decide({ disabled: true }), ["voided", "Link disabled", true]);
+  assert.deepEqual(decide({ validUntil: past }), ["voided", "Link expired", true]);
+  assert.deepEqual(decide({ maxSalesCount: 2, salesCount: 2 }), ["voided", "Sold out", true]);
+  assert.deepEqual(decide({ type: "TokenizeByLink", salesCount: 1 }), ["voided", "Sold out", true]);
+  assert.deepEqual(decide({}, "abandoned"), ["voided", "Reversed", false]);
+  const declined = { kind: "declined" as const, payfacReference: "P", reason: "Refused", cardBrand: "VI", cardUsage: "Debit" };
+  assert.equal(decidePayment(declined, "pending", link({ disabled: true }), now).recorded, "declined", "a decline needs no open link");
 });
 
 /**
