@@ -4,6 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "kysely";
 import type { Database } from "./connect.ts";
+import { COMMIT_WITHOUT_WAITING } from "./durable-commit.ts";
 import { LINK_RECORD_COLUMNS, type LinkRecordRow, type PaymentLinkRecord, toRecord } from "./links-repository.ts";
 
 export interface CheckoutTheme {
@@ -48,11 +49,12 @@ export async function loadCheckoutLink(
     FROM l JOIN merchants m ON m.id = l.merchant_id
     LEFT JOIN themes t ON t.theme_key = l.theme_key AND t.merchant_id = l.merchant_id`;
   // A visit is counted in the same statement as the read: the link's row, which every shopper of
-  // the link updates, is held only while PostgreSQL runs it and commits, never across a round trip.
+  // the link updates, is held only while PostgreSQL runs it, never across a round trip. A visit is a
+  // statistic: its commit does not wait for the disk, and nobody waits for it afterwards either.
   const result = options.countVisit
-    ? await read(sql`UPDATE payment_links SET visit_count = visit_count + 1 WHERE reference = ${reference} RETURNING ${COLUMNS}`).execute(
-        db,
-      )
+    ? await read(
+        sql`UPDATE payment_links SET visit_count = visit_count + 1 WHERE reference = ${reference} AND ${COMMIT_WITHOUT_WAITING} RETURNING ${COLUMNS}`,
+      ).execute(db)
     : await read(sql`SELECT ${COLUMNS} FROM payment_links WHERE reference = ${reference}`).execute(db);
   const row = result.rows[0];
   if (!row) return undefined;

@@ -11,6 +11,7 @@ import type { LinkType } from "../domain/links/types.ts";
 import type { PaymentDecision, ProcessorOutcome, RecordedResult, VoidReason } from "../domain/payments/payment-outcome.ts";
 import { newCheckoutReference, newDeliveryIdSql } from "../ids.ts";
 import type { Database } from "./connect.ts";
+import { COMMIT_WITHOUT_WAITING, waitUntilDurable } from "./durable-commit.ts";
 import { openForSaleSql, SALE_CAP } from "./link-status.ts";
 import type { SubmissionsTable } from "./schema.ts";
 import { type Answer, liveSubmissionForAttempt, type SubmissionRecord, toSubmission } from "./submissions-repository.ts";
@@ -60,6 +61,7 @@ export async function reserveSale(db: Database, input: NewSubmission): Promise<R
           AND sales_count + reserved_count < ${SALE_CAP}
           AND amount = ${shownPrice.amount} AND currency = ${shownPrice.currency}
           AND NOT EXISTS (SELECT 1 FROM earlier)
+          AND ${COMMIT_WITHOUT_WAITING}
         RETURNING amount, currency, items
       ), pending AS (
         INSERT INTO submissions (id, link_reference, answers, amount, currency, state,
@@ -81,6 +83,8 @@ export async function reserveSale(db: Database, input: NewSubmission): Promise<R
       await giveBackUnusedSlot(db, checkoutReference);
       return { kind: "unavailable" };
     }
+    // On disk before any processor is called.
+    await waitUntilDurable(db);
     return { kind: "reserved", checkoutReference, amount: Number(taken.amount), currency: taken.currency };
   }
   // No slot: this attempt's earlier post may hold it. On PostgreSQL a double-click can wait on the
@@ -150,8 +154,8 @@ export function afterResult(input: Omit<ResultToWrite, "events" | "merchantId">)
  * Writes a result in one statement, which is its own transaction: the submission locked first, the
  * link's row last (the sale only while the link is still open, or the slot released), the
  * payfacReference and the webhook outbox rows. The link's row, which every payment of the link
- * updates, is held only while PostgreSQL runs the statement and commits it, never across a round
- * trip to Paylink. Nothing is written, and false returned, when the attempt is no longer as read
+ * updates, is held only while PostgreSQL runs the statement and writes its commit, never across a
+ * round trip to Paylink or the disk flush (db/durable-commit.ts). Nothing is written, and false returned, when the attempt is no longer as read
  * or the link closed before the sale: the caller reads and decides again.
  */
 export async function writeResult(db: Database, input: ResultToWrite): Promise<boolean> {
@@ -169,7 +173,7 @@ export async function writeResult(db: Database, input: ResultToWrite): Promise<b
   const payfacReference = "payfacReference" in outcome ? outcome.payfacReference : null;
   const written = await sql<{ id: string }>`
     WITH attempt AS (
-      SELECT id FROM submissions WHERE id = ${attempt.id} AND state = ${attempt.state} FOR UPDATE
+      SELECT id FROM submissions WHERE id = ${attempt.id} AND state = ${attempt.state} AND ${COMMIT_WITHOUT_WAITING} FOR UPDATE
     ), slot AS (${slot}
     ), result AS (
       UPDATE submissions SET ${set}
@@ -185,7 +189,10 @@ export async function writeResult(db: Database, input: ResultToWrite): Promise<b
       WHERE w.merchant_id = ${input.merchantId} AND w.enabled AND EXISTS (SELECT 1 FROM result)
     )
     SELECT id FROM result`.execute(db);
-  return written.rows.length > 0;
+  if (written.rows.length === 0) return false;
+  // On disk before the shopper is answered or the worker sends the webhook.
+  await waitUntilDurable(db);
+  return true;
 }
 
 /** The submission's columns a recorded result writes (besides completed_at). */
