@@ -82,6 +82,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   const rateLimits = deps.rateLimits ?? NO_RATE_LIMITS;
   app.setValidatorCompiler(validatorCompiler);
+  // Every part below sets its own error handler too, so an error raised while one of them answers
+  // an error reaches this one, which still answers in our format (http/errors.ts).
   app.setErrorHandler(jsonErrorHandler);
   app.setNotFoundHandler(jsonNotFound);
 
@@ -118,12 +120,25 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     apiRateLimitPerMinute: rateLimits.apiPerMinute,
     sharedRateLimit: deps.sharedRateLimit ?? false,
   };
-  await app.register(async (api) => apiRoutes(api, apiDeps), { prefix: "/api/v1" });
+  await app.register(
+    async (api) => {
+      api.setErrorHandler(jsonErrorHandler);
+      return apiRoutes(api, apiDeps);
+    },
+    { prefix: "/api/v1" },
+  );
   if (deps.adminToken) {
     const adminToken = deps.adminToken;
     await app.register(
-      async (admin) =>
-        adminRoutes(admin, { db: deps.db, adminToken, keyring: deps.keyring, allowPrivateTargets: deps.allowPrivateTargets ?? false }),
+      async (admin) => {
+        admin.setErrorHandler(jsonErrorHandler);
+        return adminRoutes(admin, {
+          db: deps.db,
+          adminToken,
+          keyring: deps.keyring,
+          allowPrivateTargets: deps.allowPrivateTargets ?? false,
+        });
+      },
       {
         prefix: "/admin/v1",
       },

@@ -8,7 +8,7 @@
 import formbody from "@fastify/formbody";
 import type { FastifyError, FastifyInstance } from "fastify";
 import { sharedSecret } from "../db/checkout-repository.ts";
-import { unavailableError } from "../http/errors.ts";
+import { answeredAfterFailedAnswer, unavailableError } from "../http/errors.ts";
 import { NO_RATE_LIMITS } from "../http/rate-limit.ts";
 import { errorName } from "../payments/error-name.ts";
 import { acceptLanguage } from "../web/i18n.ts";
@@ -44,6 +44,7 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
   app.setNotFoundHandler((request, reply) => sendCheckoutNotFound(request, reply));
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (answeredAfterFailedAnswer(request, reply, error, "html")) return reply;
     const lang = requestedLang(request) ?? acceptLanguage(request);
     const m = MESSAGES[lang];
     const status = error.statusCode ?? 500;

@@ -15,14 +15,21 @@ const SOCKET_CODES = new Set([
   "EHOSTDOWN",
   "EAI_AGAIN",
   "ENOTFOUND",
+  // The embedded database's files cannot be read or written (a full, read-only or failing disk).
+  "EIO",
+  "ENOSPC",
+  "EROFS",
+  "EACCES",
 ]);
 
 /**
  * PostgreSQL SQLSTATEs of a server that is going away or not taking connections: 57P01 admin
  * shutdown (pg_terminate_backend, a fast shutdown), 57P02 crash shutdown, 57P03 cannot connect
- * now (starting up or in recovery), 53300 too many connections; and class 08, connection exceptions.
+ * now (starting up or in recovery), 53300 too many connections, 55000 a database that is not
+ * accepting connections (ALTER DATABASE … ALLOW_CONNECTIONS false), 57014 a statement cancelled by
+ * statement_timeout; and class 08, connection exceptions.
  */
-const SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300"]);
+const SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300", "55000", "57014"]);
 
 /**
  * pg and pg-pool raise these as plain Errors without a code: a socket that ended under a query,
@@ -32,6 +39,7 @@ const MESSAGES = [
   /^Connection terminated/,
   /^Client has encountered a connection error and is not queryable/,
   /^timeout exceeded when trying to connect/,
+  /^Query read timeout/,
 ];
 
 export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {

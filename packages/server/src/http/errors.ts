@@ -57,7 +57,53 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, error: A
     .send({ errorCode: error.code, errorMessage: error.message, ...envelope(request) });
 }
 
+/** What an error handler is answering, remembered on the reply so a second failure can still answer it. */
+const ANSWERING = Symbol("answering an error");
+type AnsweringReply = FastifyReply & { [ANSWERING]?: AppError };
+
+/**
+ * Called first by every error handler. When the reply is already answering an error, sending that
+ * answer failed (an onSend hook that needs the database, a header Node refused): Fastify hands the
+ * new error to the parent handler, and without this it would end in Fastify's own body with the
+ * driver's message. Then the answer is written straight to the socket, past every hook, and true
+ * is returned; the caller does nothing more.
+ */
+export function answeredAfterFailedAnswer(request: FastifyRequest, reply: FastifyReply, error: unknown, page?: "html"): boolean {
+  const answering = reply as AnsweringReply;
+  const first = answering[ANSWERING];
+  if (first === undefined) {
+    answering[ANSWERING] = toAppError(error as Error) ?? internalError(request);
+    return false;
+  }
+  request.log.error({ err: error }, "failed to send an error answer; written directly");
+  const raw = reply.raw;
+  reply.hijack();
+  if (raw.headersSent || raw.destroyed) {
+    raw.destroy();
+    return true;
+  }
+  const answer = unavailableError(error) ?? first;
+  const body =
+    page === "html" || request.url.startsWith("/pay/") || request.url.startsWith("/portal/")
+      ? `<!doctype html><html><head><meta charset="utf-8"><title>Paylink</title></head><body><p>Please try again in a moment. / Reyndu aftur eftir augnablik.</p></body></html>`
+      : JSON.stringify({ errorCode: answer.code, errorMessage: answer.message, ...envelope(request) });
+  const type = body.startsWith("<") ? "text/html; charset=utf-8" : "application/json; charset=utf-8";
+  raw.writeHead(answer.status, {
+    ...answer.headers,
+    "content-type": type,
+    "content-length": Buffer.byteLength(body),
+    "cache-control": "no-store",
+  });
+  raw.end(body);
+  return true;
+}
+
+function internalError(request: FastifyRequest): AppError {
+  return new AppError("Internal", `Something went wrong on our side. Quote ${request.id} when you contact support.`);
+}
+
 export function jsonErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (answeredAfterFailedAnswer(request, reply, error)) return reply;
   const appError = toAppError(error);
   if (appError) {
     // One line per refused request, with a message an operator can alert on (docs/operations.md).
@@ -66,11 +112,7 @@ export function jsonErrorHandler(error: FastifyError, request: FastifyRequest, r
     return sendError(request, reply, appError);
   }
   request.log.error({ err: error }, "unexpected error");
-  return sendError(
-    request,
-    reply,
-    new AppError("Internal", `Something went wrong on our side. Quote ${request.id} when you contact support.`),
-  );
+  return sendError(request, reply, internalError(request));
 }
 
 export function jsonNotFound(request: FastifyRequest, reply: FastifyReply) {

@@ -23,6 +23,8 @@ declare module "fastify" {
 }
 
 export function idempotency(db: Database) {
+  const unreleased = pendingReleases(db);
+
   /** preHandler: runs after authentication and validation, before the operation. */
   async function checkIdempotencyKey(request: FastifyRequest, reply: FastifyReply) {
     const header = request.headers["idempotency-key"];
@@ -34,6 +36,8 @@ export function idempotency(db: Database) {
     const requestHash = createHash("sha256")
       .update(`${request.method} ${request.routeOptions.url}\n${canonicalJson(request.body ?? null)}`)
       .digest("hex");
+    // A claim of this key whose release is still owed (the database was away) goes first.
+    await unreleased.settle(request.merchantId, key);
     const claim = await claimIdempotencyKey(db, request.merchantId, key, requestHash);
     if (claim.outcome !== "claimed" && claim.requestHash !== requestHash) {
       throw new AppError(
@@ -53,15 +57,22 @@ export function idempotency(db: Database) {
   /**
    * onSend: store the first response unless the operation's effect already stored it; forget the
    * key if we failed before any effect, so a retry can succeed. Both only touch a key still
-   * 'running' under this request's claim: an answer committed with an effect is never replaced.
+   * 'running' under this request's claim: an answer committed with an effect, or a saved-card
+   * charge in flight ('applied'), is never replaced. This never fails the answer: when the
+   * database is away the claim is released as soon as it is back (pendingReleases).
    */
   async function storeResponse(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
     const claim = request.idempotencyClaim;
     if (claim === undefined) return payload;
     request.idempotencyClaim = undefined;
     if (claim.answeredWithEffect && reply.statusCode < 500) return payload;
-    if (reply.statusCode >= 500) await releaseIdempotencyKey(db, claim);
-    else await completeIdempotencyKey(db, claim, reply.statusCode, String(payload));
+    try {
+      if (reply.statusCode >= 500) await releaseIdempotencyKey(db, claim);
+      else await completeIdempotencyKey(db, claim, reply.statusCode, String(payload));
+    } catch (error) {
+      request.log.warn({ err: error }, "idempotency key not settled; it is released when the database answers");
+      unreleased.add(claim);
+    }
     return payload;
   }
 
@@ -78,6 +89,48 @@ export function idempotency(db: Database) {
   }
 
   return { preHandler, onSend };
+}
+
+/** How often a release owed to the database is tried again while it does not answer. */
+const RELEASE_RETRY_MS = 1000;
+
+/**
+ * Claims of requests that ended while the database was away. Their effects rolled back (an effect
+ * commits with its key), so each key may run again: it is released as soon as the database answers,
+ * not after the abandoned-claim timeout, and a retry of the same key on this instance settles it first.
+ */
+function pendingReleases(db: Database) {
+  const claims = new Set<KeyClaim>();
+  let scheduled = false;
+
+  async function releaseAll(): Promise<void> {
+    for (const claim of claims) {
+      await releaseIdempotencyKey(db, claim);
+      claims.delete(claim);
+    }
+  }
+  function schedule() {
+    if (scheduled) return;
+    scheduled = true;
+    setTimeout(() => {
+      scheduled = false;
+      releaseAll().catch(schedule);
+    }, RELEASE_RETRY_MS).unref();
+  }
+  return {
+    add(claim: KeyClaim) {
+      claims.add(claim);
+      schedule();
+    },
+    /** Before a claim of this key: release its owed claim now (a database still away fails the request as usual). */
+    async settle(merchantId: string, key: string): Promise<void> {
+      for (const claim of claims) {
+        if (claim.merchantId !== merchantId || claim.key !== key) continue;
+        await releaseIdempotencyKey(db, claim);
+        claims.delete(claim);
+      }
+    },
+  };
 }
 
 /**

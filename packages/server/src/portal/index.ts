@@ -6,6 +6,7 @@ import cookie from "@fastify/cookie";
 import formbody from "@fastify/formbody";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { sharedSecret } from "../db/checkout-repository.ts";
+import { answeredAfterFailedAnswer, unavailableError } from "../http/errors.ts";
 import { errorName } from "../payments/error-name.ts";
 import { baseSecurityHeaders } from "../web/security.ts";
 import { PORTAL_JS } from "./assets.ts";
@@ -47,10 +48,18 @@ export async function portalRoutes(app: FastifyInstance, deps: PortalDeps): Prom
   });
   app.setNotFoundHandler((request, reply) => sendNotFound(request, reply));
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (answeredAfterFailedAnswer(request, reply, error, "html")) return reply;
     request.portal ??= { lang: "en", session: undefined };
     const m = PORTAL_MESSAGES[request.portal.lang].errors;
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) return sendMessagePage(request, reply, status, m.badRequestTitle, m.badRequestText);
+    // The database away or this instance stopping: a calm 503 with Retry-After; nothing was lost.
+    const unavailable = unavailableError(error);
+    if (unavailable) {
+      if (unavailable.kind === "DatabaseUnavailable") request.log.warn({ error: errorName(error) }, "database unavailable: answered 503");
+      reply.headers(unavailable.headers);
+      return sendMessagePage(request, reply, 503, m.unavailableTitle, m.unavailableText);
+    }
     // The error's name and stack frames only: never the posted form (it may hold a password).
     request.log.error({ error: errorName(error), frames: error.stack?.split("\n").slice(1, 12).join("\n") }, "portal request failed");
     return sendMessagePage(request, reply, 500, m.serverTitle, m.serverText);

@@ -25,6 +25,8 @@ declare module "fastify" {
 export function loadRequestState({ deps }: PortalContext) {
   return async function load(request: FastifyRequest, reply: FastifyReply) {
     const lang = portalLang(request, reply, deps.publicBaseUrl);
+    // Known before the session is looked up, so a database that is away still gets a page in this language.
+    request.portal = { lang, session: undefined };
     const token = request.cookies[SESSION_COOKIE];
     let session: PortalSession | undefined;
     if (token && /^[A-Za-z0-9_-]{43}$/.test(token)) {

@@ -32,6 +32,8 @@ export const en = {
     forbiddenText: "For your safety the form could not be used. Go back, reload the page and try again.",
     serverTitle: "Something went wrong",
     serverText: "Nothing was changed. Please try again in a moment.",
+    unavailableTitle: "Paylink is unavailable for a moment",
+    unavailableText: "We cannot reach our records right now. Please try again in a minute.",
     back: "Back to the overview",
   },
   overview: {

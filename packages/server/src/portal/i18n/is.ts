@@ -31,6 +31,8 @@ export const is: Messages = {
     forbiddenText: "Öryggisins vegna var ekki hægt að nota formið. Farðu til baka, endurhlaðaðu síðuna og reyndu aftur.",
     serverTitle: "Eitthvað fór úrskeiðis",
     serverText: "Engu var breytt. Reyndu aftur eftir smástund.",
+    unavailableTitle: "Paylink er ekki tiltækt í augnablikinu",
+    unavailableText: "Við náum ekki sambandi við gögnin okkar núna. Reyndu aftur eftir smástund.",
     back: "Aftur á yfirlit",
   },
   overview: {
