@@ -88,31 +88,47 @@ export async function deleteStalePortalSessions(db: Database, idleSeconds: numbe
 }
 
 /** Failed sign-ins of each subject within the window: how many, and when the oldest happened. */
-export async function recentSigninFailures(
+/**
+ * Takes this sign-in attempt's place in the brake before its password is checked: one row per
+ * subject, counted as a failure until the attempt says otherwise. Returns the rows (in the order of
+ * `subjects`) and the other attempts of each subject in the window. The insert commits before the count, so of N attempts
+ * at once the k-th to insert counts at least k-1 others: no more than the limit ever pass,
+ * whatever the number of instances (docs/portal.md#sign-in).
+ */
+export async function takeSigninSlots(
   db: Database,
   subjects: string[],
+  now: Date,
   since: Date,
-): Promise<Map<string, { count: number; oldest: Date }>> {
+): Promise<{ ids: number[]; others: Map<string, { count: number; oldest: Date }> }> {
+  const inserted = await db
+    .insertInto("portal_signin_failures")
+    .values(subjects.map((subject) => ({ subject, failed_at: now })))
+    .returning(["id", "subject"])
+    .execute();
+  const ids = subjects.map((subject) => Number(inserted.find((row) => row.subject === subject)!.id));
   const rows = await db
     .selectFrom("portal_signin_failures")
     .select(["subject", (eb) => eb.fn.countAll<string>().as("count"), (eb) => eb.fn.min("failed_at").as("oldest")])
     .where("subject", "in", subjects)
     .where("failed_at", ">", since)
+    .where("id", "not in", ids)
     .groupBy("subject")
     .execute();
-  return new Map(rows.map((row) => [row.subject, { count: Number(row.count), oldest: new Date(row.oldest) }]));
+  return { ids, others: new Map(rows.map((row) => [row.subject, { count: Number(row.count), oldest: new Date(row.oldest) }])) };
 }
 
-export async function recordSigninFailure(db: Database, subjects: string[], now: Date): Promise<void> {
-  await db
-    .insertInto("portal_signin_failures")
-    .values(subjects.map((subject) => ({ subject, failed_at: now })))
-    .execute();
+/** An attempt held back by the brake was not tried: it gives its place back, so the wait stays exact. */
+export async function releaseSigninSlots(db: Database, ids: number[]): Promise<void> {
+  await db.deleteFrom("portal_signin_failures").where("id", "in", ids).execute();
 }
 
-/** After a correct password the account's count starts again; the address's count stays. */
-export async function clearSigninFailures(db: Database, subject: string): Promise<void> {
-  await db.deleteFrom("portal_signin_failures").where("subject", "=", subject).execute();
+/**
+ * After a correct password the account's count starts again from this attempt: its failures up to
+ * it go, while attempts still running keep their places. The address's count stays.
+ */
+export async function clearSigninFailures(db: Database, subject: string, upToId: number): Promise<void> {
+  await db.deleteFrom("portal_signin_failures").where("subject", "=", subject).where("id", "<=", upToId).execute();
 }
 
 /** Old failures are irrelevant to any window; this keeps the table small. */

@@ -9,8 +9,8 @@ import {
   deleteOldSigninFailures,
   deleteStalePortalSessions,
   findPortalUserByEmail,
-  recentSigninFailures,
-  recordSigninFailure,
+  releaseSigninSlots,
+  takeSigninSlots,
 } from "../db/portal-sessions-repository.ts";
 import { accountSubject, addressSubject, SIGNIN_WINDOW_SECONDS, signinWaitSeconds } from "../domain/portal/signin-brake.ts";
 import { clientKey } from "../http/rate-limit.ts";
@@ -53,20 +53,23 @@ export function signInRoutes(app: FastifyInstance, context: PortalContext): void
     }
     const subjects = [accountSubject(email), addressSubject(clientKey(request))] as const;
     const since = new Date(now.getTime() - SIGNIN_WINDOW_SECONDS * 1000);
-    const failures = await recentSigninFailures(deps.db, [...subjects], since);
-    const wait = signinWaitSeconds(failures.get(subjects[0]), failures.get(subjects[1]), now);
+    // The attempt's place in the brake is taken before the password is checked, and kept as a failure unless it was right.
+    const slots = await takeSigninSlots(deps.db, [...subjects], now, since);
+    const wait = signinWaitSeconds(slots.others.get(subjects[0]), slots.others.get(subjects[1]), now);
     if (wait > 0) {
+      await releaseSigninSlots(deps.db, slots.ids);
       reply.header("retry-after", String(wait));
       return sendSignIn(request, reply, 429, { notice: "braked", waitSeconds: wait, email, next });
     }
     const user = email === "" ? undefined : await findPortalUserByEmail(deps.db, email);
     const passwordOk = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
     if (!user || !passwordOk) {
-      await recordSigninFailure(deps.db, [...subjects], now);
       request.log.info({ address: clientKey(request) }, "portal sign-in failed");
       return sendSignIn(request, reply, 401, { notice: "wrong", email, next });
     }
-    await clearSigninFailures(deps.db, subjects[0]);
+    const [accountSlot, addressSlot] = slots.ids as [number, number];
+    await releaseSigninSlots(deps.db, [addressSlot]);
+    await clearSigninFailures(deps.db, subjects[0], accountSlot);
     // Housekeeping where it costs nothing noticeable: old failures and dead sessions go.
     await deleteOldSigninFailures(deps.db, since);
     await deleteStalePortalSessions(deps.db, deps.sessionIdleSeconds ?? SESSION_IDLE_SECONDS);
