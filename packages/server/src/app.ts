@@ -13,8 +13,10 @@ import type { Database } from "./db/connect.ts";
 import { DATABASE_RETRY_AFTER_SECONDS } from "./db/unavailable.ts";
 import { AppError } from "./domain/errors.ts";
 import { clientErrorHandler } from "./http/client-errors.ts";
+import { useStrictJsonParser } from "./http/content-type.ts";
 import { jsonErrorHandler, jsonNotFound, sendError } from "./http/errors.ts";
 import { registerMetrics } from "./http/metrics.ts";
+import { warnOfUntrustedProxy } from "./http/proxy-warning.ts";
 import { NO_RATE_LIMITS, type RateLimits, registerRateLimitStore } from "./http/rate-limit.ts";
 import { lazyRequestLogger } from "./http/request-logger.ts";
 import { registerShutdownGate } from "./http/shutdown.ts";
@@ -82,6 +84,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   const rateLimits = deps.rateLimits ?? NO_RATE_LIMITS;
   app.setValidatorCompiler(validatorCompiler);
+  useStrictJsonParser(app);
   // Every part below sets its own error handler too, so an error raised while one of them answers
   // an error reaches this one, which still answers in our format (http/errors.ts).
   app.setErrorHandler(jsonErrorHandler);
@@ -93,6 +96,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   );
 
   registerShutdownGate(app);
+  if (!deps.trustProxy) warnOfUntrustedProxy(app);
   registerMetrics(app, deps.db, { token: deps.metricsToken });
   await registerRateLimitStore(app);
 

@@ -3,7 +3,8 @@
 // other parts of the app (text/plain by Fastify's default, forms for the checkout page) can never
 // hand a JSON route a string or a form object. A callback hook: the check is synchronous, and an
 // async hook would cost every API and admin request a promise and a microtask turn (D-223).
-import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
+import { isUtf8 } from "node:buffer";
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
 import { AppError } from "../domain/errors.ts";
 
 export function requireJsonContentType(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
@@ -21,4 +22,19 @@ function unsupportedMediaType(request: FastifyRequest): AppError | undefined {
     "UnsupportedMediaType",
     `Content-Type must be application/json${contentType ? `, not ${JSON.stringify(contentType.slice(0, 100))}` : ""}.`,
   );
+}
+
+/**
+ * JSON bodies are read as bytes and refused (400, InvalidJson) unless they are valid
+ * UTF-8: decoded as text first, a broken sequence would silently become U+FFFD and be stored.
+ * Parsing itself is Fastify's own (prototype-poisoning checks included).
+ */
+export function useStrictJsonParser(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser("error", "error");
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
+    const bytes = body as Buffer;
+    if (!isUtf8(bytes)) return done(new AppError("InvalidJson", "The request body is not valid UTF-8."), undefined);
+    parseJson(request, bytes.toString("utf8"), done);
+  });
 }

@@ -163,7 +163,8 @@ export function checkWebhookUrl(text: string, allowPrivate: boolean): string | u
   if (allowPrivate) return undefined;
   if (url.protocol === "http:")
     return `url must be an https:// URL, got ${JSON.stringify(text)} (plain http:// is allowed only with PAYLINK_WEBHOOK_ALLOW_PRIVATE=true).`;
-  const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+  // A fully qualified name's final dot names the same host ("localhost." is localhost).
+  const host = (url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname).replace(/\.+$/, "");
   const privateByName = host === "localhost" || host.endsWith(".localhost") || host.endsWith(".local") || host.endsWith(".internal");
   if (privateByName || (isIP(host) !== 0 && !isPublicAddress(host))) {
     return `url ${JSON.stringify(text)} points to a private, loopback or link-local address; webhooks are sent only to public addresses.`;

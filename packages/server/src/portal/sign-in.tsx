@@ -3,6 +3,7 @@
 // password start a new session (a fresh random value: no session fixation); wrong ones are counted
 // per account and per address, and past the limit the form answers 429 saying when to try again.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { crossSite } from "../checkout/page-response.tsx";
 import {
   clearSigninFailures,
   createPortalSession,
@@ -48,7 +49,9 @@ export function signInRoutes(app: FastifyInstance, context: PortalContext): void
     const email = formField(request.body, "email").trim().slice(0, 320);
     const password = formField(request.body, "password");
     const next = formField(request.body, "next");
-    if (!validSigninToken(context.signInKey, request.cookies[SIGNIN_COOKIE], formField(request.body, "csrf"))) {
+    const tokenOk = validSigninToken(context.signInKey, request.cookies[SIGNIN_COOKIE], formField(request.body, "csrf"));
+    // The same cross-site check as every other portal form (request-state.ts), before anything is counted.
+    if (!tokenOk || crossSite(request, deps.publicBaseUrl)) {
       return sendSignIn(request, reply, 403, { notice: "expiredForm", email, next });
     }
     const subjects = [accountSubject(email), addressSubject(clientKey(request))] as const;
@@ -127,7 +130,10 @@ export function signInRoutes(app: FastifyInstance, context: PortalContext): void
   }
 }
 
-/** Only a portal path of this site: never an open redirect to another one. */
+/**
+ * Only a portal path of this site: never an open redirect to another one. Printable ASCII only:
+ * a Location header cannot carry anything else (a path the browser sent is percent-encoded anyway).
+ */
 function safeNext(next: string): string {
-  return /^\/portal\/[^/\\]/.test(next) && !/[\r\n]/.test(next) ? next : "/portal/overview";
+  return /^\/portal\/[^/\\]/.test(next) && /^[\x21-\x7e]*$/.test(next) ? next : "/portal/overview";
 }
