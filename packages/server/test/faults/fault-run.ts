@@ -1,10 +1,12 @@
-// Issue #12 acceptance 2: the database failing under load. Two `paylink serve` processes share a
-// fresh PostgreSQL database through a TCP proxy this script controls (the machine's PostgreSQL is
-// never touched: only this database's own backends are terminated). Clients create links and pay
-// through the checkout, with a webhook receiver; meanwhile every connection of the database is
-// terminated (pg_terminate_backend), then the proxy refuses connections for 10 s. Afterwards:
-// every create answered 200 is in the database, every approved payment's webhook arrived, no
-// answer was a 500, and both processes are still running.
+// The fault matrix (issue 29; docs/operations.md#fault-matrix). Two `paylink serve` processes share
+// a fresh PostgreSQL database through a TCP proxy this script controls; the machine's PostgreSQL is
+// never touched beyond this database (its own backends, its own ALLOW_CONNECTIONS). Under a steady
+// mixed load — link creates, checkout payments, token charges, refunds, portal pages, every POST
+// with an Idempotency-Key — each fault is applied for a few seconds in turn: backends terminated,
+// the database refusing connections (55000), the proxy refusing them (the server stopped), and a
+// table locked so statements stall and the pools run dry. Afterwards: no 500 and nothing internal
+// in any body, every acknowledged create, charge and refund stored exactly once, every approved
+// checkout payment's webhook delivered, and every key refused during a fault succeeds on retry.
 import type { IncomingMessage } from "node:http";
 import pg from "pg";
 import { createPostgresDatabase } from "../support/databases.ts";
@@ -15,7 +17,7 @@ import { startReceiver } from "../webhooks/support.ts";
 
 export interface FaultRunOptions {
   adminUrl: string;
-  /** How long the database refuses connections (default 10 s). */
+  /** How long each fault lasts (default 4 s). */
   outageMs?: number;
   /** Concurrent clients creating links, and paying (default 4 and 2). */
   creators?: number;
@@ -33,9 +35,20 @@ const ADMIN_TOKEN = "fault-run-admin-token-0123456789";
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 type Outcome = number | string;
 
+/** What the load saw while one fault lasted (and the seconds after it). */
+interface Phase {
+  name: string;
+  answers: Map<Outcome, number>;
+  acknowledged: number;
+  refusedKeys: number;
+}
+
+/** Markers of text that must never reach a client: driver, Fastify, Node or stack text. */
+const INTERNAL = /ECONN|FST_|statusCode|terminat|not currently accepting|SQLSTATE|at \w[\w.]* \(|stack/i;
+
 export async function runFaults(options: FaultRunOptions): Promise<FaultRunResult> {
   const log = options.log ?? (() => {});
-  const outageMs = options.outageMs ?? 10_000;
+  const outageMs = options.outageMs ?? 4_000;
   const database = await createPostgresDatabase(options.adminUrl);
   const databaseName = new URL(database.url).pathname.slice(1);
   const proxy = await startTcpProxy(databaseAddress(database.url));
@@ -43,6 +56,7 @@ export async function runFaults(options: FaultRunOptions): Promise<FaultRunResul
   const servers: ServerProcess[] = [];
   const started = Date.now();
   const at = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
+  const problems: string[] = [];
   try {
     const env = {
       DATABASE_URL: proxy.urlThrough(database.url),
@@ -55,103 +69,328 @@ export async function runFaults(options: FaultRunOptions): Promise<FaultRunResul
     servers.push(...(await Promise.all([startServerProcess(env), startServerProcess(env)])));
     const [a] = servers as [ServerProcess, ServerProcess];
     const shop = await provision(a.baseUrl, receiver.url);
+    const token = await saveCard(a.baseUrl, shop);
+    const portalCookie = await portalSession(a.baseUrl, shop.merchantId);
     log(`${at()}  two instances on ${databaseName} through the proxy; load starts`);
 
-    const counts = new Map<string, Map<Outcome, number>>();
-    const count = (kind: string, outcome: Outcome) => {
-      const perKind = counts.get(kind) ?? new Map<Outcome, number>();
-      perKind.set(outcome, (perKind.get(outcome) ?? 0) + 1);
-      counts.set(kind, perKind);
-    };
-    const createdReferences: string[] = [];
+    let phase: Phase = { name: "steady", answers: new Map(), acknowledged: 0, refusedKeys: 0 };
+    const phases: Phase[] = [phase];
+    const created: string[] = [];
+    const charged: string[] = [];
+    const refunded: string[] = [];
     const approved: string[] = [];
+    const sold: string[] = [];
+    /** POSTs refused during a fault, to be retried with the same key afterwards. */
+    const refused: { kind: string; send: () => Promise<Answer> }[] = [];
+    const record = (kind: string, answer: Answer, retry?: () => Promise<Answer>) => {
+      phase.answers.set(answer.status, (phase.answers.get(answer.status) ?? 0) + 1);
+      if (typeof answer.status === "number" && answer.status >= 500 && answer.status !== 503)
+        problems.push(`${phase.name}: ${kind} answered ${answer.status} ${answer.text.slice(0, 160)}`);
+      if (INTERNAL.test(answer.text)) problems.push(`${phase.name}: ${kind} showed internal text: ${answer.text.slice(0, 160)}`);
+      if (answer.status === 200 || answer.status === 303) phase.acknowledged++;
+      if (answer.status === 503 && retry) {
+        phase.refusedKeys++;
+        refused.push({ kind, send: retry });
+      }
+    };
+    const keyed = (kind: string, send: (key: string) => Promise<Answer>, onOk: (answer: Answer) => void) => {
+      const key = `${kind}-${crypto.randomUUID()}`;
+      const attempt = async () => {
+        const answer = await send(key);
+        if (answer.status === 200) onOk(answer);
+        return answer;
+      };
+      return attempt().then((answer) => record(kind, answer, attempt));
+    };
+
     let running = true;
     let turn = 0;
     const nextServer = () => servers[turn++ % servers.length]!;
-    const createLinkOn = async (server: ServerProcess, kind: string): Promise<string | undefined> => {
-      const outcome = await createOnce(server.baseUrl, shop);
-      count(kind, outcome.status);
-      if (outcome.status === 200 && outcome.reference) createdReferences.push(outcome.reference);
-      return outcome.reference;
-    };
-    const creator = async () => {
-      while (running) await createLinkOn(nextServer(), "create");
-    };
-    const payer = async () => {
+    const loop = (work: () => Promise<unknown>) => async () => {
       while (running) {
-        const server = nextServer();
-        const reference = await createLinkOn(server, "create");
-        if (!reference) {
-          await sleep(100);
-          continue;
-        }
-        const page = await getPage(server.baseUrl, `/pay/${reference}`).catch((error) => ({ status: codeOf(error), html: "" }));
-        count("checkout page", page.status);
-        if (page.status !== 200) continue;
-        const posted = await postForm(server.baseUrl, reference, { ...hiddenInputs(page.html), ...cardFields() }).catch((error) => ({
-          status: codeOf(error),
-          location: null,
-        }));
-        count("checkout post", posted.status);
-        const checkoutReference = posted.location ? new URL(posted.location).searchParams.get("checkoutReference") : null;
-        if (posted.status === 303 && checkoutReference) approved.push(checkoutReference);
+        await work();
+        await sleep(20);
       }
     };
-    const clients = [...Array.from({ length: options.creators ?? 4 }, creator), ...Array.from({ length: options.payers ?? 2 }, payer)];
+    const createLink = () =>
+      keyed(
+        "create",
+        (key) => api(nextServer().baseUrl, shop.apiKey, "/api/v1/paymentlinks/create", linkBody(shop.terminalIdentifier), key),
+        (answer) => created.push(answer.json.paymentLinkReference),
+      );
+    const checkout = async () => {
+      const server = nextServer();
+      const made = await api(server.baseUrl, shop.apiKey, "/api/v1/paymentlinks/create", linkBody(shop.terminalIdentifier));
+      record("create", made);
+      if (made.status !== 200) return;
+      created.push(made.json.paymentLinkReference);
+      const reference = made.json.paymentLinkReference as string;
+      const page = await getPage(server.baseUrl, `/pay/${reference}`).catch((error) => ({ status: codeOf(error), html: "" }));
+      record("checkout page", { status: page.status, text: page.html, json: undefined });
+      if (page.status !== 200) return;
+      const posted = await postForm(server.baseUrl, reference, { ...hiddenInputs(page.html), ...cardFields() }).catch((error) => ({
+        status: codeOf(error),
+        location: null,
+      }));
+      record("checkout post", { status: posted.status, text: "", json: undefined });
+      const checkoutReference = posted.location ? new URL(posted.location).searchParams.get("checkoutReference") : null;
+      if (posted.status === 303 && checkoutReference) approved.push(checkoutReference);
+    };
+    const chargeToken = () =>
+      keyed(
+        "charge",
+        (key) => api(nextServer().baseUrl, shop.apiKey, "/api/v1/payment", chargeBody(shop.terminalIdentifier, token), key),
+        (answer) => {
+          charged.push(answer.json.payfacReference);
+          if (answer.json.resultCode === "Authorised") sold.push(answer.json.payfacReference);
+        },
+      );
+    const refund = async () => {
+      const payfacReference = sold.shift();
+      if (!payfacReference) return;
+      await keyed(
+        "refund",
+        (key) =>
+          api(
+            nextServer().baseUrl,
+            shop.apiKey,
+            "/api/v1/modification/refund",
+            { payfacReference, amount: 10000, currency: "ISK", refundReason: "RETURN" },
+            key,
+          ),
+        (answer) => refunded.push(answer.json.payfacReference),
+      );
+    };
+    const portal = async () => {
+      const server = nextServer();
+      const page = await fetch(`${server.baseUrl}/portal/overview`, { headers: { cookie: portalCookie }, redirect: "manual" })
+        .then(async (response) => ({ status: response.status as Outcome, text: await response.text(), json: undefined }))
+        .catch((error) => ({ status: codeOf(error), text: "", json: undefined }));
+      record("portal", page);
+    };
+    const clients = [loop(createLink), loop(createLink), loop(checkout), loop(chargeToken), loop(refund), loop(portal)].map((client) =>
+      client(),
+    );
 
-    await sleep(3000);
-    const killed = await terminateBackends(options.adminUrl, databaseName);
-    log(`${at()}  terminated ${killed} PostgreSQL connections of the database`);
+    const faults: { name: string; apply: () => Promise<void>; undo: () => Promise<void> }[] = [
+      {
+        name: "backends terminated",
+        apply: async () => void (await terminateBackends(options.adminUrl, databaseName)),
+        undo: async () => {},
+      },
+      {
+        name: "connections refused (55000)",
+        apply: async () => {
+          await adminQuery(options.adminUrl, `ALTER DATABASE ${databaseName} ALLOW_CONNECTIONS false`);
+          await terminateBackends(options.adminUrl, databaseName);
+        },
+        undo: () => adminQuery(options.adminUrl, `ALTER DATABASE ${databaseName} ALLOW_CONNECTIONS true`),
+      },
+      { name: "server stopped (refused)", apply: () => proxy.refuse(), undo: () => proxy.accept() },
+      ...((): { name: string; apply: () => Promise<void>; undo: () => Promise<void> }[] => {
+        let locker: pg.Client | undefined;
+        return [
+          {
+            name: "slow statements, pool full",
+            apply: async () => {
+              locker = new pg.Client({ connectionString: database.url });
+              await locker.connect();
+              await locker.query("BEGIN");
+              await locker.query("LOCK TABLE payment_links, token_payments IN EXCLUSIVE MODE");
+            },
+            undo: async () => {
+              await locker?.query("ROLLBACK");
+              await locker?.end();
+            },
+          },
+        ];
+      })(),
+    ];
+
     await sleep(2000);
-    await proxy.refuse();
-    log(`${at()}  the database refuses connections for ${outageMs / 1000} s`);
-    await sleep(outageMs);
-    await proxy.accept();
-    const backAt = Date.now();
-    log(`${at()}  the database accepts connections again`);
-    const recovery = await Promise.all(servers.map((server) => firstSuccessAfter(server.baseUrl, shop)));
-    log(`${at()}  both instances answer creates again (${recovery.map((ms) => `${ms} ms`).join(", ")})`);
-    await sleep(3000);
+    for (const fault of faults) {
+      phase = { name: fault.name, answers: new Map(), acknowledged: 0, refusedKeys: 0 };
+      phases.push(phase);
+      await fault.apply();
+      log(`${at()}  fault: ${fault.name}`);
+      await sleep(outageMs);
+      await fault.undo();
+      await sleep(2000);
+    }
+    phase = { name: "after", answers: new Map(), acknowledged: 0, refusedKeys: 0 };
+    phases.push(phase);
     running = false;
     await Promise.all(clients);
-    log(`${at()}  load stopped; waiting for webhooks`);
 
-    const problems: string[] = [];
-    const deliveredReferences = () => new Set(receiver.requests.map((request) => JSON.parse(request.body).checkoutReference as string));
+    // Every POST refused during a fault, sent again with its key: it must succeed now.
+    let retriedOk = 0;
+    let inFlight = 0;
+    for (const { kind, send } of refused) {
+      let answer = await send();
+      for (let tries = 0; answer.status !== 200 && tries < 20; tries++) {
+        await sleep(250);
+        answer = await send();
+      }
+      if (answer.status === 200) retriedOk++;
+      // A saved-card charge whose processor call was in flight when the database went: its outcome
+      // is unknown until the reconciler settles it, so its key rightly stays taken (3007).
+      else if (kind === "charge" && answer.status === 409 && answer.json?.errorCode === "3007") inFlight++;
+      else problems.push(`retry of a refused ${kind}: ${answer.status} ${answer.text.slice(0, 160)}`);
+    }
+    log(`${at()}  load stopped; ${retriedOk}/${refused.length} refused requests succeeded on retry; waiting for webhooks`);
+    if (retriedOk + inFlight < refused.length) log(`${at()}  some retries failed (see below)`);
+
+    const delivered = () => new Set(receiver.requests.map((request) => JSON.parse(request.body).checkoutReference as string));
     const webhooksStarted = Date.now();
-    while (approved.some((reference) => !deliveredReferences().has(reference)) && Date.now() - webhooksStarted < 90_000) await sleep(250);
-    const webhookWaitMs = Date.now() - webhooksStarted;
-    const missingWebhooks = approved.filter((reference) => !deliveredReferences().has(reference));
+    while (approved.some((reference) => !delivered().has(reference)) && Date.now() - webhooksStarted < 60_000) await sleep(250);
+    const missingWebhooks = approved.filter((reference) => !delivered().has(reference));
     if (missingWebhooks.length)
       problems.push(`${missingWebhooks.length} approved payments without a webhook: ${missingWebhooks.slice(0, 5)}`);
 
-    const stored = await storedReferences(database.url);
-    const lost = createdReferences.filter((reference) => !stored.has(reference));
-    if (lost.length) problems.push(`${lost.length} links answered 200 but not in the database: ${lost.slice(0, 5)}`);
-    const fiveHundreds = [...counts.values()].reduce((sum, perKind) => sum + (perKind.get(500) ?? 0), 0);
-    if (fiveHundreds > 0) problems.push(`${fiveHundreds} answers were 500`);
+    const stored = await storedCounts(database.url);
+    const lost = (what: string, acknowledged: string[], table: Map<string, number>) => {
+      const missing = acknowledged.filter((reference) => (table.get(reference) ?? 0) === 0);
+      const twice = acknowledged.filter((reference) => (table.get(reference) ?? 0) > 1);
+      if (missing.length) problems.push(`${missing.length} ${what} acknowledged but not stored: ${missing.slice(0, 5)}`);
+      if (twice.length) problems.push(`${twice.length} ${what} stored more than once: ${twice.slice(0, 5)}`);
+      return missing.length;
+    };
+    const lostCount =
+      lost("links", created, stored.links) + lost("charges", charged, stored.payments) + lost("refunds", refunded, stored.refunds);
     for (const [index, server] of servers.entries())
       if (server.child.exitCode !== null || server.child.signalCode !== null)
         problems.push(`instance ${index + 1} died: ${server.output()}`);
 
     const lines = [
-      `Fault run: 2 instances, PostgreSQL connections terminated, then refused for ${outageMs / 1000} s`,
-      ...[...counts].map(([kind, perKind]) => `  ${kind.padEnd(14)} ${[...perKind].map(([outcome, n]) => `${outcome}: ${n}`).join(", ")}`),
-      `  503 answers    ${[...counts.values()].reduce((sum, perKind) => sum + (perKind.get(503) ?? 0), 0)}`,
-      `  500 answers    ${fiveHundreds}`,
-      `  creates 200    ${createdReferences.length}, all in the database: ${lost.length === 0 ? "yes" : `no, ${lost.length} missing`}`,
-      `  approved       ${approved.length}, webhooks delivered: ${approved.length - missingWebhooks.length} (all within ${(webhookWaitMs / 1000).toFixed(1)} s after the load)`,
-      `  webhook posts  ${receiver.requests.length} (duplicates are allowed: at-least-once)`,
-      `  recovery       ${recovery.map((ms, index) => `instance ${index + 1}: ${ms} ms`).join(", ")} after connections were accepted again`,
-      `  since back     ${((Date.now() - backAt) / 1000).toFixed(1)} s; result: ${problems.length === 0 ? "PASS" : "FAIL"}`,
-      ...problems.map((problem) => `  PROBLEM: ${problem}`),
+      `Fault matrix: 2 instances under mixed load, each fault ${outageMs / 1000} s (+2 s after)`,
+      ...phases.map(
+        (one) =>
+          `  ${one.name.padEnd(28)} answers ${[...one.answers]
+            .sort(([x], [y]) => String(x).localeCompare(String(y)))
+            .map(([outcome, n]) => `${outcome}:${n}`)
+            .join(" ")
+            .padEnd(30)} acknowledged ${String(one.acknowledged).padStart(4)}  keys refused ${one.refusedKeys}`,
+      ),
+      `  acknowledged: links ${created.length}, charges ${charged.length}, refunds ${refunded.length}; each stored once: ${lostCount === 0 && problems.every((problem) => !problem.includes("stored")) ? "yes" : "no"}; lost ${lostCount}`,
+      `  approved checkout payments ${approved.length}, webhooks delivered ${approved.length - missingWebhooks.length}`,
+      `  refused POSTs retried with their keys: ${retriedOk}/${refused.length} succeeded, ${inFlight} charges in flight left to the reconciler`,
+      `  result: ${problems.length === 0 ? "PASS" : "FAIL"}`,
+      ...problems.slice(0, 20).map((problem) => `  PROBLEM: ${problem}`),
     ];
     return { ok: problems.length === 0, problems, summary: lines.join("\n") };
   } finally {
+    await adminQuery(options.adminUrl, `ALTER DATABASE ${databaseName} ALLOW_CONNECTIONS true`).catch(() => {});
     await Promise.all(servers.map((server) => server.stop("SIGTERM")));
     await proxy.close();
     await receiver.close();
     await database.drop();
+  }
+}
+
+interface Answer {
+  status: Outcome;
+  text: string;
+  json: any;
+}
+
+async function api(baseUrl: string, apiKey: string, path: string, body: unknown, key?: string): Promise<Answer> {
+  try {
+    const response = await fetch(`${baseUrl}${path}`, {
+      method: "POST",
+      headers: { "x-api-key": apiKey, "content-type": "application/json", ...(key ? { "idempotency-key": key } : {}) },
+      body: JSON.stringify(body),
+    });
+    const text = await response.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: response.status, text, json };
+  } catch (error) {
+    return { status: codeOf(error), text: "", json: undefined };
+  }
+}
+
+function linkBody(terminalIdentifier: string) {
+  const amount = 48900;
+  return {
+    type: "PayByLink",
+    terminalIdentifier,
+    amount,
+    currency: "ISK",
+    items: [{ name: "Lopapeysa", quantity: 1, unitPrice: amount, amountWithoutDiscount: amount, amount }],
+    returnUrl: "https://shop.example/thanks",
+  };
+}
+
+function chargeBody(terminalIdentifier: string, token: string) {
+  return {
+    terminalIdentifier,
+    amount: 48900,
+    currency: "ISK",
+    reference: "fault-run",
+    tokenDetails: { tokenValue: token, recurringProcessingModel: "Subscription" },
+    shopperIp: "203.0.113.7",
+    origin: "https://shop.example",
+    channel: "Web",
+    returnUrl: "https://shop.example/return",
+  };
+}
+
+/** A card saved through a TokenizeByLink link's checkout page, as a shopper saves one. */
+async function saveCard(baseUrl: string, shop: { apiKey: string; terminalIdentifier: string }): Promise<string> {
+  const made = await api(baseUrl, shop.apiKey, "/api/v1/paymentlinks/create", {
+    type: "TokenizeByLink",
+    terminalIdentifier: shop.terminalIdentifier,
+    amount: 0,
+    currency: "ISK",
+    recurringProcessingModel: "Subscription",
+  });
+  const reference = made.json.paymentLinkReference as string;
+  const page = await getPage(baseUrl, `/pay/${reference}`);
+  await postForm(baseUrl, reference, { ...hiddenInputs(page.html), ...cardFields() });
+  const read = await fetch(`${baseUrl}/api/v1/paymentlinks/${reference}`, { headers: { "x-api-key": shop.apiKey } });
+  const token = ((await read.json()) as any).paymentLink.submissions[0]?.token;
+  if (typeof token !== "string") throw new Error("the fault run could not save a card");
+  return token;
+}
+
+/** A portal session's cookie for a new user of the shop. */
+async function portalSession(baseUrl: string, merchantId: string): Promise<string> {
+  const email = "faults@example.com";
+  const password = "fault run password 0123";
+  const made = await fetch(`${baseUrl}/admin/v1/merchants/${merchantId}/users`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify({ email, password }),
+  });
+  if (made.status !== 200) throw new Error(`portal user: ${made.status} ${await made.text()}`);
+  const form = await fetch(`${baseUrl}/portal/sign-in`);
+  const cookies = form.headers.getSetCookie().map((cookie) => cookie.split(";")[0]!);
+  const html = await form.text();
+  const posted = await fetch(`${baseUrl}/portal/sign-in`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie: cookies.join("; ") },
+    body: new URLSearchParams({ ...hiddenInputs(html), email, password }).toString(),
+  });
+  const session = posted.headers
+    .getSetCookie()
+    .map((cookie) => cookie.split(";")[0]!)
+    .find((cookie) => cookie.startsWith("paylink_session="));
+  if (!session) throw new Error(`portal sign-in: ${posted.status}`);
+  return session;
+}
+
+async function adminQuery(adminUrl: string, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
   }
 }
 
@@ -169,39 +408,7 @@ async function provision(baseUrl: string, webhookUrl: string) {
   const { terminalIdentifier } = await admin(`/merchants/${merchantId}/terminals`);
   const { apiKey } = await admin(`/merchants/${merchantId}/apikeys`);
   await admin(`/merchants/${merchantId}/webhooks`, { url: webhookUrl });
-  return { apiKey: apiKey as string, terminalIdentifier: terminalIdentifier as string };
-}
-
-async function createOnce(baseUrl: string, shop: { apiKey: string; terminalIdentifier: string }) {
-  const amount = 48900;
-  try {
-    const response = await fetch(`${baseUrl}/api/v1/paymentlinks/create`, {
-      method: "POST",
-      headers: { "x-api-key": shop.apiKey, "content-type": "application/json" },
-      body: JSON.stringify({
-        type: "PayByLink",
-        terminalIdentifier: shop.terminalIdentifier,
-        amount,
-        currency: "ISK",
-        items: [{ name: "Lopapeysa", quantity: 1, unitPrice: amount, amountWithoutDiscount: amount, amount }],
-        returnUrl: "https://shop.example/thanks",
-      }),
-    });
-    const body = (await response.json().catch(() => ({}))) as { paymentLinkReference?: string };
-    return { status: response.status as Outcome, reference: response.status === 200 ? body.paymentLinkReference : undefined };
-  } catch (error) {
-    return { status: codeOf(error), reference: undefined };
-  }
-}
-
-/** Milliseconds until a create on this instance answers 200 again. */
-async function firstSuccessAfter(baseUrl: string, shop: { apiKey: string; terminalIdentifier: string }): Promise<number> {
-  const since = Date.now();
-  while (Date.now() - since < 60_000) {
-    if ((await createOnce(baseUrl, shop)).status === 200) return Date.now() - since;
-    await sleep(50);
-  }
-  return Number.NaN;
+  return { apiKey: apiKey as string, terminalIdentifier: terminalIdentifier as string, merchantId: merchantId as string };
 }
 
 /** pg_terminate_backend on this run's database only, never anyone else's. */
@@ -219,12 +426,20 @@ async function terminateBackends(adminUrl: string, databaseName: string): Promis
   }
 }
 
-async function storedReferences(databaseUrl: string): Promise<Set<string>> {
+/** How many rows each reference has: links by reference, payments by payfacReference, refunds by their own. */
+async function storedCounts(databaseUrl: string) {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
+  const count = async (query: string) =>
+    new Map((await client.query(query)).rows.map((row) => [row.reference as string, Number(row.n)] as [string, number]));
   try {
-    const { rows } = await client.query("SELECT reference FROM payment_links");
-    return new Set(rows.map((row) => row.reference as string));
+    return {
+      links: await count("SELECT reference, count(*) AS n FROM payment_links GROUP BY reference"),
+      payments: await count(
+        "SELECT payfac_reference AS reference, count(*) AS n FROM token_payments WHERE payfac_reference IS NOT NULL GROUP BY payfac_reference",
+      ),
+      refunds: await count("SELECT payfac_reference AS reference, count(*) AS n FROM refunds GROUP BY payfac_reference"),
+    };
   } finally {
     await client.end();
   }
