@@ -3,7 +3,6 @@
 // password start a new session (a fresh random value: no session fixation); wrong ones are counted
 // per account and per address, and past the limit the form answers 429 saying when to try again.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { crossSite } from "../checkout/page-response.tsx";
 import {
   clearSigninFailures,
   createPortalSession,
@@ -16,6 +15,7 @@ import {
 import { accountSubject, addressSubject, SIGNIN_WINDOW_SECONDS, signinWaitSeconds } from "../domain/portal/signin-brake.ts";
 import { clientKey } from "../http/rate-limit.ts";
 import { verifyPassword } from "../security/passwords.ts";
+import { crossSite } from "../web/security.ts";
 import { portalCookie, SESSION_COOKIE, SIGNIN_COOKIE } from "./cookies.ts";
 import { newSigninNonce, signinToken, validSigninToken } from "./csrf.ts";
 import { type PortalContext, SESSION_IDLE_SECONDS } from "./deps.ts";
