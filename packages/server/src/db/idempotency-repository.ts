@@ -29,8 +29,17 @@ export interface KeyClaim {
  */
 const ABANDONED_AFTER_SECONDS = 120;
 
-export async function claimIdempotencyKey(db: Database, merchantId: string, key: string, requestHash: string): Promise<IdempotencyClaim> {
-  const token = randomUUID();
+/**
+ * `token` is chosen by the caller so that, when the database goes away before the claim's answer
+ * arrives, the caller can still release whatever claim was made with it.
+ */
+export async function claimIdempotencyKey(
+  db: Database,
+  merchantId: string,
+  key: string,
+  requestHash: string,
+  token: string = randomUUID(),
+): Promise<IdempotencyClaim> {
   const inserted = await db
     .insertInto("idempotency_keys")
     .values({ merchant_id: merchantId, key, request_hash: requestHash, response_status: null, response_body: null, claim_token: token })
@@ -57,7 +66,7 @@ export async function claimIdempotencyKey(db: Database, merchantId: string, key:
     .where("merchant_id", "=", merchantId)
     .where("key", "=", key)
     .executeTakeFirst();
-  if (!row) return claimIdempotencyKey(db, merchantId, key, requestHash); // released between the two queries
+  if (!row) return claimIdempotencyKey(db, merchantId, key, requestHash, token); // released between the two queries
   if (row.state === "done" && row.response_status !== null && row.response_body !== null) {
     return { outcome: "done", requestHash: row.request_hash, status: row.response_status, body: row.response_body };
   }

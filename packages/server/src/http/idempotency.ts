@@ -2,7 +2,7 @@
 // the same body; a different body is refused (3004); a concurrent duplicate gets 409 (3007). An
 // operation with an effect stores its answer in the transaction of that effect (keyedEffect), so no
 // crash or database blip between the two can let a retry do it twice (D-210).
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
 import type { Database } from "../db/connect.ts";
 import {
@@ -38,7 +38,12 @@ export function idempotency(db: Database) {
       .digest("hex");
     // A claim of this key whose release is still owed (the database was away) goes first.
     await unreleased.settle(request.merchantId, key);
-    const claim = await claimIdempotencyKey(db, request.merchantId, key, requestHash);
+    // A claim whose answer was lost (the connection dropped after its commit) is released like any other.
+    const token = randomUUID();
+    const claim = await claimIdempotencyKey(db, request.merchantId, key, requestHash, token).catch((error: unknown) => {
+      unreleased.add({ merchantId: request.merchantId, key, token });
+      throw error;
+    });
     if (claim.outcome !== "claimed" && claim.requestHash !== requestHash) {
       throw new AppError(
         "IdempotencyKeyReused",
