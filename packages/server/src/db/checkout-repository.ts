@@ -6,6 +6,7 @@ import { sql } from "kysely";
 import type { Database } from "./connect.ts";
 import { COMMIT_WITHOUT_WAITING } from "./durable-commit.ts";
 import { LINK_RECORD_COLUMNS, type LinkRecordRow, type PaymentLinkRecord, toRecord } from "./links-repository.ts";
+import { runCompiledPrepared } from "./prepared.ts";
 
 export interface CheckoutTheme {
   themeKey: string;
@@ -51,11 +52,10 @@ export async function loadCheckoutLink(
   // A visit is counted in the same statement as the read: the link's row, which every shopper of
   // the link updates, is held only while PostgreSQL runs it, never across a round trip. A visit is a
   // statistic: its commit does not wait for the disk, and nobody waits for it afterwards either.
-  const result = options.countVisit
-    ? await read(
-        sql`UPDATE payment_links SET visit_count = visit_count + 1 WHERE reference = ${reference} AND ${COMMIT_WITHOUT_WAITING} RETURNING ${COLUMNS}`,
-      ).execute(db)
-    : await read(sql`SELECT ${COLUMNS} FROM payment_links WHERE reference = ${reference}`).execute(db);
+  const link = options.countVisit
+    ? sql`UPDATE payment_links SET visit_count = visit_count + 1 WHERE reference = ${reference} AND ${COMMIT_WITHOUT_WAITING} RETURNING ${COLUMNS}`
+    : sql`SELECT ${COLUMNS} FROM payment_links WHERE reference = ${reference}`;
+  const result = await runCompiledPrepared(db, read(link).compile(db));
   const row = result.rows[0];
   if (!row) return undefined;
   return {

@@ -13,6 +13,7 @@ import { newCheckoutReference, newDeliveryIdSql } from "../ids.ts";
 import type { Database } from "./connect.ts";
 import { COMMIT_WITHOUT_WAITING, waitUntilDurable } from "./durable-commit.ts";
 import { openForSaleSql, SALE_CAP } from "./link-status.ts";
+import { runCompiledPrepared } from "./prepared.ts";
 import type { SubmissionsTable } from "./schema.ts";
 import { type Answer, liveSubmissionForAttempt, type SubmissionRecord, toSubmission } from "./submissions-repository.ts";
 import { isUniqueViolation } from "./unique-violation.ts";
@@ -51,7 +52,7 @@ export async function reserveSale(db: Database, input: NewSubmission): Promise<R
   const { linkReference, attemptKey, card, shownPrice } = input;
   let taken: { amount: number; currency: string; items: unknown } | undefined;
   try {
-    const result = await sql<{ amount: number; currency: string; items: unknown }>`
+    const query = sql<{ amount: number; currency: string; items: unknown }>`
       WITH earlier AS (
         SELECT 1 FROM submissions
         WHERE link_reference = ${linkReference} AND attempt_key = ${attemptKey} AND state IN ('pending', 'approved')
@@ -70,7 +71,8 @@ export async function reserveSale(db: Database, input: NewSubmission): Promise<R
                ${card.brand}, ${card.masked}, ${card.last4}, ${card.expiry}, ${attemptKey}
         FROM slot
       )
-      SELECT amount, currency, items FROM slot`.execute(db);
+      SELECT amount, currency, items FROM slot`.compile(db);
+    const result = await runCompiledPrepared(db, query);
     taken = result.rows[0];
   } catch (error) {
     // Two posts of one form raced past the attempt check; the unique index let one through.
@@ -171,7 +173,7 @@ export async function writeResult(db: Database, input: ResultToWrite): Promise<b
       : sql`UPDATE payment_links SET reserved_count = reserved_count - 1
             WHERE reference = ${attempt.link_reference} AND EXISTS (SELECT 1 FROM attempt) RETURNING reference`;
   const payfacReference = "payfacReference" in outcome ? outcome.payfacReference : null;
-  const written = await sql<{ id: string }>`
+  const query = sql<{ id: string }>`
     WITH attempt AS (
       SELECT id FROM submissions WHERE id = ${attempt.id} AND state = ${attempt.state} AND ${COMMIT_WITHOUT_WAITING} FOR UPDATE
     ), slot AS (${slot}
@@ -188,7 +190,8 @@ export async function writeResult(db: Database, input: ResultToWrite): Promise<b
       FROM webhook_endpoints w CROSS JOIN jsonb_array_elements(${JSON.stringify(input.events)}::jsonb) AS e(event)
       WHERE w.merchant_id = ${input.merchantId} AND w.enabled AND EXISTS (SELECT 1 FROM result)
     )
-    SELECT id FROM result`.execute(db);
+    SELECT id FROM result`.compile(db);
+  const written = await runCompiledPrepared(db, query);
   if (written.rows.length === 0) return false;
   // On disk before the shopper is answered or the worker sends the webhook.
   await waitUntilDurable(db);
