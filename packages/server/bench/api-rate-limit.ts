@@ -1,4 +1,4 @@
-// The cost of counting the API limit in PostgreSQL (issue #12 finding 8, D-132): autocannon on
+// The cost of counting the API limit in PostgreSQL (issue #12 finding 8, docs/decisions.md#rate-limits): autocannon on
 // GET /api/v1/paymentlinks/{reference} of one in-process server on a fresh PostgreSQL database,
 // with the limit counted in memory and in the database, alternating, three rounds each.
 //

@@ -37,7 +37,7 @@ export interface AppDeps {
   processor?: PaymentProcessor;
   /**
    * Charges saved cards, refunds and reverses. Default: the checkout's processor when it can, else
-   * a sandbox (which needs no memory of the checkout's calls, docs/decisions.md D-100).
+   * a sandbox (which needs no memory of the checkout's calls, docs/decisions.md docs/decisions.md#saved-cards).
    */
   afterSaleProcessor?: AfterSaleProcessor;
   /** How long a second post of one form waits for the first's result before the 202 page (default 20 s). */

@@ -1,6 +1,6 @@
 // First start on an empty database without an admin token: create a demo merchant so a new user
 // can try everything at once (docs/admin-api.md#the-demo-merchant), in the portal too (docs/decisions.md
-// D-110). The credentials exist in clear only in this printout.
+// docs/decisions.md#keys-passwords-sessions). The credentials exist in clear only in this printout.
 import { sql } from "kysely";
 import type { Database } from "./db/connect.ts";
 import { countMerchants, createApiKey, createMerchant, createPortalUser, createTerminal, createTheme } from "./db/merchants-repository.ts";

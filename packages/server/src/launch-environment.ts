@@ -3,7 +3,7 @@
 // starts Paylink with it, and test/process/launch-environment.test.ts keeps all of them equal to
 // this. It can only take effect at process start, so it cannot be set from inside the server.
 //
-// GLIBC_TUNABLES, glibc.malloc.mmap_threshold (D-265): glibc's allocator serves a request of at
+// GLIBC_TUNABLES, glibc.malloc.mmap_threshold: glibc's allocator serves a request of at
 // least this many bytes with a mapping of its own, handed back to the kernel when freed, instead
 // of from an arena. On the embedded database V8 compiles PGlite's WebAssembly on its helper
 // threads, and blocks of 64 KiB to 128 KiB (under glibc's own starting threshold of 128 KiB)
@@ -13,7 +13,7 @@
 // API request on PostgreSQL). The setting also fixes the threshold, where glibc would raise it
 // after the first such block is freed. Other C libraries (musl, macOS) ignore the variable.
 //
-// NODE_OPTIONS, --max-semi-space-size=8 (D-268): V8's young generation is two semi-spaces that grow
+// NODE_OPTIONS, --max-semi-space-size=8: V8's young generation is two semi-spaces that grow
 // under load to 16 MB each on a 64-bit machine; a request's objects die young, so 8 MB each still
 // collects nearly all of them there, and the process's resident set is 15-40 MB smaller (the
 // embedded database's peak and PostgreSQL's). The price is about twice as many young collections:

@@ -1,5 +1,5 @@
 // Every named prepared statement of the API's and the checkout's hot paths must keep reading only
-// its own few rows however its tables grow after its plan was made (D-270). A pooled session makes
+// its own few rows however its tables grow after its plan was made. A pooled session makes
 // a statement's generic plan once, possibly on a young installation's small tables, and keeps it
 // until the tables' statistics change: never on the embedded database, and on PostgreSQL only when
 // autovacuum analyses them (this machine's runs with it off). Such a plan once reached the API's

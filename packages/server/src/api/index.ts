@@ -28,7 +28,7 @@ export async function apiRoutes(instance: FastifyInstance, deps: ApiDeps) {
   // Before authentication: a flood of requests costs no database lookups once it is limited.
   const rateLimit = apiRateLimit(app, deps.apiRateLimitPerMinute ?? 0, deps.sharedRateLimit ? deps.db : undefined);
   if (rateLimit) app.addHook("onRequest", rateLimit);
-  // Wrong keys per address: shared by the instances on PostgreSQL like the limit (D-214), else in memory.
+  // Wrong keys per address: shared by the instances on PostgreSQL like the limit (docs/decisions.md#rate-limits), else in memory.
   const limited = (deps.apiRateLimitPerMinute ?? 0) > 0;
   const failures = limited && deps.sharedRateLimit ? sharedAuthFailureBrake(deps.db) : authFailureBrake(app, limited);
   app.addHook("onRequest", apiKeyAuth(deps.db, failures));

@@ -45,7 +45,7 @@ export function registerGetLink(app: TypedApp, deps: ApiDeps) {
       if (found.submissions) {
         return { paymentLink: presentLink(found.link, found.submissions, deps.publicBaseUrl, deps.now()), ...envelope(request) };
       }
-      // More submissions than one statement carries (D-269): read again in batches from one
+      // More submissions than one statement carries (docs/decisions.md#big-link-reads): read again in batches from one
       // snapshot, each batch written as JSON as it comes, so the process holds text rather than
       // objects and other requests run between batches instead of waiting for one long
       // serialization. The body is complete before anything is sent: a read that fails half-way

@@ -2,7 +2,7 @@
 // URLs that are cached for good (the CSP allows no inline script; the only inline style is the
 // theme's three colours, under the response's nonce). The stylesheet is linked from the page's head,
 // so it blocks the first paint (no flash) and is fetched once per browser, not sent with every page
-// (D-230). The page works without the script; it only formats the card number and expiry as you
+// (docs/decisions.md#checkout-pages). The page works without the script; it only formats the card number and expiry as you
 // type and stops a second click on the pay button.
 import { createHash } from "node:crypto";
 

@@ -1,4 +1,4 @@
-// The card-testing brake (docs/checkout.md#card-testing-brake, D-153): a payment attempt is taken
+// The card-testing brake (docs/checkout.md#card-testing-brake, docs/decisions.md#checkout-brake): a payment attempt is taken
 // for the client's address and the link before anything else of the post is looked at, and
 // finished before the answer is sent: given back when it was no failure (so a shopper who pays is
 // never held back), kept when the card was declined or the form rejected. The counters live in the

@@ -2,7 +2,7 @@
 // same HTML for every shopper but for two strings: the response's CSP nonce and the form token.
 // Rendering it was a fifth of a page view's CPU (preact, Intl's money formatting), so each page is
 // rendered once with two markers in their places and later views swap the markers for this
-// response's values (D-261).
+// response's values (docs/decisions.md#checkout-pages).
 //
 // The key is the content the page is rendered from (the view's props: language, theme, reference,
 // terms), not a version number, so an updated link or theme is a new key and nothing has to be

@@ -34,7 +34,7 @@ export function sendCheckoutPage(reply: FastifyReply, status: number, link: Chec
 
 /**
  * The page as a shopper first sees it (200): rendered once per content, then sent with this
- * response's nonce and form token (D-261). A link with a prefilled shopper field is one shopper's
+ * response's nonce and form token (docs/decisions.md#checkout-pages). A link with a prefilled shopper field is one shopper's
  * link: its page (their name, email, national ID) is rendered each time rather than kept.
  */
 export function sendFirstView(

@@ -25,7 +25,7 @@ export function sendPage(
   return sendRenderedPage(reply, status, (nonce) => renderDocument(build(nonce)), options);
 }
 
-/** sendPage for a caller that has the document as text already (a kept first view, D-261). */
+/** sendPage for a caller that has the document as text already (a kept first view, docs/decisions.md#checkout-pages). */
 export function sendRenderedPage(
   reply: FastifyReply,
   status: number,

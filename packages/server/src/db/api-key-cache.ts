@@ -1,5 +1,5 @@
 // The API keys this process has seen, by hash, so an API request does not look its key up in the
-// database each time (D-180). Trust in the cache lasts one second: a request that finds it older
+// database each time (docs/decisions.md#keys-passwords-sessions). Trust in the cache lasts one second: a request that finds it older
 // first reads the one-row api_key_generation (bumped by a trigger on any revoke, delete or change
 // of a key, migration 0018) and empties the cache if it moved. A revoke made through this process
 // empties it at once. So a revoked key is refused at once by the instance that revoked it, and by

@@ -77,7 +77,7 @@ async function openPGlite(target: { kind: "pglite"; dataDir: string } | { kind: 
       extensions: { pg_trgm },
       // 16 MB of shared buffers, not 128 MB: PostgreSQL zeroes them at start, so each MB is
       // resident for the life of the process; the files stay in the OS page cache anyway. A
-      // restart held 347 MB with the default, 200 MB with this (D-194).
+      // restart held 347 MB with the default, 200 MB with this (docs/decisions.md#two-databases-one-sql).
       startParams: [...PGlite.defaultStartParams, "-c", "shared_buffers=16MB"],
     });
     const db = new Kysely<DB>({ dialect: new SerializedPGliteDialect({ pglite }) });

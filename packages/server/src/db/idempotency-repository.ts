@@ -1,7 +1,7 @@
 // Stored answers of POSTs sent with an Idempotency-Key (docs/api.md#idempotency). A key is claimed
 // 'running' before the operation, with a token of its own; the operation's effect then writes the
 // answer in its own transaction (state 'done'), or, for a saved-card charge whose answer is not in
-// yet, marks the key 'applied'. A key never drifts from the effect it stands for (D-210).
+// yet, marks the key 'applied'. A key never drifts from the effect it stands for (docs/decisions.md#idempotency-keys).
 import { randomUUID } from "node:crypto";
 import { type Kysely, sql } from "kysely";
 import type { Database } from "./connect.ts";
@@ -104,7 +104,7 @@ export async function markKeyAppliedToCharge(trx: Kysely<DB>, claim: KeyClaim, c
   return row !== undefined;
 }
 
-/** In the transaction that records a charge failed and reversed (nothing charged): its key may run again (D-103). */
+/** In the transaction that records a charge failed and reversed (nothing charged): its key may run again (docs/decisions.md#saved-cards). */
 export async function releaseKeyOfReversedCharge(trx: Kysely<DB>, chargeReference: string): Promise<void> {
   await trx.deleteFrom("idempotency_keys").where("charge_reference", "=", chargeReference).where("state", "=", "applied").execute();
 }

@@ -1,6 +1,6 @@
 // The API's list of a merchant's links: a page of summaries, newest first, and the number of all
 // matches. Only the columns a summary shows are read: the whole row (items, shopper fields and
-// the rest) tripled the database's and the driver's work per page (D-220).
+// the rest) tripled the database's and the driver's work per page.
 import { type ExpressionBuilder, type Selectable, sql, type Transaction } from "kysely";
 import type { LinkStatus, LinkType } from "../domain/links/types.ts";
 import type { Database } from "./connect.ts";

@@ -1,7 +1,7 @@
 // The API's read of one link: the link, its submissions and what is refunded of each, in one
-// statement (D-182). Three round trips were most of a get's cost; one statement also reads the
+// statement (docs/decisions.md#speed-is-guarded). Three round trips were most of a get's cost; one statement also reads the
 // three from one snapshot. A link with more submissions than one statement should carry is read
-// again in batches, in one snapshot too (D-269).
+// again in batches, in one snapshot too (docs/decisions.md#big-link-reads).
 import { sql } from "kysely";
 import type { Database } from "./connect.ts";
 import { isoMillisFromJson } from "./json-timestamp.ts";
@@ -25,12 +25,12 @@ export interface LinkSubmission {
 }
 
 // Each submission comes as a JSON array of its values in the wire's order, and is named and its
-// time formatted here (D-222): building objects with key names and formatting the time with
+// time formatted here: building objects with key names and formatting the time with
 // to_char were two thirds of PostgreSQL's CPU for this statement, where a tuple and one Date
 // cost the driver little. A timestamp in JSON carries its offset, so the instant does not depend
 // on the session's time zone (json-timestamp.ts reads it). A prepared
 // statement on PostgreSQL (db/prepared.ts), so its columns are named, and the link is found by its
-// reference alone, its merchant checked as a filter (`IS TRUE`, D-270).
+// reference alone, its merchant checked as a filter (`IS TRUE`, docs/decisions.md#named-statements).
 //
 // It reads at most one more than SUBMISSIONS_AT_ONCE submissions, any of them (no order before
 // the limit, so no sort beyond the aggregate's): all of them when there are no more than that,

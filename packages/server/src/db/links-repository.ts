@@ -112,7 +112,7 @@ export async function insertLink(db: Queryable, reference: string, merchantId: s
 
 /**
  * The create's insert with its checks (below); a prepared statement on PostgreSQL (db/prepared.ts).
- * The terminal and the theme are found by their keys, their owner checked as a filter (D-270).
+ * The terminal and the theme are found by their keys, their owner checked as a filter.
  */
 const INSERT_LINK_IF_REFERENCES_VALID = preparedStatement(
   "api_insert_link_if_references_valid",
@@ -212,7 +212,7 @@ export async function disableLink(db: Queryable, merchantId: string, reference: 
 
 /**
  * A page of a link's submissions, newest first (ties by reference), and how many it has in all:
- * the portal shows a busy link's submissions a page at a time (D-269).
+ * the portal shows a busy link's submissions a page at a time (docs/decisions.md#big-link-reads).
  */
 export async function listSubmissionsPage(
   db: Queryable,

@@ -138,7 +138,7 @@ function toPaymentRow(row: PaymentColumns): PaymentRow {
  * A page of payments, newest first, and the number of all that match, in one statement. The page
  * is chosen on the narrow columns alone (reference and time), which the partial indexes of
  * migration 0023 hold: without a search the scans read no table row, the sort keeps only the page
- * (no window over every match) and the count is a second index-only pass (D-252). Then only the
+ * (no window over every match) and the count is a second index-only pass (docs/decisions.md#portal-payments). Then only the
  * page's rows are read, by their primary keys.
  */
 export async function listPayments(

@@ -2,7 +2,7 @@
 // data directory (initdb) with a second PostgreSQL instance and the initdb program, each a
 // WebAssembly module with its own memory, and the process keeps that memory after both close:
 // a first start left Paylink at about 840 MB resident for good, where a start on an existing
-// directory holds about 230 MB (D-194). In a child, initdb's memory ends with the child.
+// directory holds about 230 MB (docs/decisions.md#two-databases-one-sql). In a child, initdb's memory ends with the child.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";

@@ -1,10 +1,10 @@
-// Named prepared statements on PGlite (D-224). PGlite's own `query` sends Parse, Describe, Bind,
+// Named prepared statements on PGlite. PGlite's own `query` sends Parse, Describe, Bind,
 // Describe, Execute and Sync as six separate calls into the WebAssembly backend, and parses and
 // plans the text every time: for the create's insert that was 0.8 ms of CPU where the statement's
 // own work is a third of it. Here a declared statement (db/prepared.ts) is parsed once per PGlite
 // instance (Parse + Describe + Sync, which tells its parameter types and result columns) and each
 // run afterwards is Bind + Execute + Sync in one call, as pg does on PostgreSQL for the same
-// statements (D-221): the same text, the same plans (PostgreSQL's plan cache decides the same way
+// statements: the same text, the same plans (PostgreSQL's plan cache decides the same way
 // for both), the same values bound.
 import { messages, type PGlite, parse, protocol } from "@electric-sql/pglite";
 import type { QueryResult } from "kysely";

@@ -1,5 +1,5 @@
 // What the portal's overview sums up about a merchant: its approved payments per day and currency
-// (link sales and saved-card charges alike: revenue is every payment that took money, D-250), the
+// (link sales and saved-card charges alike: revenue is every payment that took money, docs/decisions.md#portal-pages), the
 // visits and sales of its links (conversion is a link metric), and the links that sell most.
 // Read-only; every query is scoped to one merchant.
 import { sql } from "kysely";

@@ -1,5 +1,5 @@
 // What a declared statement is (db/prepared.ts declares and runs them), apart from the code that
-// runs them, so the PGlite dialect that also runs them (D-224) needs nothing from connect.ts.
+// runs them, so the PGlite dialect that also runs them needs nothing from connect.ts.
 import type { QueryResult } from "kysely";
 
 export interface PreparedStatement {

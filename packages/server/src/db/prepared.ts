@@ -1,8 +1,8 @@
-// Fixed statements of the API's hot paths as named prepared statements on PostgreSQL (D-221): each
+// Fixed statements of the API's hot paths as named prepared statements on PostgreSQL: each
 // pooled connection has PostgreSQL parse and plan such a statement once, then only binds and
 // runs it, where an unnamed statement is parsed and planned again on every request (about half of
 // PostgreSQL's CPU time for a link's read). On PGlite the serialized dialect's connection runs them
-// as named statements of its one session too (db/pglite-statements.ts, D-224).
+// as named statements of its one session too (db/pglite-statements.ts).
 //
 // A statement's text names its columns (never `*`): a prepared `SELECT *` fails with "cached
 // plan must not change result type" once a migration adds a column under a running instance.
@@ -12,7 +12,7 @@
 // analyses them. On a small table a row's key and its owner's index cost the planner the same, and
 // a plan that reached a link through its merchant's index read every link of the merchant on each
 // call once there were thousands. So a row is found by its key alone, and its owner (or state)
-// checked in `(...) IS TRUE`, which no index can serve (D-270); test/prepared-statement-plans
+// checked in `(...) IS TRUE`, which no index can serve; test/prepared-statement-plans
 // checks every statement declared here against a kept plan.
 import { createHash } from "node:crypto";
 import { CompiledQuery, type QueryResult, type Transaction } from "kysely";

@@ -37,7 +37,7 @@ class ConnectionQueue {
   }
 }
 
-/** Kysely's PGlite connection, which also runs declared statements as named ones (D-224). */
+/** Kysely's PGlite connection, which also runs declared statements as named ones. */
 class SessionConnection implements DatabaseConnection, PreparedStatementRunner {
   constructor(
     readonly inner: DatabaseConnection,

@@ -1,5 +1,5 @@
 // API-key authentication for /api/v1 (docs/api.md): header X-API-key, keys stored as SHA-256.
-// A callback hook (D-223): a known key in a trusted cache from an address the brake does not hold
+// A callback hook (docs/decisions.md#speed-is-guarded): a known key in a trusted cache from an address the brake does not hold
 // is accepted without a promise or a statement; everything else takes the asynchronous way.
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
 import { apiKeyCacheOf } from "../db/api-key-cache.ts";

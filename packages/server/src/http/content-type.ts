@@ -2,7 +2,7 @@
 // on the request line and headers, before any body parser runs, so that parsers registered for
 // other parts of the app (text/plain by Fastify's default, forms for the checkout page) can never
 // hand a JSON route a string or a form object. A callback hook: the check is synchronous, and an
-// async hook would cost every API and admin request a promise and a microtask turn (D-223).
+// async hook would cost every API and admin request a promise and a microtask turn (docs/decisions.md#speed-is-guarded).
 import { isUtf8 } from "node:buffer";
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
 import { AppError } from "../domain/errors.ts";

@@ -1,7 +1,7 @@
 // Idempotency-Key on POST (docs/api.md#idempotency): the first response to a key is stored and replayed for
 // the same body; a different body is refused (3004); a concurrent duplicate gets 409 (3007). An
 // operation with an effect stores its answer in the transaction of that effect (keyedEffect), so no
-// crash or database blip between the two can let a retry do it twice (D-210).
+// crash or database blip between the two can let a retry do it twice (docs/decisions.md#idempotency-keys).
 import { createHash, randomUUID } from "node:crypto";
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
 import type { Database } from "../db/connect.ts";
@@ -82,7 +82,7 @@ export function idempotency(db: Database) {
   }
 
   // The hooks as POST routes run them: callbacks, so a request without the header, and a response
-  // with no claim to settle, pass without a promise or a microtask turn each (D-223).
+  // with no claim to settle, pass without a promise or a microtask turn each (docs/decisions.md#speed-is-guarded).
   function preHandler(request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
     if (request.headers["idempotency-key"] === undefined) done();
     else checkIdempotencyKey(request, reply).then(() => done(), done);

@@ -1,5 +1,5 @@
 // Rate limits: error 3002 (429 with Retry-After) on the API. The API limit per key is shared by
-// every instance on PostgreSQL (atomic upserts claiming requests in batches, D-181); on the embedded database
+// every instance on PostgreSQL (atomic upserts claiming requests in batches, docs/decisions.md#rate-limits); on the embedded database
 // (one process) it lives in memory (@fastify/rate-limit's LRU store, fixed windows). The
 // checkout's card-testing brake is counted in the database (checkout/brake.ts): it must hold
 // under concurrency, and it guards the processor.
@@ -58,7 +58,7 @@ export function apiRateLimit(
 }
 
 /**
- * The API limit per key counted in the database every instance shares (D-181): N instances
+ * The API limit per key counted in the database every instance shares (docs/decisions.md#rate-limits): N instances
  * behind a load balancer allow the limit once, not N times. Counted in batches (http/shared-api-limit.ts);
  * the answer and headers are those of the in-memory limiter.
  */
@@ -70,7 +70,7 @@ function sharedApiRateLimit(db: Database, perMinute: number): onRequestHookHandl
     reply.header("x-ratelimit-reset", String(Math.ceil(admission.resetMs / 1000)));
     return admission.admitted ? undefined : apiRateLimited(perMinute, admission.resetMs);
   };
-  // A callback hook (D-223): a unit this instance already claimed is taken without a promise.
+  // A callback hook (docs/decisions.md#speed-is-guarded): a unit this instance already claimed is taken without a promise.
   return function sharedLimit(request, reply, done) {
     const key = apiLimitKey(request);
     const known = limit.admitNow(key);
@@ -126,7 +126,7 @@ const NO_BRAKE: FailureBrake = { blockedForNow: () => 0, blockedFor: async () =>
 
 function brakeOf(limiter: Limiter): FailureBrake {
   // Addresses with a failure in the last window: only they can be held back, so any other address
-  // is answered at once, without asking the limiter's store (D-223).
+  // is answered at once, without asking the limiter's store (docs/decisions.md#speed-is-guarded).
   const failedRecently = new Map<string, number>();
   return {
     blockedForNow(request) {

@@ -1,4 +1,4 @@
-// The API limit per key shared by every instance on one PostgreSQL (D-181): counted in
+// The API limit per key shared by every instance on one PostgreSQL (docs/decisions.md#rate-limits): counted in
 // api_rate_counters, but claimed in batches. A request takes one unit this instance has already
 // claimed; without one it waits for the next claim, and requests that arrive meanwhile are
 // claimed together in one upsert. A key busy on this instance also claims ahead (about 100 ms of

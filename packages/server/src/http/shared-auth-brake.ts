@@ -1,7 +1,7 @@
-// The wrong-API-key brake shared by every instance on one PostgreSQL (D-214): failed key checks
+// The wrong-API-key brake shared by every instance on one PostgreSQL (docs/decisions.md#rate-limits): failed key checks
 // are counted per client address in the same UNLOGGED counter table as the API limit, one upsert
 // per failure and none for a good key. Each instance remembers, in memory, the addresses the
-// shared count has blocked, so a blocked address is refused before any lookup, as in D-063.
+// shared count has blocked, so a blocked address is refused before any lookup, as in docs/decisions.md#rate-limits.
 import type { FastifyRequest } from "fastify";
 import type { Database } from "../db/connect.ts";
 import { countRequest } from "../db/rate-counters-repository.ts";

@@ -98,7 +98,7 @@ export interface PaymentProcessor {
 /**
  * What Paylink kept of a saved card (never the number): passed with every token charge. A real
  * acquirer charges the token from its own vault and may ignore these; the sandbox, which keeps
- * nothing across restarts, decides by them (docs/decisions.md, D-100).
+ * nothing across restarts, decides by them (docs/decisions.md, docs/decisions.md#saved-cards).
  */
 export interface SavedCardFacts {
   brand: string;

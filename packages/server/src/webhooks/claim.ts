@@ -8,7 +8,7 @@
 //      oldest due deliveries — one probe for an endpoint whose breaker is past its cool-down —
 //      taking every endpoint's first delivery before any endpoint's second.
 // The cap is `perEndpoint` (the fair share), or `alonePerEndpoint` for an endpoint that is the only
-// one with due work and has no failure counted (D-240): a lone backlog may use the slots nobody else
+// one with due work and has no failure counted (docs/decisions.md#leases-and-fair-shares): a lone backlog may use the slots nobody else
 // wants, and falls back to its fair share at the next claim that sees another endpoint waiting.
 import { randomUUID } from "node:crypto";
 import { sql } from "kysely";
@@ -50,7 +50,7 @@ export async function claimDueDeliveries(
   if (pending.rows.length === 0) return [];
 
   const rows = await db.transaction().execute(async (trx) => {
-    // The lease commits without waiting for the disk (D-192): this transaction is the one step the
+    // The lease commits without waiting for the disk (docs/decisions.md#outbox): this transaction is the one step the
     // worker takes one at a time, and the flush was most of its time. A lease lost with the
     // database's last moments only makes its delivery due again, as a worker that died would.
     const ready = await sql<{ endpoint_id: string }>`
@@ -77,7 +77,7 @@ export async function claimDueDeliveries(
   });
   // Nothing is sent before every commit the database made so far is on disk: the payment results
   // whose outbox rows were just claimed commit without waiting for the flush and wait for it
-  // afterwards (D-200), and a webhook must never announce a result a crash could still take back.
+  // afterwards, and a webhook must never announce a result a crash could still take back.
   // One wait per batch, after the endpoints' rows are unlocked.
   if (rows.length > 0) await waitUntilDurable(db);
   return rows.map((row) => leasedDelivery(row, leaseToken));
@@ -89,13 +89,13 @@ export async function claimDueDeliveries(
  * that statement's plan). Without bitmap scans the live leases are counted by a plain index scan,
  * which marks the index entries of delivered rows dead as it passes them; a bitmap scan cannot, and
  * with several endpoints waiting the planner chose one that read every lease entry since the last
- * vacuum for each endpoint (D-264). The plan test applies the same setting.
+ * vacuum for each endpoint (docs/decisions.md#queue-statements). The plan test applies the same setting.
  */
 export const LEASE_PLANNER_SETTINGS = "set_config('enable_bitmapscan', 'off', true)";
 
 /** What the claim's lease statement is given besides the endpoints. */
 export interface LeaseShape {
-  /** The walk found one endpoint with due work (D-240). */
+  /** The walk found one endpoint with due work (docs/decisions.md#leases-and-fair-shares). */
   alone: boolean;
   perEndpoint: number;
   alonePerEndpoint: number;
@@ -107,14 +107,14 @@ export interface LeaseShape {
 
 /**
  * The claim's second step, inside its transaction once the endpoints' breaker rows are locked:
- * leases the deliveries those endpoints may send now. Exported for the plan test (D-262).
+ * leases the deliveries those endpoints may send now. Exported for the plan test (docs/decisions.md#queue-statements).
  */
 export function leaseDueDeliveriesStatement(endpointIds: readonly string[], lease: LeaseShape) {
   const maxCap = Math.max(lease.perEndpoint, lease.alonePerEndpoint);
   // Live leases are counted on webhook_deliveries_leased (migration 0024) without `state =
   // 'pending'`, which made the planner read the endpoint's whole backlog through the pending
   // index: a lease is only ever set on a pending row, and every change of state clears it. In
-  // index order with a LIMIT, as the hand-over counts them (hand-over.ts, D-262), and the chosen
+  // index order with a LIMIT, as the hand-over counts them (hand-over.ts, docs/decisions.md#queue-statements), and the chosen
   // rows are locked by an array of their ids, so that no step reads the backlog whatever the
   // statistics say about it.
   return sql<LeasedRow>`
@@ -146,14 +146,14 @@ export function leaseDueDeliveriesStatement(endpointIds: readonly string[], leas
       WHERE room.cap > room.leased
     ),
     -- By the place each delivery would take among its endpoint's sends (those in flight, then its
-    -- turn): an endpoint with fewer sends in flight goes first (D-245), so when slots free one at
+    -- turn): an endpoint with fewer sends in flight goes first (docs/decisions.md#leases-and-fair-shares), so when slots free one at
     -- a time a newcomer's first delivery goes before a busy endpoint's next, however old that is.
     chosen AS (
       SELECT id, probe, clean FROM turns WHERE turn <= free ORDER BY leased + turn, next_attempt_at, id LIMIT ${lease.limit}::int
     ),
     -- Still pending and free once locked, judged in a CASE: written as \`d.state = 'pending'\`, the
     -- condition lets the planner find the rows through the pending index instead of by id, reading
-    -- the whole backlog when the statistics are older than the backlog (D-262).
+    -- the whole backlog when the statistics are older than the backlog (docs/decisions.md#queue-statements).
     due AS (
       SELECT d.id, chosen.probe, chosen.clean FROM webhook_deliveries d JOIN chosen ON chosen.id = d.id
       WHERE d.id = ANY (ARRAY(SELECT id FROM chosen))

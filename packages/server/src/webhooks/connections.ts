@@ -1,4 +1,4 @@
-// Kept-alive connections to webhook receivers (D-193). A connection per attempt cost a TCP (and,
+// Kept-alive connections to webhook receivers (docs/decisions.md#outbound-address-guard). A connection per attempt cost a TCP (and,
 // for https, a TLS) handshake per delivery; a backlog to one receiver now reuses a few sockets.
 //
 // One pool per scheme, host, port and *vetted address*: every socket of a pool was opened to the

@@ -22,7 +22,7 @@ export const PENDING_ENDPOINTS_WALK = `walk(endpoint_id) AS (
  * every due delivery (6 ms of a claim with a backlog of 10,000). The ORDER BY (the pending index's
  * order) keeps the probe on that index: with statistics that know of a backlog, the planner
  * expected a sequential scan to meet a due row at once, but the delivery log lies before the
- * backlog in the table, and the scan read all of it (21,506 rows of a 23,600-row table, D-262).
+ * backlog in the table, and the scan read all of it (21,506 rows of a 23,600-row table, docs/decisions.md#queue-statements).
  */
 export const WALKED_ENDPOINTS_THAT_MAY_SEND = `SELECT walk.endpoint_id
   FROM walk

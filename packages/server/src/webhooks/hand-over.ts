@@ -1,4 +1,4 @@
-// The slot hand-over (D-241): a delivered attempt is recorded and, in the same statement, its
+// The slot hand-over (docs/decisions.md#leases-and-fair-shares): a delivered attempt is recorded and, in the same statement, its
 // endpoint's next due delivery is leased for the slot it frees, so a backlog does not wait for the
 // worker's claim loop (claim.ts) between sends. The statement:
 //   1. records the attempt exactly as recordAttempt does for a delivered one (the state changes only
@@ -7,7 +7,7 @@
 //      leases), the endpoint is enabled, its breaker closed, and no other endpoint that may send
 //      now has due work (then the slot goes back to the claim, which shares the slots out);
 //   3. counts the endpoint's other live leases against its cap — `alonePerEndpoint` while the
-//      breaker counts no failure, else the fair share (D-240) — and leases the oldest due delivery
+//      breaker counts no failure, else the fair share (docs/decisions.md#leases-and-fair-shares) — and leases the oldest due delivery
 //      if one is free.
 // Taking one lease while giving one up never raises the count: two hand-overs, or a hand-over and
 // a claim, racing on one endpoint cannot take it past a cap it was under.
@@ -15,7 +15,7 @@
 // Durability: the statement commits as any ordinary statement does, waiting for the WAL flush (and
 // for a synchronous standby, when one is configured). The delivery it hands over was visible to it,
 // so the payment commit that queued it wrote its commit record earlier in the WAL, and is on disk
-// once this commit returns: no further wait (waitUntilDurable) is needed before sending it (D-242).
+// once this commit returns: no further wait (waitUntilDurable) is needed before sending it (docs/decisions.md#leases-and-fair-shares).
 import { randomUUID } from "node:crypto";
 import type { Database } from "../db/connect.ts";
 import { preparedStatement, runPrepared } from "../db/prepared.ts";
@@ -34,7 +34,7 @@ export interface HandOverPolicy {
 // are counted on webhook_deliveries_leased alone (migration 0024): a lease is only ever set on a
 // pending row, and every change of state clears it.
 //
-// No step may read the delivery log or the backlog (D-262): the batch's own rows are found by an
+// No step may read the delivery log or the backlog (docs/decisions.md#queue-statements): the batch's own rows are found by an
 // array of their ids (the planner takes jsonb_to_recordset for 100 rows and would otherwise hash
 // the whole table to join them); the batch's leases are checked on those rows, not through the
 // lease index; and the live leases are counted in index order with a LIMIT, so the count is a plain
@@ -84,7 +84,7 @@ export const RECORD_AND_HAND_OVER = preparedStatement(
      JOIN webhook_endpoint_health h ON h.endpoint_id = f.endpoint_id AND h.open_until IS NULL
      JOIN webhook_endpoints e ON e.id = f.endpoint_id AND e.enabled
      -- Alone: while another endpoint that may send has due work, every freed slot goes back to the
-     -- claim, which shares the slots out (D-241); handed over, slots that fair shares fill would
+     -- claim, which shares the slots out (docs/decisions.md#leases-and-fair-shares); handed over, slots that fair shares fill would
      -- never come free and a newcomer would wait for the whole backlog.
      WHERE NOT EXISTS (SELECT 1 FROM ready r WHERE r.endpoint_id <> f.endpoint_id)
    ),
@@ -154,7 +154,7 @@ export async function recordDeliveredAndHandOver(
   });
 }
 
-/** RECORD_AND_HAND_OVER's parameters, in order (exported for the plan test, D-262). */
+/** RECORD_AND_HAND_OVER's parameters, in order (exported for the plan test, docs/decisions.md#queue-statements). */
 export function handOverParameters(attempts: readonly DeliveredAttempt[], policy: HandOverPolicy, leaseToken: string): unknown[] {
   const input = attempts.map(({ claim, attempt }) => ({
     id: claim.id,

@@ -1,4 +1,4 @@
-// Fresh statistics for the delivery queue once it has outgrown them (D-263). The worker's
+// Fresh statistics for the delivery queue once it has outgrown them (docs/decisions.md#queue-statements). The worker's
 // hand-over is a prepared statement, and each pooled session keeps the plan PostgreSQL made for it.
 // A plan made while the table held a hundred rows (a young installation, before its first rush)
 // reads the table sequentially for every batch: nothing then, the whole backlog now (383 against
@@ -8,7 +8,7 @@
 // size on disk now against pg_class.relpages: exact at once, where the activity counters of
 // pg_stat_user_tables arrive seconds late), and if so runs ANALYZE, which renews the statistics
 // and makes every session plan its statements again. A quiet worker, sending now and then, looks
-// once a minute at most (D-270): on a PostgreSQL without autovacuum nothing else would ever
+// once a minute at most: on a PostgreSQL without autovacuum nothing else would ever
 // analyse the table, and a plan kept from its first rows read the whole log for every delivery.
 // SKIP_LOCKED: it never waits behind a vacuum of the table (nor makes PostgreSQL cancel one). One
 // instance's ANALYZE is seen by all: the others then find the statistics fresh.

@@ -2,7 +2,7 @@
 // `paylink worker` on PostgreSQL; any number of them share one database:
 //   claim  — lease due deliveries (FOR UPDATE SKIP LOCKED + lease_until), fairly between endpoints,
 //            at most `perEndpointConcurrency` in flight per endpoint over all workers (or every slot
-//            but that many while the endpoint is the only one with due work, D-240), none for an
+//            but that many while the endpoint is the only one with due work, docs/decisions.md#leases-and-fair-shares), none for an
 //            endpoint whose circuit breaker is open (claim.ts, breaker.ts);
 //   send   — outside any transaction, at most `concurrency` at a time, 3 s to connect, 10 s in all;
 //   record — update the breaker, then log the attempt and set the next state in one statement,
@@ -53,7 +53,7 @@ export interface WebhookWorkerOptions {
   /** The retry schedule; tests shorten it. */
   retry?: Partial<RetryPolicy>;
   resolver?: Resolver;
-  /** Refresh the queue's statistics when it outgrows them (D-263); PostgreSQL only, where ANALYZE stalls nothing else. */
+  /** Refresh the queue's statistics when it outgrows them (docs/decisions.md#queue-statements); PostgreSQL only, where ANALYZE stalls nothing else. */
   refreshStatistics?: boolean;
   /** What wakes the worker (default: this process's webhookSignal). */
   signal?: EventEmitter;
@@ -91,7 +91,7 @@ export class WebhookWorker {
     this.#perEndpoint = options.perEndpointConcurrency ?? DEFAULT_PER_ENDPOINT_CONCURRENCY;
     if (!(this.#perEndpoint >= 1)) throw new RangeError("perEndpointConcurrency must be at least 1");
     // An endpoint alone with due work may use every slot but one fair share, which stays free for
-    // a newcomer even when the lone endpoint's sends hang (D-240).
+    // a newcomer even when the lone endpoint's sends hang (docs/decisions.md#leases-and-fair-shares).
     this.#alonePerEndpoint = Math.max(this.#perEndpoint, this.#concurrency - this.#perEndpoint);
     this.#idleIntervalMs = options.idleIntervalMs ?? 1000;
     this.#breaker = { ...DEFAULT_BREAKER_POLICY, ...options.breaker };
@@ -216,7 +216,7 @@ export class WebhookWorker {
     this.#inFlight.add(task);
   }
 
-  /** Sends the delivery, then each one its slot is handed over to (D-241), until none is. */
+  /** Sends the delivery, then each one its slot is handed over to (docs/decisions.md#leases-and-fair-shares), until none is. */
   async #deliverAll(claimed: ClaimedDelivery): Promise<void> {
     for (let delivery: ClaimedDelivery | undefined = claimed; delivery; ) {
       const current: ClaimedDelivery = delivery;

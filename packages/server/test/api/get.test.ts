@@ -1,7 +1,7 @@
 // GET /api/v1/paymentlinks/{reference} (docs/api.md#read): the link with its submissions read in
-// one statement (D-182): oldest first (ties by checkoutReference), times in UTC to the millisecond
+// one statement (docs/decisions.md#speed-is-guarded): oldest first (ties by checkoutReference), times in UTC to the millisecond
 // whatever the session's time zone, and the fields of each submission as stored. A link with more
-// submissions than one statement carries is read in batches from one snapshot (D-269), and its
+// submissions than one statement carries is read in batches from one snapshot (docs/decisions.md#big-link-reads), and its
 // body is the same as the one statement's would be.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

@@ -1,4 +1,4 @@
-// An Idempotency-Key's answer commits with the operation's own effect (docs/decisions.md D-210): a
+// An Idempotency-Key's answer commits with the operation's own effect (docs/decisions.md docs/decisions.md#idempotency-keys): a
 // request that stops after its effect (a process that died, a stall, the database going away
 // before the answer was stored) never lets a retry with the same key refund or charge twice.
 // The request is held at the card processor, the one place an operation waits after its first

@@ -1,6 +1,6 @@
 // How a declared statement (db/prepared.ts) behaves around transactions and errors, on both
 // databases: on PGlite it is a named statement of the one session sent straight to the backend
-// (D-224), outside Kysely's PGlite connection, so these are the cases where that could differ.
+//, outside Kysely's PGlite connection, so these are the cases where that could differ.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";

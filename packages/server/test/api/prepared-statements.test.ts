@@ -1,5 +1,5 @@
 // The hot paths' fixed statements (db/prepared.ts): named prepared statements on PostgreSQL and on
-// PGlite (D-224), the same rows either way, and safe under a migration that adds a
+// PGlite, the same rows either way, and safe under a migration that adds a
 // column while the instance runs (a prepared `SELECT *` would then fail).
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

@@ -103,7 +103,7 @@ test("no source, test, README or doc line points at a file outside the repositor
   assert.deepEqual(found, []);
 });
 
-test("the paylink command sets V8's flags before any other module of it loads (D-260, D-266)", () => {
+test("the paylink command sets V8's flags before any other module of it loads", () => {
   // ES modules run in import order, so the flags take effect before the server's code is compiled
   // only while the flag module is the command's first import and itself imports nothing of ours.
   const cli = readFileSync(join(srcRoot, "cli/main.ts"), "utf8");
@@ -112,5 +112,5 @@ test("the paylink command sets V8's flags before any other module of it loads (D
   assert.deepEqual(importsOf(join(srcRoot, "v8-flags.ts")), []);
   const flags = readFileSync(join(srcRoot, "v8-flags.ts"), "utf8");
   assert.match(flags, /setFlagsFromString\("--no-allocation-site-pretenuring"\)/);
-  assert.match(flags, /setFlagsFromString\("--heap-growing-percent=100"\)/); // D-266
+  assert.match(flags, /setFlagsFromString\("--heap-growing-percent=100"\)/);
 });

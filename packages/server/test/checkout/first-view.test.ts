@@ -1,4 +1,4 @@
-// A link's first view is rendered once and kept (D-261): every response still has its own nonce
+// A link's first view is rendered once and kept (docs/decisions.md#checkout-pages): every response still has its own nonce
 // and form token, and a changed link, theme or language is a new page, never a stale one.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";

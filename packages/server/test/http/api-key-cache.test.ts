@@ -1,4 +1,4 @@
-// The API keys each process remembers (D-180): a revoke through this process is refused at once;
+// The API keys each process remembers (docs/decisions.md#keys-passwords-sessions): a revoke through this process is refused at once;
 // a revoke through another instance, or by hand in SQL, within about a second; "last used" is
 // still written; a remembered key costs no statement.
 import assert from "node:assert/strict";

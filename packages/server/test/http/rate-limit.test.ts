@@ -58,7 +58,7 @@ describe("API key guessing", () => {
       trustProxy: true,
     });
     try {
-      // The good key is known beforehand, so its check below needs no lookup (D-223).
+      // The good key is known beforehand, so its check below needs no lookup (docs/decisions.md#speed-is-guarded).
       const before = await fetch(`${server.baseUrl}/api/v1/paymentlinks?pageSize=1`, {
         headers: { "x-api-key": server.apiKey, "x-forwarded-for": "2001:db8:1:2::5" },
       });

@@ -1,4 +1,4 @@
-// The shared API limit claimed in batches (D-181), on a real database: two limiters stand for two
+// The shared API limit claimed in batches (docs/decisions.md#rate-limits), on a real database: two limiters stand for two
 // instances' memories. Whatever the concurrency, they never admit more than the limit together;
 // a busy key costs far fewer statements than requests; small limits never claim ahead.
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// The wrong-API-key brake is shared by the instances on one PostgreSQL (docs/decisions.md D-214):
+// The wrong-API-key brake is shared by the instances on one PostgreSQL (docs/decisions.md docs/decisions.md#rate-limits):
 // 30 missing or wrong keys from one address in a minute, spread over two instances, and every
 // instance answers that address 429 3002 with Retry-After, a good key included. Before, each
 // instance counted alone, so two instances let 60 guesses through.
@@ -38,7 +38,7 @@ for (const backend of testBackends()) {
 
     test(`${AUTH_FAILURES_PER_MINUTE} failures over all instances, then 429 3002 on every instance, a good key too`, async () => {
       await earlyInAMinute();
-      // The good key is known to each instance beforehand, so its check needs no lookup (D-223).
+      // The good key is known to each instance beforehand, so its check needs no lookup (docs/decisions.md#speed-is-guarded).
       for (const server of servers) assert.equal((await list(server, server.apiKey)).status, 200);
       for (let i = 0; i < AUTH_FAILURES_PER_MINUTE; i++) {
         const response = await list(servers[i % servers.length]!, guess(i));

@@ -1,5 +1,5 @@
 // A payfacReference names one payment, across link sales and saved-card charges (docs/decisions.md
-// D-211): the database holds each once (table payfac_references, written with the processor's
+// docs/decisions.md#payfac-reference): the database holds each once (table payfac_references, written with the processor's
 // answer), migration 0019 registers the references of existing payments, and an answer that
 // reuses a held reference never becomes a second payment.
 import assert from "node:assert/strict";

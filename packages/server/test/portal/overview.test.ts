@@ -1,4 +1,4 @@
-// The overview over real HTTP on both databases (docs/decisions.md D-250): sales and revenue count
+// The overview over real HTTP on both databases (docs/decisions.md docs/decisions.md#portal-pages): sales and revenue count
 // every approved payment that took money, link sales and saved-card charges alike; a saved card
 // (a TokenizeByLink sale) and a refused charge count for nothing; conversion stays the links'
 // visits → sales, which a saved-card charge never moves.

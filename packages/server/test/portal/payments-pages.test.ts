@@ -1,4 +1,4 @@
-// The payments list a page at a time over real HTTP on both databases (docs/decisions.md D-252):
+// The payments list a page at a time over real HTTP on both databases (docs/decisions.md docs/decisions.md#portal-payments):
 // the page is chosen on references and times alone and its rows are read afterwards, so this checks
 // that the pages keep the order (newest first, the reference breaking a tie), the count, the
 // filters and the merchant's bounds, and that every row on a page is whole.

@@ -1,5 +1,5 @@
 // Paylink's launchers (`npm start`, the systemd unit, the container image) all start the server
-// with the environment of src/launch-environment.ts (D-265, D-268), and this machine's C library
+// with the environment of src/launch-environment.ts, and this machine's C library
 // and node take the settings in it: glibc ignores a misspelt tunable without a word, so only
 // asking glibc's own loader shows the value arrives, and node's young generation is measured.
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// `paylink worker` stops like `paylink serve` (docs/decisions.md D-213): on SIGTERM, while a webhook
+// `paylink worker` stops like `paylink serve` (docs/decisions.md docs/decisions.md#shutdown-and-metrics): on SIGTERM, while a webhook
 // send hangs at the receiver, it aborts the send after PAYLINK_SHUTDOWN_GRACE_SECONDS, hands the
 // delivery back (pending, no lease) and exits 0 within a bounded time. Real processes on a real
 // PostgreSQL (the worker process needs one); `paylink serve` beside it sends nothing itself.

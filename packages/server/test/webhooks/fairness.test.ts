@@ -29,7 +29,7 @@ for (const backend of testBackends()) {
       const hookB = await receiver();
       const b = await addMerchantWithEndpoint(bed.db, keyring, hookB.url);
       // The production defaults: 16 sends at once, 10 s to answer, 4 in flight per endpoint while
-      // another endpoint waits, 16 − 4 while A is alone (D-240).
+      // another endpoint waits, 16 − 4 while A is alone (docs/decisions.md#leases-and-fair-shares).
       const { wake } = worker();
       wake();
       // A's sends fill every slot it may take and hang there, as they did when B waited 19.5 s.
@@ -67,7 +67,7 @@ for (const backend of testBackends()) {
       await hook.waitFor(30, 60_000);
       await waitUntil(async () => (await deliveries(ids)).every((row) => row.state === "delivered"), 10_000, "all 30 recorded");
       await Promise.all([first.instance.stop(5000), second.instance.stop(5000)]);
-      // Alone, the endpoint may have 8 − 3 in flight (D-240), counted over both workers' leases.
+      // Alone, the endpoint may have 8 − 3 in flight (docs/decisions.md#leases-and-fair-shares), counted over both workers' leases.
       assert.equal(peak, 5, `at most 5 at once at the receiver, and the cap was used (peak ${peak})`);
       const seen = hook.requests.map((request) => String(request.headers["webhook-id"]));
       assert.deepEqual([...seen].sort(), [...ids].sort(), "each delivery sent exactly once");
@@ -89,7 +89,7 @@ for (const backend of testBackends()) {
       const { wake } = worker({
         // Short, but not so short that an answer delayed by a busy test machine (PGlite shares this
         // thread) times out after recovery and is sent twice: once A answers it is alone and clean,
-        // and its 12 sends at once (D-240) were seen to start 3 s late on a loaded machine.
+        // and its 12 sends at once (docs/decisions.md#leases-and-fair-shares) were seen to start 3 s late on a loaded machine.
         timeoutMs: 5000,
         connectTimeoutMs: 1000,
         leaseMs: 10_000,
@@ -136,7 +136,7 @@ for (const backend of testBackends()) {
         "none failed",
       );
       const untried = held.filter((row) => row.attempt_count === 0).length;
-      // Alone and clean at first, A's first claim took 16 − 4 (D-240); then probes, one at a time.
+      // Alone and clean at first, A's first claim took 16 − 4 (docs/decisions.md#leases-and-fair-shares); then probes, one at a time.
       assert.ok(untried >= 12, `only ${untried} of 30 untried: the breaker did not hold them back`);
 
       // An operator sees it in the metrics.

@@ -1,7 +1,7 @@
-// Two defects a review found in the first version of the slot hand-over (D-241), kept as tests: a
-// newcomer must not wait behind backlogs that fill every slot at their fair share (D-241, D-245),
+// Two defects a review found in the first version of the slot hand-over (docs/decisions.md#leases-and-fair-shares), kept as tests: a
+// newcomer must not wait behind backlogs that fill every slot at their fair share (docs/decisions.md#leases-and-fair-shares),
 // and a batch that committed but whose answer was lost must not log its attempts twice when they
-// are retried one by one (D-243). Real databases (PGlite and PostgreSQL), real receivers on
+// are retried one by one (docs/decisions.md#leases-and-fair-shares). Real databases (PGlite and PostgreSQL), real receivers on
 // 127.0.0.1; counts and order, never timings.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
@@ -63,11 +63,11 @@ for (const backend of testBackends()) {
   describe(`hand-over regressions (${backend.name})`, () => {
     const bed = workerTestBed(backend, { disableEndpointsAfterEach: true });
 
-    // One merchant's backlog never delays another's (D-120). A slot handed over at the fair share
+    // One merchant's backlog never delays another's (docs/decisions.md#leases-and-fair-shares). A slot handed over at the fair share
     // never comes free: with merchant A's four endpoints holding 4 × 4 = 16 slots, the claim loop
     // would never run again and B's newcomer would wait for A's whole backlog. So a slot is handed
-    // over only while its endpoint is the one with due work (D-241), and a claim gives a freed slot
-    // to the endpoint with the fewest sends in flight (D-245): by age alone, A's older deliveries
+    // over only while its endpoint is the one with due work (docs/decisions.md#leases-and-fair-shares), and a claim gives a freed slot
+    // to the endpoint with the fewest sends in flight (docs/decisions.md#leases-and-fair-shares): by age alone, A's older deliveries
     // beat B's newer one whenever slots free one at a time (always on PGlite's one connection).
     test("merchant A's four endpoints at their fair share fill every slot; B's newcomer is sent within a few of A's sends, not after A's backlog", async () => {
       const received = { a: 0, b: 0, aBeforeB: -1 };
@@ -107,7 +107,7 @@ for (const backend of testBackends()) {
     });
 
     // A batch whose statement committed but whose answer was lost (a dropped connection) is
-    // retried one attempt at a time (D-243); the retry must find the attempt logged, not log it again.
+    // retried one attempt at a time (docs/decisions.md#leases-and-fair-shares); the retry must find the attempt logged, not log it again.
     test("a batch that committed but whose answer was lost is not logged twice when its attempt is retried alone", async () => {
       const a = await addMerchantWithEndpoint(bed.db, keyring, "http://127.0.0.1:9/unused");
       await bed.enqueueMany(a.merchantId, 3);

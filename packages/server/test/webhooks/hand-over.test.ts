@@ -1,4 +1,4 @@
-// The slot hand-over (docs/webhooks.md#fairness-between-endpoints, D-241): a delivered attempt's
+// The slot hand-over (docs/webhooks.md#fairness-between-endpoints, docs/decisions.md#leases-and-fair-shares): a delivered attempt's
 // record leases its endpoint's next due delivery in the same statement, within the endpoint's cap
 // over every worker, and never after a failure, a probe, or with the breaker open. Real databases
 // (PGlite and PostgreSQL), real receivers on 127.0.0.1; counts, never timings.
@@ -26,7 +26,7 @@ import {
 import { workerTestBed } from "./test-bed.ts";
 
 const keyring = testKeyring();
-/** The production defaults: a fair share of 4, and 16 − 4 for an endpoint alone (D-240). */
+/** The production defaults: a fair share of 4, and 16 − 4 for an endpoint alone (docs/decisions.md#leases-and-fair-shares). */
 const POLICY = { leaseMs: 30_000, perEndpoint: 4, alonePerEndpoint: 12 };
 const LEASE_MS = POLICY.leaseMs;
 
@@ -217,7 +217,7 @@ for (const backend of testBackends()) {
         60_000,
         "all 150 delivered",
       );
-      // Alone, the endpoint may have 8 − 3 in flight (D-240), counted over both workers' leases.
+      // Alone, the endpoint may have 8 − 3 in flight (docs/decisions.md#leases-and-fair-shares), counted over both workers' leases.
       assert.ok(peak <= 5, `at most 5 at once at the receiver (peak ${peak})`);
       const seen = hook.requests.map((request) => String(request.headers["webhook-id"]));
       assert.equal(seen.length, ids.length, "each delivery sent once");

@@ -1,5 +1,5 @@
 // A lone endpoint's backlog may use the worker's idle slots (docs/webhooks.md#fairness-between-endpoints,
-// D-240): above the fair cap of 4 while no other endpoint has due work, never more than 16 − 4, and
+// docs/decisions.md#leases-and-fair-shares): above the fair cap of 4 while no other endpoint has due work, never more than 16 − 4, and
 // a newcomer's message is sent at once, not after the backlog. Real databases, real receivers on
 // 127.0.0.1; the bounds are counts of sends, not times.
 import assert from "node:assert/strict";

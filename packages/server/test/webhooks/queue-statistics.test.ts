@@ -1,6 +1,6 @@
-// A busy worker refreshes the delivery queue's statistics once the table has outgrown them (D-263),
+// A busy worker refreshes the delivery queue's statistics once the table has outgrown them (docs/decisions.md#queue-statements),
 // so that the plans every session keeps for the worker's statements are made again for the table
-// as it is now; a quiet one looks once a minute at most (D-270); a small table is left alone. Read from
+// as it is now; a quiet one looks once a minute at most; a small table is left alone. Read from
 // pg_class.reltuples, which ANALYZE sets and which stays -1 on a table never analysed (the test
 // cluster runs without autovacuum; a table of a few dozen rows would not be analysed by it either).
 // Real databases, a real receiver; the backlog is written straight into the table, as after an outage.

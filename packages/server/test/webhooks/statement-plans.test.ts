@@ -1,5 +1,5 @@
 // The worker's two statements that run for every batch of sends, the claim's lease and the slot
-// hand-over, must not read the delivery log or the backlog (D-244, D-262): their cost would then
+// hand-over, must not read the delivery log or the backlog (docs/decisions.md#queue-statements): their cost would then
 // grow with every delivery ever made, and the worker's throughput fall with it. This test builds
 // the situation that exposed it: a log of finished deliveries, a backlog after it, the dead index
 // entries its first sends left behind (each send leases its row and then records it: two updates
@@ -8,7 +8,7 @@
 // parameters and with the generic plan a prepared statement may keep, and checks that no step of
 // either touches more than a few times the batch's rows of webhook_deliveries. Row counts, never
 // timings; every change is rolled back. It runs with one endpoint, whose backlog may use every
-// slot (D-240), and with three endpoints sharing the log and the backlog, each at its fair share.
+// slot (docs/decisions.md#leases-and-fair-shares), and with three endpoints sharing the log and the backlog, each at its fair share.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
@@ -50,8 +50,8 @@ function assertReadsOnlyTheBatch(plan: PlanNode, what: string): void {
  * When the table's statistics were last taken: before the backlog arrived (the planner believes
  * pending rows rare), or while the backlog is sent (it knows of the leases and of the backlog).
  * Each misled the planner into reading the table once. (With no statistics at all, a young
- * installation's, the hand-over's live-lease count may still be a bitmap scan: see D-262. The
- * claim's lease is planned without bitmap scans, D-264.)
+ * installation's, the hand-over's live-lease count may still be a bitmap scan: see docs/decisions.md#queue-statements. The
+ * claim's lease is planned without bitmap scans, docs/decisions.md#queue-statements.)
  */
 const STATISTICS = ["taken before the backlog", "taken while it is sent"] as const;
 
@@ -135,7 +135,7 @@ for (const backend of testBackends())
               }
             });
             // The statement did its work: the batch recorded and, for an endpoint alone, the same number
-            // of slots handed over; with other endpoints waiting every slot goes back to the claim (D-241).
+            // of slots handed over; with other endpoints waiting every slot goes back to the claim (docs/decisions.md#leases-and-fair-shares).
             assert.equal(handed, endpointCount === 1 ? ALONE : 0);
             assertReadsOnlyTheBatch(plan, `hand-over, ${mode}`);
           });

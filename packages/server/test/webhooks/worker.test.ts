@@ -281,7 +281,7 @@ for (const backend of testBackends()) {
       a.wake();
       b.wake();
       // Against hangs only: one endpoint's deliveries go 4 at a time under the per-endpoint cap
-      // (D-121), claimed as slots free up, which takes 8–28 s on a loaded machine on PGlite.
+      // (docs/decisions.md#leases-and-fair-shares), claimed as slots free up, which takes 8–28 s on a loaded machine on PGlite.
       await hook.waitFor(120, 60_000);
       await waitUntil(
         async () => {

@@ -2,7 +2,7 @@
 // The checkout page of an Active link: summary, shopper fields, card fields, pay button. Every
 // merchant-supplied text goes through JSX text or attributes, which escape it; the link's
 // description is for the merchant and is never rendered. The first view is kept keyed on these
-// props (D-261): the views read nothing else (no clock, no request).
+// props (docs/decisions.md#checkout-pages): the views read nothing else (no clock, no request).
 import type { CheckoutLink } from "../../db/checkout-repository.ts";
 import { linkPath } from "../../domain/links/url.ts";
 import { formatMoney, type Lang } from "../../web/i18n.ts";

@@ -1,4 +1,4 @@
--- Growth to a million links per merchant (docs/decisions.md D-190, D-191).
+-- Growth to a million links per merchant (docs/decisions.md docs/decisions.md#list-totals-and-search, docs/decisions.md#list-totals-and-search).
 --
 -- 1. The list's totalCount without counting: each merchant's number of links, kept by a trigger in
 --    the transaction that inserts (or deletes) links, so the count a list reads is exactly as

@@ -2,7 +2,7 @@
 -- row at most once a second whether any key changed. Any statement that revokes, deletes or
 -- re-points a key (from Paylink or from an operator's psql) bumps the generation; "last used"
 -- writes do not. A one-line function body: the migration splitter cuts only at a ';' that ends a
--- line (docs/decisions.md D-070).
+-- line (docs/decisions.md docs/decisions.md#two-databases-one-sql).
 CREATE TABLE api_key_generation (
   id          boolean PRIMARY KEY DEFAULT true CHECK (id),
   generation  bigint NOT NULL

@@ -1,12 +1,12 @@
 -- An Idempotency-Key's answer is written by the transaction of the operation's own effect
--- (docs/decisions.md D-210). claim_token fences a claim: a request whose claim was taken over
+-- (docs/decisions.md docs/decisions.md#idempotency-keys). claim_token fences a claim: a request whose claim was taken over
 -- cannot commit its effect. charge_reference names the saved-card charge a key is waiting on
 -- (state 'applied': the card is at the processor, the answer not known yet).
 ALTER TABLE idempotency_keys ADD COLUMN claim_token text;
 ALTER TABLE idempotency_keys ADD COLUMN charge_reference text;
 CREATE INDEX idempotency_keys_by_charge ON idempotency_keys (charge_reference) WHERE charge_reference IS NOT NULL;
 
--- Every payfacReference a payment holds (link sale or saved-card charge), once (D-211): written in
+-- Every payfacReference a payment holds (link sale or saved-card charge), once (docs/decisions.md#payfac-reference): written in
 -- the transaction that records the processor's answer, so two payments can never share one.
 CREATE TABLE payfac_references (
   payfac_reference  text PRIMARY KEY,

@@ -1,4 +1,4 @@
--- The portal's payments list (docs/decisions.md D-252) chooses a page of a merchant's finished
+-- The portal's payments list (docs/decisions.md docs/decisions.md#portal-payments) chooses a page of a merchant's finished
 -- payments on their reference and time alone: these partial indexes hold exactly those rows and
 -- columns, so the page and its count are read from the indexes (index-only scans), newest first.
 -- Link sales are found through the merchant's links; saved-card charges by the merchant.

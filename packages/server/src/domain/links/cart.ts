@@ -1,6 +1,6 @@
 // A digest of a link's cart, so the checkout can tell that the items a shopper was shown are the
 // items still being sold: the form token signs it next to the total, and the reservation checks it
-// (docs/decisions.md, D-154). The same items give the same digest whichever way they were read
+// (docs/decisions.md, docs/decisions.md#sale-cap-reservation). The same items give the same digest whichever way they were read
 // (the API's normalised terms or the stored JSON).
 import { createHash } from "node:crypto";
 

@@ -159,7 +159,7 @@ export function checkShopperInfo(
   });
 }
 
-/** Two names for one field (see docs/decisions.md D-013): at most one may be given. */
+/** Two names for one field (see docs/decisions.md docs/decisions.md#wire-compatibility): at most one may be given. */
 export function pickAlias<T>(primaryName: string, primary: T | undefined, aliasName: string, alias: T | undefined): T | undefined {
   if (primary !== undefined && alias !== undefined) {
     throw new AppError(

@@ -1,5 +1,5 @@
 // Amounts as people type them in the portal ("4890" krónur, "12.50" euros) and the wire's minor
-// units (ISK counted in hundredths, docs/decisions.md D-011). Integer arithmetic only.
+// units (ISK counted in hundredths, docs/decisions.md docs/decisions.md#wire-compatibility). Integer arithmetic only.
 import { displayExponent, wireExponent } from "./currencies.ts";
 
 /** The wire amount of a typed amount, or null when the text is not an amount in this currency. */
