@@ -8,6 +8,7 @@
 //   finish  in_flight - 1        and failures + 1 for a decline or a rejected form
 import { sql } from "kysely";
 import type { Database } from "./connect.ts";
+import { runCompiledPrepared } from "./prepared.ts";
 
 export interface AttemptKey {
   /** A keyed hash of the client's address. */
@@ -28,6 +29,7 @@ export type TakeResult =
 /** Rows one clean-up statement removes; it repeats while it finds that many. */
 const CLEANUP_BATCH = 5000;
 
+// The take and the finish run on every checkout payment: named statements (docs/decisions.md#named-statements).
 export async function takeCheckoutAttempt(
   db: Database,
   key: AttemptKey,
@@ -46,8 +48,8 @@ export async function takeCheckoutAttempt(
       in_flight = CASE WHEN ${ended} THEN 1 ELSE a.in_flight + 1 END,
       window_ends_at = CASE WHEN ${ended} THEN EXCLUDED.window_ends_at ELSE a.window_ends_at END
     WHERE ${ended} OR a.failures + a.in_flight < ${limits.limit}
-    RETURNING window_ends_at`.execute(db);
-  const row = taken.rows[0];
+    RETURNING window_ends_at`.compile(db);
+  const [row] = (await runCompiledPrepared(db, taken)).rows;
   if (row) return { kind: "taken", ticket: { ...key, windowEndsAt: new Date(row.window_ends_at) } };
   // Blocked: read why, for the Retry-After (a row changed meanwhile only makes it a little off).
   const current = await db
@@ -68,13 +70,14 @@ export async function takeCheckoutAttempt(
  * the window it was taken in: a window that ended meanwhile was reset without it.
  */
 export async function finishCheckoutAttempt(db: Database, ticket: AttemptTicket, failed: boolean): Promise<void> {
-  await db
+  const finish = db
     .updateTable("checkout_attempts")
     .set((eb) => ({ in_flight: sql<number>`GREATEST(in_flight - 1, 0)`, failures: eb("failures", "+", failed ? 1 : 0) }))
     .where("client_key", "=", ticket.clientKey)
     .where("link_reference", "=", ticket.linkReference)
     .where("window_ends_at", "=", ticket.windowEndsAt)
-    .execute();
+    .compile();
+  await runCompiledPrepared(db, finish);
 }
 
 /** Removes the counters of ended windows; returns how many. */

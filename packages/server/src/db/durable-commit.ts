@@ -10,6 +10,7 @@
 // record in a transaction of its own, so its commit waits for the flush (and for a synchronous
 // standby, when one is configured) like any ordinary commit, without writing to any table.
 import { type Kysely, sql } from "kysely";
+import { runCompiledPrepared } from "./prepared.ts";
 import type { DB } from "./schema.ts";
 
 /** A condition for the statement's `WHERE`: its transaction commits without waiting for the disk. Always true. */
@@ -17,5 +18,5 @@ export const COMMIT_WITHOUT_WAITING = sql<boolean>`set_config('synchronous_commi
 
 /** Returns once every commit this connection's server had made before the call is on disk. */
 export async function waitUntilDurable(db: Kysely<DB>): Promise<void> {
-  await sql`SELECT pg_logical_emit_message(true, 'paylink-durable', '')`.execute(db);
+  await runCompiledPrepared(db, sql`SELECT pg_logical_emit_message(true, 'paylink-durable', '')`.compile(db));
 }

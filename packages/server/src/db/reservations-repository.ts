@@ -118,15 +118,41 @@ export interface UnfinishedAttempt {
 }
 
 /** The attempt and its link's status columns, as they stand; undefined when its result was already written. */
+/** A submission's columns, named: a prepared `SELECT *` breaks when a migration adds a column. */
+const SUBMISSION_COLUMNS = [
+  "id",
+  "link_reference",
+  "answers",
+  "amount",
+  "currency",
+  "state",
+  "completed",
+  "token",
+  "payfac_reference",
+  "auth_code",
+  "reason",
+  "card_brand",
+  "card_masked",
+  "card_last4",
+  "card_expiry",
+  "card_usage",
+  "created_at",
+  "completed_at",
+  "attempt_key",
+  "cancel_pending",
+] as const satisfies readonly (keyof SubmissionsTable)[];
+
 export async function findUnfinishedAttempt(db: Database, checkoutReference: string): Promise<UnfinishedAttempt | undefined> {
-  const row = await db
+  const query = db
     .selectFrom("submissions as s")
     .innerJoin("payment_links as l", "l.reference", "s.link_reference")
-    .selectAll("s")
+    .select(SUBMISSION_COLUMNS.map((column) => `s.${column}` as const))
     .select(["l.type", "l.max_sales_count", "l.valid_until", "l.disabled", "l.sales_count"])
     .where("s.id", "=", checkoutReference)
-    .where("s.state", "in", ["pending", "abandoned"])
-    .executeTakeFirst();
+    .where("s.state", "in", ["pending", "abandoned"]);
+  // Named, like the write that follows it: on the embedded database parsing it on every payment
+  // cost a millisecond of CPU.
+  const [row] = (await runCompiledPrepared(db, query.compile())).rows;
   if (!row) return undefined;
   const { type, max_sales_count, valid_until, disabled, sales_count, ...submission } = row;
   return {
