@@ -1,7 +1,7 @@
 // Every identifier and generated secret of Paylink, with its prefix and its entropy, in one place.
 // Everything a stranger could guess to reach someone else's data is drawn from the OS's CSPRNG
 // with enough entropy that guessing is hopeless.
-import { createHash, randomBytes, randomFillSync, randomInt } from "node:crypto";
+import { createHash, randomBytes, randomInt } from "node:crypto";
 import { sql } from "kysely";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -13,21 +13,9 @@ export function randomString(length: number, alphabet: string): string {
   return out;
 }
 
-// Tokens made for every page view (a page's CSP nonce, a checkout form's attempt key) are cut from a
-// pool the CSPRNG fills 4 kB at a time: one call into OpenSSL for 256 tokens instead of one each
-// (about 2.4 → 0.2 µs a token). Each byte is handed out once.
-const tokenPool = Buffer.alloc(4096);
-let tokenPoolAt = tokenPool.length;
-
-/** `bytes` random bytes as text, for a short-lived token made on a hot path. */
+/** `bytes` random bytes as text: a page's CSP nonce, a checkout form's attempt key. */
 export function randomToken(bytes: number, encoding: "base64" | "base64url"): string {
-  if (tokenPoolAt + bytes > tokenPool.length) {
-    randomFillSync(tokenPool);
-    tokenPoolAt = 0;
-  }
-  const text = tokenPool.toString(encoding, tokenPoolAt, tokenPoolAt + bytes);
-  tokenPoolAt += bytes;
-  return text;
+  return randomBytes(bytes).toString(encoding);
 }
 
 /** A payment-link reference: 16 base62 characters (≈95 bits), URL-safe, not guessable. */
