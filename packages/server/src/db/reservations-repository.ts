@@ -13,6 +13,7 @@ import { newCheckoutReference, newDeliveryIdSql } from "../ids.ts";
 import type { Database } from "./connect.ts";
 import { COMMIT_WITHOUT_WAITING, waitUntilDurable } from "./durable-commit.ts";
 import { openForSaleSql, SALE_CAP } from "./link-status.ts";
+import { PAYMENT_FACT_COLUMNS } from "./payment-facts.ts";
 import { runCompiledPrepared } from "./prepared.ts";
 import type { SubmissionsTable } from "./schema.ts";
 import { type Answer, liveSubmissionForAttempt, type SubmissionRecord, toSubmission } from "./submissions-repository.ts";
@@ -128,14 +129,7 @@ const SUBMISSION_COLUMNS = [
   "state",
   "completed",
   "token",
-  "payfac_reference",
-  "auth_code",
-  "reason",
-  "card_brand",
-  "card_masked",
-  "card_last4",
-  "card_expiry",
-  "card_usage",
+  ...PAYMENT_FACT_COLUMNS,
   "created_at",
   "completed_at",
   "attempt_key",
