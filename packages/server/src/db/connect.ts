@@ -7,6 +7,7 @@ import pg from "pg";
 import { type DataDirLock, lockDataDir } from "./data-dir-lock.ts";
 import { migrate } from "./migrate.ts";
 import { initializeDataDirApart } from "./pglite-first-start.ts";
+import { statementName } from "./prepared-statement.ts";
 import type { DB } from "./schema.ts";
 import { SerializedPGliteDialect } from "./serialized-pglite-dialect.ts";
 
@@ -40,12 +41,22 @@ export async function openDatabase(target: DatabaseTarget, options: { migrate?: 
   return handle;
 }
 
+/** pg's client, which runs the texts registered as named statements by their names. */
+class NamedStatementClient extends pg.Client {
+  // biome-ignore lint/suspicious/noExplicitAny: forwards every one of pg's many query overloads
+  override query(config: any, values?: any, callback?: any): any {
+    const name = typeof config === "string" ? statementName(config) : undefined;
+    return super.query(name === undefined ? config : { name, text: config }, values, callback);
+  }
+}
+
 /** How long a query waits for a pool connection before it fails as "database unavailable". */
 export const POOL_CONNECT_TIMEOUT_MS = 5_000;
 
 function openPostgres(url: string, poolSize = 10): DatabaseHandle {
   const pool = new pg.Pool({
     connectionString: url,
+    Client: NamedStatementClient,
     max: poolSize,
     // A request waits at most this long for a connection (an unreachable server, or every
     // connection busy) and is then answered 503 (db/unavailable.ts) instead of hanging forever.

@@ -1,14 +1,13 @@
 // Named prepared statements on PGlite. PGlite's own `query` sends Parse, Describe, Bind,
 // Describe, Execute and Sync as six separate calls into the WebAssembly backend, and parses and
 // plans the text every time: for the create's insert that was 0.8 ms of CPU where the statement's
-// own work is a third of it. Here a declared statement (db/prepared.ts) is parsed once per PGlite
+// own work is a third of it. Here a named statement (db/prepared-statement.ts) is parsed once per PGlite
 // instance (Parse + Describe + Sync, which tells its parameter types and result columns) and each
 // run afterwards is Bind + Execute + Sync in one call, as pg does on PostgreSQL for the same
 // statements: the same text, the same plans (PostgreSQL's plan cache decides the same way
 // for both), the same values bound.
 import { messages, type PGlite, parse, protocol } from "@electric-sql/pglite";
 import type { QueryResult } from "kysely";
-import type { PreparedStatement } from "./prepared-statement.ts";
 
 const { serialize } = protocol;
 
@@ -43,12 +42,12 @@ export class PGliteStatements {
    * caller holds the session (the serialized dialect's one connection); PGlite's query lock is
    * taken as well, as its own `query` does, so nothing of PGlite's own can interleave.
    */
-  run<R>(statement: PreparedStatement, parameters: readonly unknown[]): Promise<QueryResult<R>> {
+  run<R>(name: string, text: string, parameters: readonly unknown[]): Promise<QueryResult<R>> {
     return this.pglite.runExclusive(async () => {
       try {
-        const described = this.#described.get(statement.name) ?? (await this.#prepare(statement));
+        const described = this.#described.get(name) ?? (await this.#prepare(name, text));
         const values = parameters.map((value, i) => this.#serialize(value, described.parameterTypes[i]));
-        const bind = serialize.bind({ statement: statement.name, values });
+        const bind = serialize.bind({ statement: name, values });
         const replies = await this.#send(concat([bind, serialize.execute({}), serialize.sync()]));
         const [result] = parse.parseResults(described.columns ? [described.columns, ...replies] : replies, this.pglite.parsers, {
           rowMode: "object",
@@ -59,28 +58,24 @@ export class PGliteStatements {
         };
       } catch (error) {
         if (error instanceof messages.DatabaseError) {
-          if (error.code === UNKNOWN_STATEMENT) this.#described.delete(statement.name);
+          if (error.code === UNKNOWN_STATEMENT) this.#described.delete(name);
           // The fields PGlite's own `query` adds to a database error.
-          Object.assign(error, { query: statement.text, params: parameters, queryOptions: undefined });
+          Object.assign(error, { query: text, params: parameters, queryOptions: undefined });
         }
         throw error;
       }
     });
   }
 
-  async #prepare(statement: PreparedStatement): Promise<Described> {
+  async #prepare(name: string, text: string): Promise<Described> {
     const replies = await this.#send(
-      concat([
-        serialize.parse({ name: statement.name, text: statement.text, types: [] }),
-        serialize.describe({ type: "S", name: statement.name }),
-        serialize.sync(),
-      ]),
+      concat([serialize.parse({ name, text, types: [] }), serialize.describe({ type: "S", name }), serialize.sync()]),
     );
     const described: Described = {
       parameterTypes: parse.parseDescribeStatementResults(replies),
       columns: replies.find((reply): reply is messages.RowDescriptionMessage => reply.name === "rowDescription"),
     };
-    this.#described.set(statement.name, described);
+    this.#described.set(name, described);
     return described;
   }
 

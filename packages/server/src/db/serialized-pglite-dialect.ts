@@ -16,7 +16,7 @@ import {
   type TransactionSettings,
 } from "kysely";
 import { PGliteStatements } from "./pglite-statements.ts";
-import type { PreparedStatement, PreparedStatementRunner } from "./prepared-statement.ts";
+import { statementName } from "./prepared-statement.ts";
 
 class ConnectionQueue {
   #tail: Promise<void> = Promise.resolve();
@@ -37,20 +37,19 @@ class ConnectionQueue {
   }
 }
 
-/** Kysely's PGlite connection, which also runs declared statements as named ones. */
-class SessionConnection implements DatabaseConnection, PreparedStatementRunner {
+/** Kysely's PGlite connection, which runs the texts registered as named statements by their names. */
+class SessionConnection implements DatabaseConnection {
   constructor(
     readonly inner: DatabaseConnection,
     private readonly statements: PGliteStatements,
   ) {}
   executeQuery<R>(query: CompiledQuery, options?: AbortableOperationOptions): Promise<QueryResult<R>> {
-    return this.inner.executeQuery<R>(query, options);
+    const name = statementName(query.sql);
+    if (name === undefined) return this.inner.executeQuery<R>(query, options);
+    return this.statements.run<R>(name, query.sql, query.parameters);
   }
   streamQuery<R>(query: CompiledQuery, chunkSize: number, options?: AbortableOperationOptions): AsyncIterableIterator<QueryResult<R>> {
     return this.inner.streamQuery<R>(query, chunkSize, options);
-  }
-  executePrepared<R>(statement: PreparedStatement, parameters: readonly unknown[]): Promise<QueryResult<R>> {
-    return this.statements.run<R>(statement, parameters);
   }
 }
 
