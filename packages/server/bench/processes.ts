@@ -5,17 +5,16 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { LAUNCH_ENVIRONMENT } from "../src/launch-environment.ts";
 import { freePort, PAYLINK_BIN, TEST_PROCESS_SECRET_KEY } from "../test/support/process.ts";
+import { ADVISED_ENVIRONMENT } from "./tuning.ts";
 
 /**
- * The environment Paylink runs with in the bench: its launchers' (src/launch-environment.ts), each
- * variable unless the bench itself was given one, so `GLIBC_TUNABLES= npm run bench` (or
- * `NODE_OPTIONS=`) measures the server without that setting. The baselines get the defaults.
+ * The environment Paylink runs with in the bench: the advised one (bench/tuning.ts), each variable
+ * unless the bench itself was given one. The baselines get the defaults.
  */
 export const PAYLINK_LAUNCH_ENVIRONMENT = Object.fromEntries(
-  Object.entries(LAUNCH_ENVIRONMENT).map(([name, value]) => [name, process.env[name] ?? value]),
-) as Record<keyof typeof LAUNCH_ENVIRONMENT, string>;
+  Object.entries(ADVISED_ENVIRONMENT).map(([name, value]) => [name, process.env[name] ?? value]),
+) as Record<keyof typeof ADVISED_ENVIRONMENT, string>;
 
 /** `paylink` as installed: the compiled server in dist/ (`npm run build` makes it). */
 const PAYLINK_BUILT_BIN = fileURLToPath(new URL("../bin/paylink.mjs", import.meta.url));

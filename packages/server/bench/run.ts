@@ -6,13 +6,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { LAUNCH_ENVIRONMENT } from "../src/launch-environment.ts";
 import { createScratchDatabase } from "./databases.ts";
 import { growth } from "./growth.ts";
 import { type LoadPlan, load } from "./load.ts";
 import { type Baseline, PAYLINK_LAUNCH_ENVIRONMENT, type Paylink, peakRssMb, startBaseline, startPaylink } from "./processes.ts";
 import { medianLine, type Report, type Row, ratio, writeResults } from "./report.ts";
 import { baselineRequests, paylinkScenarios } from "./scenarios.ts";
+import { ADVISED_ENVIRONMENT, ADVISED_NODE_FLAGS } from "./tuning.ts";
 import { fetchLoopThroughput, paymentToReceipt, percentile, startReceiver, webhookThroughput } from "./webhooks.ts";
 
 const quick = process.argv.includes("--quick");
@@ -54,9 +54,10 @@ const postgresPlan: LoadPlan = quick
 // One embedded database serves one query at a time: 10 connections already queue.
 const embeddedPlan: LoadPlan = { ...postgresPlan, connections: 10 };
 const backlog = quick ? 2_000 : 10_000;
-// BENCH_PAYLINK_NODE_ARGS="--max-semi-space-size=8": extra options for the node that runs Paylink
-// (not the baselines), to measure one of V8's settings; the report names them.
-const PAYLINK_NODE_ARGS = (process.env.BENCH_PAYLINK_NODE_ARGS ?? "").split(/\s+/).filter(Boolean);
+// BENCH_PAYLINK_NODE_ARGS="--max-semi-space-size=8": the options of the node that runs Paylink
+// (not the baselines) in place of the advised flags (bench/tuning.ts), to measure one of V8's
+// settings; the report names them.
+const PAYLINK_NODE_ARGS = (process.env.BENCH_PAYLINK_NODE_ARGS ?? ADVISED_NODE_FLAGS.join(" ")).split(/\s+/).filter(Boolean);
 const growthSizes = quick ? [10_000, 50_000] : [10_000, 100_000, 1_000_000];
 const latencyPayments = quick ? 10 : 200;
 
@@ -77,13 +78,13 @@ const report: Report = {
     (PAYLINK_NODE_ARGS.length > 0 ? `; Paylink's node started with \`${PAYLINK_NODE_ARGS.join(" ")}\`` : ""),
 };
 
-/** What the report says of the launch environment Paylink ran with (src/launch-environment.ts). */
+/** What the report says of the environment Paylink ran with (bench/tuning.ts). */
 function paylinkLaunchEnvironment(): string {
   return Object.entries(PAYLINK_LAUNCH_ENVIRONMENT)
     .map(([name, value]) => {
       if (value === "") return `Paylink without \`${name}\``;
-      const launchers = LAUNCH_ENVIRONMENT[name as keyof typeof LAUNCH_ENVIRONMENT];
-      return `Paylink with \`${name}=${value}\`${value === launchers ? ", as its launchers set it" : ""}`;
+      const advised = ADVISED_ENVIRONMENT[name as keyof typeof ADVISED_ENVIRONMENT];
+      return `Paylink with \`${name}=${value}\`${value === advised ? ", as docs/operations.md advises" : ""}`;
     })
     .join("; ");
 }

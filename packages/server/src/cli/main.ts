@@ -1,6 +1,4 @@
 // `paylink <command>`: serve, migrate, worker, sign, verify (docs/cli.md).
-// First, before any other module: V8's flags must be set before the code they shape runs.
-import "../v8-flags.ts";
 import { ConfigError, loadConfig } from "../config.ts";
 import { DataDirInUseError } from "../db/data-dir-lock.ts";
 

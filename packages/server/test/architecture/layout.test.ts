@@ -102,15 +102,3 @@ test("no source, test, README or doc line points at a file outside the repositor
   );
   assert.deepEqual(found, []);
 });
-
-test("the paylink command sets V8's flags before any other module of it loads", () => {
-  // ES modules run in import order, so the flags take effect before the server's code is compiled
-  // only while the flag module is the command's first import and itself imports nothing of ours.
-  const cli = readFileSync(join(srcRoot, "cli/main.ts"), "utf8");
-  const firstImport = /^import\s[^;]*;/m.exec(cli)?.[0];
-  assert.equal(firstImport, 'import "../v8-flags.ts";');
-  assert.deepEqual(importsOf(join(srcRoot, "v8-flags.ts")), []);
-  const flags = readFileSync(join(srcRoot, "v8-flags.ts"), "utf8");
-  assert.match(flags, /setFlagsFromString\("--no-allocation-site-pretenuring"\)/);
-  assert.match(flags, /setFlagsFromString\("--heap-growing-percent=100"\)/);
-});
