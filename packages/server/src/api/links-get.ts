@@ -2,8 +2,8 @@
 import { Readable } from "node:stream";
 import type { FastifyReply } from "fastify";
 import pLimit from "p-limit";
-import { findLinkWithSubmissions, readLinkInBatches } from "../db/link-with-submissions-repository.ts";
 import type { PaymentLinkRecord } from "../db/links-repository.ts";
+import { findLinkWithSubmissions, readLinkInBatches } from "../db/links-repository.ts";
 import { AppError } from "../domain/errors.ts";
 import { envelope } from "../http/envelope.ts";
 import type { TypedApp } from "../http/typed-app.ts";

@@ -1,5 +1,5 @@
 // GET /api/v1/paymentlinks (docs/api.md#list): newest first, 0-based pages, filters.
-import { listLinkSummaries } from "../db/link-list-repository.ts";
+import { listLinkSummaries } from "../db/links-repository.ts";
 import { AppError } from "../domain/errors.ts";
 import { parseIsoDateTime } from "../domain/links/terms.ts";
 import { envelope } from "../http/envelope.ts";

@@ -1,9 +1,7 @@
 // Domain values → the link JSON of Straumur's payment-links API. Nothing else builds link JSON, except
-// the submissions of a link read, which its one statement builds (db/link-with-submissions-repository.ts).
+// the submissions of a link read, which its one statement builds (db/links-repository.ts).
 
-import type { LinkSummaryRecord } from "../db/link-list-repository.ts";
-import type { LinkSubmission } from "../db/link-with-submissions-repository.ts";
-import type { PaymentLinkRecord } from "../db/links-repository.ts";
+import type { LinkSubmission, LinkSummaryRecord, PaymentLinkRecord } from "../db/links-repository.ts";
 import { deriveStatus, linkStatus } from "../domain/links/status.ts";
 import { linkUrl } from "../domain/links/url.ts";
 
@@ -29,7 +27,7 @@ export function presentLink(link: PaymentLinkRecord, submissions: LinkSubmission
     maxSalesCount: terms.maxSalesCount,
     items: terms.items,
     shopperInfo: terms.shopperInfo,
-    // Already in their wire shape (db/link-with-submissions-repository.ts).
+    // Already in their wire shape (db/links-repository.ts).
     submissions,
   };
 }

@@ -9,7 +9,8 @@ import { type Selectable, sql } from "kysely";
 import { type CartItem, cartDigest } from "../domain/links/cart.ts";
 import type { LinkType } from "../domain/links/types.ts";
 import type { PaymentDecision, ProcessorOutcome, RecordedResult, VoidReason } from "../domain/payments/payment-outcome.ts";
-import { newCheckoutReference, newDeliveryIdSql } from "../ids.ts";
+import { newCheckoutReference } from "../ids.ts";
+import { outboxInsertSql } from "../webhooks/outbox.ts";
 import type { Database } from "./connect.ts";
 import { COMMIT_WITHOUT_WAITING, waitUntilDurable } from "./durable-commit.ts";
 import { openForSaleSql, SALE_CAP } from "./link-status.ts";
@@ -204,11 +205,7 @@ export async function writeResult(db: Database, input: ResultToWrite): Promise<b
     ), reference AS (
       INSERT INTO payfac_references (payfac_reference, source, checkout_reference)
       SELECT ${payfacReference}, 'link', id FROM result WHERE ${payfacReference}::text IS NOT NULL
-    ), outbox AS (
-      INSERT INTO webhook_deliveries (id, merchant_id, endpoint_id, event_type, payload)
-      SELECT ${newDeliveryIdSql}, w.merchant_id, w.id, e.event ->> 'eventType', e.event -> 'message'
-      FROM webhook_endpoints w CROSS JOIN jsonb_array_elements(${JSON.stringify(input.events)}::jsonb) AS e(event)
-      WHERE w.merchant_id = ${input.merchantId} AND w.enabled AND EXISTS (SELECT 1 FROM result)
+    ), outbox AS (${outboxInsertSql(input.merchantId, input.events, sql`EXISTS (SELECT 1 FROM result)`)}
     )
     SELECT id FROM result`.compile(db);
   const written = await runCompiledPrepared(db, query);

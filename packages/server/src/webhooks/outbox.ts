@@ -1,7 +1,7 @@
 // The transactional outbox (docs/webhooks.md#delivery-and-retries). Callers pass their open
 // transaction, so the webhook rows commit or vanish together with the payment result.
 import { EventEmitter } from "node:events";
-import { type Kysely, sql } from "kysely";
+import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { DB } from "../db/schema.ts";
 import { newDeliveryIdSql } from "../ids.ts";
 
@@ -20,6 +20,22 @@ export interface UnsignedPaymentMessage {
   additionalData?: Record<string, string>;
 }
 
+/**
+ * One delivery of each event per enabled endpoint of the merchant, as one INSERT: a statement of
+ * its own, or a step of the statement that writes the result (`onlyIf` one of its conditions), so
+ * the webhook rows commit or vanish with it.
+ */
+export function outboxInsertSql(
+  merchantId: string,
+  events: ReadonlyArray<{ eventType: string; message: unknown }>,
+  onlyIf: RawBuilder<unknown> = sql`true`,
+): RawBuilder<unknown> {
+  return sql`INSERT INTO webhook_deliveries (id, merchant_id, endpoint_id, event_type, payload)
+      SELECT ${newDeliveryIdSql}, w.merchant_id, w.id, e.event ->> 'eventType', e.event -> 'message'
+      FROM webhook_endpoints w CROSS JOIN jsonb_array_elements(${JSON.stringify(events)}::jsonb) AS e(event)
+      WHERE w.merchant_id = ${merchantId} AND w.enabled AND ${onlyIf}`;
+}
+
 /** Writes one delivery per enabled endpoint of the merchant. Returns how many. */
 export async function enqueuePaymentWebhook(
   trx: Kysely<DB>,
@@ -27,12 +43,7 @@ export async function enqueuePaymentWebhook(
   eventType: WebhookEventType,
   message: UnsignedPaymentMessage,
 ): Promise<number> {
-  const result = await sql`
-    INSERT INTO webhook_deliveries (id, merchant_id, endpoint_id, event_type, payload)
-    SELECT ${newDeliveryIdSql}, merchant_id, id, ${eventType}, ${JSON.stringify(message)}::jsonb
-    FROM webhook_endpoints
-    WHERE merchant_id = ${merchantId} AND enabled
-  `.execute(trx);
+  const result = await outboxInsertSql(merchantId, [{ eventType, message }]).execute(trx);
   return Number(result.numAffectedRows ?? 0);
 }
 

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
-import { readLinkInBatches, SUBMISSIONS_AT_ONCE } from "../../src/db/link-with-submissions-repository.ts";
+import { readLinkInBatches, SUBMISSIONS_AT_ONCE } from "../../src/db/links-repository.ts";
 import { testBackends } from "../support/databases.ts";
 import { assertError, getLink, payByLink } from "../support/fixtures.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
