@@ -18,20 +18,13 @@ const LANG_COOKIE = "paylink_lang";
 export function requestedLang(request: FastifyRequest): Lang | undefined {
   const { query } = request;
   if (typeof query === "object" && query !== null && "lang" in query && isLang(query.lang)) return query.lang;
-  const cookie = readCookie(request.headers.cookie, LANG_COOKIE);
+  // Parsed by @fastify/cookie inside the checkout and the portal; a URL the router refused before
+  // reaching them has no cookies parsed.
+  const cookie = request.cookies?.[LANG_COOKIE];
   return isLang(cookie) ? cookie : undefined;
 }
 
 export function rememberLang(reply: FastifyReply, lang: Lang, publicBaseUrl: string) {
-  const secure = publicBaseUrl.startsWith("https://") ? "; Secure" : "";
-  reply.header("set-cookie", `${LANG_COOKIE}=${lang}; Path=/pay; Max-Age=31536000; SameSite=Lax; HttpOnly${secure}`);
-}
-
-function readCookie(header: string | undefined, name: string): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(";")) {
-    const index = part.indexOf("=");
-    if (index > 0 && part.slice(0, index).trim() === name) return part.slice(index + 1).trim();
-  }
-  return undefined;
+  const secure = publicBaseUrl.startsWith("https://");
+  reply.setCookie(LANG_COOKIE, lang, { path: "/pay", maxAge: 31_536_000, sameSite: "lax", httpOnly: true, secure });
 }

@@ -3,8 +3,9 @@
 //   POST /pay/{reference}          the form (pay-route.tsx)
 //   GET  /pay/{reference}/qr.svg   a QR code of the link URL (qr-route.ts)
 //   GET  /pay/assets/…             the optional form helper and theme logos (assets-routes.ts)
-// This plugin has its own HTML error and not-found pages, form-body parser and security headers;
+// This plugin has its own HTML error and not-found pages, form-body and cookie parsers and security headers;
 // none of them leak into the JSON API.
+import cookie from "@fastify/cookie";
 import formbody from "@fastify/formbody";
 import type { FastifyError, FastifyInstance } from "fastify";
 import { sharedSecret } from "../db/checkout-repository.ts";
@@ -28,6 +29,8 @@ export { sendCheckoutNotFound } from "./page-response.tsx";
 export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): Promise<void> {
   // Form bodies are parsed only here: the JSON API keeps answering 415 to them.
   await app.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
+  // The remembered language (i18n.ts); the JSON API parses no cookies.
+  await app.register(cookie);
   const formKey = Buffer.from(await sharedSecret(deps.db, "checkout-form-token"), "hex");
   const context: CheckoutContext = {
     deps,

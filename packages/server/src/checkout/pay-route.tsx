@@ -17,6 +17,7 @@ import { priceOf, samePrice, sendCheckoutPage, sendPriceChanged, sendStatusPage 
 import { sendCheckoutNotFound, sendMessagePage, sendPage } from "./page-response.tsx";
 import { withCheckoutReference } from "./return-url.ts";
 import { LinkParams, pathRejected } from "./schemas.ts";
+import type { CheckoutAlert } from "./views/alerts.tsx";
 import { ReceiptPage } from "./views/receipt-page.tsx";
 import { StatusPage } from "./views/status-page.tsx";
 
@@ -99,7 +100,16 @@ export function payRoute(fastify: FastifyInstance, { deps, formKey, brake }: Che
       });
       // Before the answer is sent: the shopper's next post must find the attempt given back or counted.
       await attempt.finish(outcome.kind === "declined");
-      const freshToken = () => issueFormToken(formKey, reference, deps.now(), priceOf(link), newAttemptKey());
+      // The form again, with the shopper's details and a token for a new attempt.
+      const formAgain = (status: number, alert: CheckoutAlert) =>
+        sendCheckoutPage(reply, status, link, {
+          lang,
+          theme,
+          formToken: issueFormToken(formKey, reference, deps.now(), priceOf(link), newAttemptKey()),
+          values: form.redisplay,
+          errors: [],
+          alert,
+        });
       switch (outcome.kind) {
         case "approved": {
           if (link.terms.returnUrl) {
@@ -112,35 +122,14 @@ export function payRoute(fastify: FastifyInstance, { deps, formKey, brake }: Che
           ));
         }
         case "declined":
-          return sendCheckoutPage(reply, 402, link, {
-            lang,
-            theme,
-            formToken: freshToken(),
-            values: form.redisplay,
-            errors: [],
-            alert: { kind: "declined", reason: outcome.reason },
-          });
+          return formAgain(402, { kind: "declined", reason: outcome.reason });
         case "failed":
-          return sendCheckoutPage(reply, 502, link, {
-            lang,
-            theme,
-            formToken: freshToken(),
-            values: form.redisplay,
-            errors: [],
-            alert: { kind: "failed" },
-          });
+          return formAgain(502, { kind: "failed" });
         case "voided": {
           if (outcome.reason === "Reversed") {
             // The attempt was reversed while this request stalled: like a processor failure, the
             // shopper may simply pay again.
-            return sendCheckoutPage(reply, 502, link, {
-              lang,
-              theme,
-              formToken: freshToken(),
-              values: form.redisplay,
-              errors: [],
-              alert: { kind: "failed" },
-            });
+            return formAgain(502, { kind: "failed" });
           }
           const status = outcome.reason === "Link disabled" ? "Disabled" : outcome.reason === "Link expired" ? "Expired" : "Used";
           const extra = status === "Used" ? m.soldOutWhilePaying : m.cancelledWhilePaying;

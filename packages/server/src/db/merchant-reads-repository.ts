@@ -1,7 +1,7 @@
 // Lists of what hangs off a merchant, for the portal and the admin API: terminals, API keys
 // (never a secret: only the prefix), themes, portal users.
 import type { Database } from "./connect.ts";
-import type { Terminal, Theme } from "./merchants-repository.ts";
+import { type Terminal, THEME_COLUMNS, type Theme, toTheme } from "./merchants-repository.ts";
 import { pageTotal, WINDOW_TOTAL } from "./page-total.ts";
 
 export interface ApiKeySummary {
@@ -52,19 +52,12 @@ export async function listTerminals(db: Database, merchantId: string): Promise<T
 export async function listThemes(db: Database, merchantId: string): Promise<Theme[]> {
   const rows = await db
     .selectFrom("themes")
-    .select(["theme_key", "merchant_id", "name", "primary_color", "logo_url", "logo_sha256"])
+    .select(THEME_COLUMNS)
     .where("merchant_id", "=", merchantId)
     .orderBy("created_at")
     .orderBy("theme_key")
     .execute();
-  return rows.map((row) => ({
-    themeKey: row.theme_key,
-    merchantId: row.merchant_id,
-    name: row.name,
-    primaryColor: row.primary_color,
-    logoUrl: row.logo_url,
-    logoVersion: row.logo_sha256,
-  }));
+  return rows.map(toTheme);
 }
 
 export interface PortalUserSummary {

@@ -1,10 +1,12 @@
 // Merchants and what hangs off them: terminals, API keys, themes, portal users.
 
 import { createHash } from "node:crypto";
+import type { Selectable } from "kysely";
 import type { LogoImage } from "../domain/themes/logo.ts";
 import { hashApiKey, newApiKey, newApiKeyId, newMerchantId, newTerminalIdentifier, newThemeKey, newUserId } from "../ids.ts";
 import { apiKeyCacheOf, LAST_USED_WRITE_INTERVAL_MS } from "./api-key-cache.ts";
 import type { Database } from "./connect.ts";
+import type { ThemesTable } from "./schema.ts";
 
 export interface Terminal {
   terminalIdentifier: string;
@@ -152,21 +154,26 @@ export async function findThemeLogo(db: Database, themeKey: string): Promise<(Lo
 export async function findTheme(db: Database, merchantId: string, themeKey: string): Promise<Theme | undefined> {
   const row = await db
     .selectFrom("themes")
-    .selectAll()
+    .select(THEME_COLUMNS)
     .where("theme_key", "=", themeKey)
     .where("merchant_id", "=", merchantId)
     .executeTakeFirst();
-  return (
-    row && {
-      themeKey: row.theme_key,
-      merchantId: row.merchant_id,
-      name: row.name,
-      primaryColor: row.primary_color,
-      logoUrl: row.logo_url,
-      logoVersion: row.logo_sha256,
-    }
-  );
+  return row && toTheme(row);
 }
+
+export function toTheme(row: Pick<Selectable<ThemesTable>, (typeof THEME_COLUMNS)[number]>): Theme {
+  return {
+    themeKey: row.theme_key,
+    merchantId: row.merchant_id,
+    name: row.name,
+    primaryColor: row.primary_color,
+    logoUrl: row.logo_url,
+    logoVersion: row.logo_sha256,
+  };
+}
+
+/** The columns a Theme is made of (never the logo's bytes). */
+export const THEME_COLUMNS = ["theme_key", "merchant_id", "name", "primary_color", "logo_url", "logo_sha256"] as const;
 
 export async function createPortalUser(db: Database, merchantId: string, email: string, passwordHash: string): Promise<{ userId: string }> {
   const userId = newUserId();

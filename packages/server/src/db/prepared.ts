@@ -1,20 +1,11 @@
-// Fixed statements of the API's hot paths as named prepared statements: each pooled connection
-// has PostgreSQL parse and plan such a statement once, then only binds and runs it, where an
-// unnamed statement is parsed and planned again on every request (about half of PostgreSQL's CPU
-// time for a link's read, far more on PGlite). A statement's text is registered with its name
-// (db/prepared-statement.ts); the connections of both databases run registered texts by name.
-//
-// A statement's text names its columns (never `*`): a prepared `SELECT *` fails with "cached
-// plan must not change result type" once a migration adds a column under a running instance.
-// A session keeps the generic plan it made of a statement, perhaps while the tables were small,
-// until their statistics change: on the embedded database never (it has no autovacuum), on
-// PostgreSQL when autovacuum analyses them. On a small table a row's key and its owner's index cost
-// the planner the same, and a plan that reached a link through its merchant's index read every
-// link of the merchant on each call once there were thousands. So a row is found by its key alone,
-// and its owner checked in `(...) IS TRUE`, which no index can serve. Planning every run for its
-// values instead (`plan_cache_mode = force_custom_plan`) was tried: without statistics the list's
-// page then read all of the merchant's links. test/prepared-statement-plans checks every statement
-// declared here against a kept plan on grown tables.
+// The hot paths' fixed statements run as named prepared statements (docs/decisions.md#named-statements):
+// each pooled connection parses and plans one once, then only binds and runs it. A text is
+// registered with its name (db/prepared-statement.ts) and both databases' connections run a
+// registered text by its name. A statement's text names its columns (never `*`): a prepared
+// `SELECT *` fails with "cached plan must not change result type" once a migration adds a column.
+// A session keeps a statement's generic plan, perhaps made while the tables were small, so a row is
+// found by its key alone and its owner checked in `(...) IS TRUE`, which no index can serve;
+// test/prepared-statement-plans checks every statement declared here on grown tables.
 import { createHash } from "node:crypto";
 import { CompiledQuery, type QueryResult, type Transaction } from "kysely";
 import type { Database } from "./connect.ts";

@@ -5,8 +5,7 @@
 // amount from reserved to refunded (or releases it) in the transaction that writes the webhook.
 import { type Kysely, type Selectable, sql, type Transaction } from "kysely";
 import type { Database } from "./connect.ts";
-import type { DB } from "./schema.ts";
-import type { RefundsTable } from "./schema-after-sale.ts";
+import type { DB, RefundsTable } from "./schema.ts";
 
 /** The request itself asks the processor first; the reconciler only takes a refund after this. */
 const FIRST_RETRY_SECONDS = 120;

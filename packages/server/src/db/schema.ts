@@ -2,14 +2,11 @@
 // values, never these shapes.
 import type { ColumnType, Generated } from "kysely";
 
-import type {
-  DisabledTokensTable,
-  PayfacReferencesTable,
-  RefundBalancesTable,
-  RefundsTable,
-  TokenPaymentsTable,
-} from "./schema-after-sale.ts";
-import type { Json, NullableTimestamp, Timestamp } from "./schema-columns.ts";
+/** A timestamptz column with a database default. */
+export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+/** A nullable timestamptz column. */
+export type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+export type Json<T> = ColumnType<T, string, string>;
 
 export interface MerchantsTable {
   id: string;
@@ -195,6 +192,77 @@ export interface WebhookEndpointHealthTable {
   consecutive_failures: Generated<number>;
   open_until: NullableTimestamp;
   opened_at: NullableTimestamp;
+}
+
+// The after-sale tables (migration 0009): saved-card charges, refunds and reversals, disabled tokens.
+
+/** A saved card that may no longer be charged (migration 0009). */
+export interface DisabledTokensTable {
+  token: string;
+  merchant_id: string;
+  disabled_at: Timestamp;
+}
+
+/** A charge of a saved card (migration 0009). */
+export interface TokenPaymentsTable {
+  id: string;
+  merchant_id: string;
+  terminal_identifier: string;
+  token: string;
+  merchant_reference: string;
+  amount: ColumnType<number, number, number>;
+  currency: string;
+  state: Generated<string>;
+  payfac_reference: string | null;
+  auth_code: string | null;
+  reason: string | null;
+  recurring_processing_model: string | null;
+  shopper_ip: string | null;
+  origin: string | null;
+  channel: string | null;
+  return_url: string | null;
+  card_brand: string | null;
+  card_masked: string | null;
+  card_last4: string | null;
+  card_expiry: string | null;
+  card_usage: string | null;
+  created_at: Timestamp;
+  completed_at: NullableTimestamp;
+}
+
+/** What of an authorised payment is refunded or reserved by refunds in flight (migration 0009). */
+export interface RefundBalancesTable {
+  payfac_reference: string;
+  merchant_id: string;
+  amount: ColumnType<number, number, number>;
+  currency: string;
+  refunded_amount: Generated<number>;
+  reserved_amount: Generated<number>;
+}
+
+/** One refund or reversal (migration 0009). */
+export interface RefundsTable {
+  payfac_reference: string;
+  original_payfac_reference: string;
+  merchant_id: string;
+  kind: string;
+  amount: ColumnType<number, number, number>;
+  currency: string;
+  merchant_reference: string | null;
+  refund_reason: string | null;
+  state: Generated<string>;
+  failure_reason: string | null;
+  attempt_count: Generated<number>;
+  next_attempt_at: Timestamp;
+  created_at: Timestamp;
+  completed_at: NullableTimestamp;
+}
+
+/** Every payment's payfacReference, once (migration 0019). */
+export interface PayfacReferencesTable {
+  payfac_reference: string;
+  source: "link" | "token";
+  checkout_reference: string;
 }
 
 export interface SchemaMigrationsTable {

@@ -4,8 +4,7 @@ import { type Kysely, type Selectable, sql, type Transaction } from "kysely";
 import type { Database } from "./connect.ts";
 import { registerPayfacReference } from "./payfac-references-repository.ts";
 import { type PaymentFacts, paymentFactsOf } from "./payment-facts.ts";
-import type { DB } from "./schema.ts";
-import type { TokenPaymentsTable } from "./schema-after-sale.ts";
+import type { DB, TokenPaymentsTable } from "./schema.ts";
 
 /** Longer than any processor call may take: a charge pending longer lost its answer. */
 export const TOKEN_PAYMENT_TTL_SECONDS = 5 * 60;

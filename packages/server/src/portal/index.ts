@@ -36,7 +36,7 @@ const FORM_BODY_LIMIT = 256 * 1024;
 
 export async function portalRoutes(app: FastifyInstance, deps: PortalDeps): Promise<void> {
   await app.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
-  // Here, not on the app: only portal requests parse cookies.
+  // Here, not on the app: the JSON API parses no cookies.
   await app.register(cookie);
   const context: PortalContext = { deps, signInKey: Buffer.from(await sharedSecret(deps.db, "portal-signin-token"), "hex") };
 

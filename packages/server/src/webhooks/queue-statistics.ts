@@ -1,17 +1,10 @@
-// Fresh statistics for the delivery queue once it has outgrown them (docs/decisions.md#queue-statements). The worker's
-// hand-over is a prepared statement, and each pooled session keeps the plan PostgreSQL made for it.
-// A plan made while the table held a hundred rows (a young installation, before its first rush)
-// reads the table sequentially for every batch: nothing then, the whole backlog now (383 against
-// about 1,000 messages/s in the benchmark). Autovacuum would analyse the table only after a
-// minute's nap, by when a backlog of 10,000 is long sent. So while a worker is busy it looks, at
-// most every few seconds, whether the table is far larger than when it was last analysed (its
-// size on disk now against pg_class.relpages: exact at once, where the activity counters of
-// pg_stat_user_tables arrive seconds late), and if so runs ANALYZE, which renews the statistics
-// and makes every session plan its statements again. A quiet worker, sending now and then, looks
-// once a minute at most: on a PostgreSQL without autovacuum nothing else would ever
-// analyse the table, and a plan kept from its first rows read the whole log for every delivery.
-// SKIP_LOCKED: it never waits behind a vacuum of the table (nor makes PostgreSQL cancel one). One
-// instance's ANALYZE is seen by all: the others then find the statistics fresh.
+// Fresh statistics for the delivery queue once it has outgrown them (docs/decisions.md#queue-statements).
+// Each pooled session keeps the plan PostgreSQL made for the worker's hand-over statement; one made
+// while the table held a hundred rows reads the whole backlog for every batch, and autovacuum
+// analyses only after a minute's nap. So a busy worker looks every few seconds (a quiet one once a
+// minute) whether the table's size on disk is far above pg_class.relpages, and if so runs
+// ANALYZE (SKIP_LOCKED: never behind a vacuum), which makes every session of every instance plan
+// its statements again.
 import { sql } from "kysely";
 import type { Database } from "../db/connect.ts";
 import type { WorkerLogger } from "./outcome.ts";
