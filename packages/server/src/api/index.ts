@@ -2,10 +2,10 @@
 // and protected by Idempotency-Key handling on POST.
 import type { FastifyInstance } from "fastify";
 import { apiKeyAuth } from "../http/auth.ts";
+import { inMemoryAuthBrake, NO_AUTH_BRAKE, sharedAuthBrake } from "../http/auth-brake.ts";
 import { requireJsonContentType } from "../http/content-type.ts";
 import { idempotency } from "../http/idempotency.ts";
-import { apiRateLimit, authFailureBrake } from "../http/rate-limit.ts";
-import { sharedAuthFailureBrake } from "../http/shared-auth-brake.ts";
+import { apiRateLimit } from "../http/rate-limit.ts";
 import { typed } from "../http/typed-app.ts";
 import { anyCaseValidatorCompiler } from "../http/validation.ts";
 import type { ApiDeps } from "./deps.ts";
@@ -30,8 +30,8 @@ export async function apiRoutes(instance: FastifyInstance, deps: ApiDeps) {
   if (rateLimit) app.addHook("onRequest", rateLimit);
   // Wrong keys per address: shared by the instances on PostgreSQL like the limit (docs/decisions.md#rate-limits), else in memory.
   const limited = (deps.apiRateLimitPerMinute ?? 0) > 0;
-  const failures = limited && deps.sharedRateLimit ? sharedAuthFailureBrake(deps.db) : authFailureBrake(app, limited);
-  app.addHook("onRequest", apiKeyAuth(deps.db, failures));
+  const brake = !limited ? NO_AUTH_BRAKE : deps.sharedRateLimit ? sharedAuthBrake(deps.db) : inMemoryAuthBrake();
+  app.addHook("onRequest", apiKeyAuth(deps.db, brake));
   app.addHook("onRequest", requireJsonContentType);
   // Idempotency-Key handling is for POST: only POST routes get its two hooks, so a read passes none.
   app.addHook("onRoute", (route) => {

@@ -1,10 +1,11 @@
-// The wrong-API-key brake is shared by the instances on one PostgreSQL (docs/decisions.md docs/decisions.md#rate-limits):
+// The wrong-API-key brake is shared by the instances on one PostgreSQL (docs/decisions.md#rate-limits):
 // 30 missing or wrong keys from one address in a minute, spread over two instances, and every
 // instance answers that address 429 3002 with Retry-After, a good key included. Before, each
 // instance counted alone, so two instances let 60 guesses through.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { AUTH_FAILURES_PER_MINUTE, DEFAULT_RATE_LIMITS } from "../../src/http/rate-limit.ts";
+import { AUTH_FAILURES_PER_MINUTE } from "../../src/http/auth-brake.ts";
+import { DEFAULT_RATE_LIMITS } from "../../src/http/rate-limit.ts";
 import { testBackends } from "../support/databases.ts";
 import { startSecondInstance, startTestServer, type TestServer } from "../support/harness.ts";
 
