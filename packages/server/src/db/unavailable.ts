@@ -27,9 +27,19 @@ const SOCKET_CODES = new Set([
  * shutdown (pg_terminate_backend, a fast shutdown), 57P02 crash shutdown, 57P03 cannot connect
  * now (starting up or in recovery), 53300 too many connections, 55000 a database that is not
  * accepting connections (ALTER DATABASE … ALLOW_CONNECTIONS false), 57014 a statement cancelled by
- * statement_timeout; and class 08, connection exceptions.
+ * statement_timeout, 53100 a full disk; and classes 08, connection exceptions, and 58, errors of the
+ * system beneath the server (58030 an I/O error, 58P01 a file that is gone).
  */
-const SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300", "55000", "57014"]);
+const SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300", "53100", "55000", "57014"]);
+const SQLSTATE_CLASSES = /^(08|58)[0-9A-Z]{3}$/;
+
+/**
+ * The server's own files cannot be opened, read or written: PostgreSQL reports it with the code of
+ * the operating system's error, which for a permission or a wrong kind of file is a code SQL
+ * errors share (42501, 42809), or, for some errors of the embedded database's file layer, XX000.
+ * Its text tells it apart: Paylink runs no statement that reads a file of its own choosing.
+ */
+const FILE_ACCESS = [/^could not [a-z ]+ (file|directory) "/, /^could not access status of transaction /];
 
 /**
  * pg and pg-pool raise these as plain Errors without a code: a socket that ended under a query,
@@ -45,7 +55,15 @@ const MESSAGES = [
 export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   if (typeof error !== "object" || error === null || depth > 4) return false;
   const { code, message, cause, errors } = error as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
-  if (typeof code === "string" && (SOCKET_CODES.has(code) || SQLSTATES.has(code) || /^08[0-9A-Z]{3}$/.test(code))) return true;
+  if (typeof code === "string" && (SOCKET_CODES.has(code) || SQLSTATES.has(code) || SQLSTATE_CLASSES.test(code))) return true;
+  if (
+    typeof code === "string" &&
+    /^[0-9A-Z]{5}$/.test(code) &&
+    typeof message === "string" &&
+    FILE_ACCESS.some((pattern) => pattern.test(message))
+  ) {
+    return true;
+  }
   if (typeof message === "string" && MESSAGES.some((pattern) => pattern.test(message))) return true;
   // Node wraps a connect that tried several addresses (localhost: ::1 and 127.0.0.1) in an AggregateError.
   if (Array.isArray(errors) && errors.some((inner) => isDatabaseUnavailable(inner, depth + 1))) return true;
