@@ -53,7 +53,10 @@ class NamedStatementClient extends pg.Client {
 /** How long a query waits for a pool connection before it fails as "database unavailable". */
 export const POOL_CONNECT_TIMEOUT_MS = 5_000;
 
-function openPostgres(url: string, poolSize = 10): DatabaseHandle {
+/** Connections in one instance's pool to PostgreSQL. */
+export const POOL_SIZE = 10;
+
+function openPostgres(url: string, poolSize = POOL_SIZE): DatabaseHandle {
   const pool = new pg.Pool({
     connectionString: url,
     Client: NamedStatementClient,

@@ -1,15 +1,21 @@
 // The fault matrix (issue 29; docs/operations.md#fault-matrix). Two `paylink serve` processes share
-// a fresh PostgreSQL database through a TCP proxy this script controls; the machine's PostgreSQL is
-// never touched beyond this database (its own backends, its own ALLOW_CONNECTIONS). Under a steady
-// mixed load — link creates, checkout payments, token charges, refunds, portal pages, every POST
-// with an Idempotency-Key — each fault is applied for a few seconds in turn: backends terminated,
-// the database refusing connections (55000), the proxy refusing them (the server stopped), and a
-// table locked so statements stall and the pools run dry. Afterwards: no 500 and nothing internal
-// in any body, every acknowledged create, charge and refund stored exactly once, every approved
-// checkout payment's webhook delivered, and every key refused during a fault succeeds on retry.
+// a fresh PostgreSQL database through a TCP proxy this script controls. The database lives on a
+// PostgreSQL server the run starts for itself (test/support/private-postgres.ts) when the machine
+// can, else on the given server, which is never touched beyond that database (its own backends,
+// its own ALLOW_CONNECTIONS). Under a steady mixed load — link creates, checkout payments, token
+// charges, refunds, portal pages, every POST with an Idempotency-Key — each fault is applied for a
+// few seconds in turn: backends terminated, the database refusing connections (55000), the server
+// stopped (pg_ctl stop -m fast on its own server; the proxy refusing connections otherwise), and
+// two tables locked under a burst of creates, so every connection of both pools is held and
+// requests wait past the pool's time-out. Afterwards: no 500 and nothing internal in any body,
+// every 503 of the API a 5003 with Retry-After, every acknowledged create, charge and refund stored
+// exactly once, every approved checkout payment's webhook delivered, and every key refused during a
+// fault succeeds on retry.
 import type { IncomingMessage } from "node:http";
 import pg from "pg";
+import { POOL_CONNECT_TIMEOUT_MS, POOL_SIZE } from "../../src/db/connect.ts";
 import { createPostgresDatabase } from "../support/databases.ts";
+import { startPrivatePostgres } from "../support/private-postgres.ts";
 import { type ServerProcess, startServerProcess } from "../support/process.ts";
 import { cardFields, getPage, hiddenInputs, postForm } from "../support/shopper.ts";
 import { databaseAddress, startTcpProxy } from "../support/tcp-proxy.ts";
@@ -32,6 +38,20 @@ export interface FaultRunResult {
 }
 
 const ADMIN_TOKEN = "fault-run-admin-token-0123456789";
+/** Concurrent creates sent to each instance while its pool is to be full: more than it has connections. */
+const BURST_PER_INSTANCE = POOL_SIZE + 6;
+/** How long the pool stays full: past the time a request waits for a connection. */
+const POOL_FULL_MS = POOL_CONNECT_TIMEOUT_MS + 2_000;
+
+interface Fault {
+  name: string;
+  /** How long it lasts, when not the run's outage. */
+  lasts?: number;
+  /** It must be seen: some request answers 503 while it lasts. */
+  unavailable?: boolean;
+  apply(): Promise<void>;
+  undo(): Promise<void>;
+}
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 type Outcome = number | string;
 
@@ -49,7 +69,14 @@ const INTERNAL = /ECONN|FST_|statusCode|terminat|not currently accepting|SQLSTAT
 export async function runFaults(options: FaultRunOptions): Promise<FaultRunResult> {
   const log = options.log ?? (() => {});
   const outageMs = options.outageMs ?? 4_000;
-  const database = await createPostgresDatabase(options.adminUrl);
+  // A server of its own, when the machine can start one, so that "server stopped" stops a real
+  // server; otherwise the given server, and the proxy refusing connections stands in for the stop.
+  const cluster = await startPrivatePostgres();
+  const adminUrl = cluster?.url ?? options.adminUrl;
+  const database = await createPostgresDatabase(adminUrl).catch(async (error) => {
+    await cluster?.destroy();
+    throw error;
+  });
   const databaseName = new URL(database.url).pathname.slice(1);
   const proxy = await startTcpProxy(databaseAddress(database.url));
   const receiver = await startReceiver();
@@ -87,6 +114,8 @@ export async function runFaults(options: FaultRunOptions): Promise<FaultRunResul
       if (typeof answer.status === "number" && answer.status >= 500 && answer.status !== 503)
         problems.push(`${phase.name}: ${kind} answered ${answer.status} ${answer.text.slice(0, 160)}`);
       if (INTERNAL.test(answer.text)) problems.push(`${phase.name}: ${kind} showed internal text: ${answer.text.slice(0, 160)}`);
+      if (answer.status === 503 && answer.json !== undefined && (answer.json.errorCode !== "5003" || !answer.retryAfter))
+        problems.push(`${phase.name}: ${kind} answered 503 without 5003 and Retry-After: ${answer.text.slice(0, 160)}`);
       if (answer.status === 200 || answer.status === 303) phase.acknowledged++;
       if (answer.status === 503 && retry) {
         phase.refusedKeys++;
@@ -171,36 +200,59 @@ export async function runFaults(options: FaultRunOptions): Promise<FaultRunResul
     const clients = [loop(createLink), loop(createLink), loop(checkout), loop(chargeToken), loop(refund), loop(portal)].map((client) =>
       client(),
     );
+    // A burst of creates on every instance, more at once than its pool has connections: while the
+    // links table is locked each holds its connection, and the rest wait for one until the pool's
+    // time-out (5 s) answers them 503.
+    let bursting = false;
+    const bursts: Promise<void>[] = [];
+    const burst = (server: ServerProcess) => async () => {
+      while (bursting) {
+        await keyed(
+          "create",
+          (key) => api(server.baseUrl, shop.apiKey, "/api/v1/paymentlinks/create", linkBody(shop.terminalIdentifier), key),
+          (answer) => created.push(answer.json.paymentLinkReference),
+        );
+      }
+    };
 
-    const faults: { name: string; apply: () => Promise<void>; undo: () => Promise<void> }[] = [
+    const faults: Fault[] = [
       {
         name: "backends terminated",
-        apply: async () => void (await terminateBackends(options.adminUrl, databaseName)),
+        apply: async () => void (await terminateBackends(adminUrl, databaseName)),
         undo: async () => {},
       },
       {
         name: "connections refused (55000)",
         apply: async () => {
-          await adminQuery(options.adminUrl, `ALTER DATABASE ${databaseName} ALLOW_CONNECTIONS false`);
-          await terminateBackends(options.adminUrl, databaseName);
+          await adminQuery(adminUrl, `ALTER DATABASE ${databaseName} ALLOW_CONNECTIONS false`);
+          await terminateBackends(adminUrl, databaseName);
         },
-        undo: () => adminQuery(options.adminUrl, `ALTER DATABASE ${databaseName} ALLOW_CONNECTIONS true`),
+        undo: () => adminQuery(adminUrl, `ALTER DATABASE ${databaseName} ALLOW_CONNECTIONS true`),
       },
-      { name: "server stopped (refused)", apply: () => proxy.refuse(), undo: () => proxy.accept() },
-      ...((): { name: string; apply: () => Promise<void>; undo: () => Promise<void> }[] => {
+      cluster
+        ? { name: "server stopped (pg_ctl)", apply: () => cluster.stop(), undo: () => cluster.start() }
+        : { name: "server stopped (proxy)", apply: () => proxy.refuse(), undo: () => proxy.accept() },
+      ...((): Fault[] => {
         let locker: pg.Client | undefined;
         return [
           {
             name: "slow statements, pool full",
+            // Longer than the pool's wait for a connection, so waiting requests reach it.
+            lasts: Math.max(outageMs, POOL_FULL_MS),
+            unavailable: true,
             apply: async () => {
               locker = new pg.Client({ connectionString: database.url });
               await locker.connect();
               await locker.query("BEGIN");
               await locker.query("LOCK TABLE payment_links, token_payments IN EXCLUSIVE MODE");
+              bursting = true;
+              for (const server of servers) for (let i = 0; i < BURST_PER_INSTANCE; i++) bursts.push(burst(server)());
             },
             undo: async () => {
+              bursting = false;
               await locker?.query("ROLLBACK");
               await locker?.end();
+              await Promise.all(bursts);
             },
           },
         ];
@@ -211,11 +263,13 @@ export async function runFaults(options: FaultRunOptions): Promise<FaultRunResul
     for (const fault of faults) {
       phase = { name: fault.name, answers: new Map(), acknowledged: 0, refusedKeys: 0 };
       phases.push(phase);
+      const faultPhase = phase;
       await fault.apply();
       log(`${at()}  fault: ${fault.name}`);
-      await sleep(outageMs);
+      await sleep(fault.lasts ?? outageMs);
       await fault.undo();
       await sleep(2000);
+      if (fault.unavailable && !faultPhase.answers.has(503)) problems.push(`${fault.name}: no request was answered 503`);
     }
     phase = { name: "after", answers: new Map(), acknowledged: 0, refusedKeys: 0 };
     phases.push(phase);
@@ -262,7 +316,7 @@ export async function runFaults(options: FaultRunOptions): Promise<FaultRunResul
         problems.push(`instance ${index + 1} died: ${server.output()}`);
 
     const lines = [
-      `Fault matrix: 2 instances under mixed load, each fault ${outageMs / 1000} s (+2 s after)`,
+      `Fault matrix: 2 instances under mixed load, each fault ${outageMs / 1000} s, the pool full ${Math.max(outageMs, POOL_FULL_MS) / 1000} s (+2 s after)`,
       ...phases.map(
         (one) =>
           `  ${one.name.padEnd(28)} answers ${[...one.answers]
@@ -279,11 +333,12 @@ export async function runFaults(options: FaultRunOptions): Promise<FaultRunResul
     ];
     return { ok: problems.length === 0, problems, summary: lines.join("\n") };
   } finally {
-    await adminQuery(options.adminUrl, `ALTER DATABASE ${databaseName} ALLOW_CONNECTIONS true`).catch(() => {});
+    await adminQuery(adminUrl, `ALTER DATABASE ${databaseName} ALLOW_CONNECTIONS true`).catch(() => {});
     await Promise.all(servers.map((server) => server.stop("SIGTERM")));
     await proxy.close();
     await receiver.close();
-    await database.drop();
+    if (cluster) await cluster.destroy();
+    else await database.drop();
   }
 }
 
@@ -291,6 +346,7 @@ interface Answer {
   status: Outcome;
   text: string;
   json: any;
+  retryAfter?: string | null;
 }
 
 async function api(baseUrl: string, apiKey: string, path: string, body: unknown, key?: string): Promise<Answer> {
@@ -307,7 +363,7 @@ async function api(baseUrl: string, apiKey: string, path: string, body: unknown,
     } catch {
       json = undefined;
     }
-    return { status: response.status, text, json };
+    return { status: response.status, text, json, retryAfter: response.headers.get("retry-after") };
   } catch (error) {
     return { status: codeOf(error), text: "", json: undefined };
   }

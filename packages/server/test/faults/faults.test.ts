@@ -1,4 +1,4 @@
-// The fault matrix in the suite (fault-run.ts) must pass: about 40 s on PostgreSQL. `npm run
+// The fault matrix in the suite (fault-run.ts) must pass: about 60 s on PostgreSQL. `npm run
 // faults` runs the same and prints its table.
 import assert from "node:assert/strict";
 import { test } from "node:test";
