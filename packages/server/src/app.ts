@@ -148,20 +148,27 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       },
     );
   }
-  await app.register(
-    async (pay) =>
-      checkoutRoutes(pay, {
-        db: deps.db,
-        get publicBaseUrl() {
-          return deps.publicBaseUrl;
-        },
-        now,
-        processor,
-        rateLimits,
-        ...(deps.duplicateWaitMs !== undefined ? { duplicateWaitMs: deps.duplicateWaitMs } : {}),
-      }),
-    { prefix: "/pay" },
-  );
+  // Payment links at /pay, hosted-checkout sessions at /checkout: one page, one payment path.
+  for (const [kind, prefix] of [
+    ["link", "/pay"],
+    ["session", "/checkout"],
+  ] as const) {
+    await app.register(
+      async (pay) =>
+        checkoutRoutes(pay, {
+          kind,
+          db: deps.db,
+          get publicBaseUrl() {
+            return deps.publicBaseUrl;
+          },
+          now,
+          processor,
+          rateLimits,
+          ...(deps.duplicateWaitMs !== undefined ? { duplicateWaitMs: deps.duplicateWaitMs } : {}),
+        }),
+      { prefix },
+    );
+  }
   await app.register(
     async (portal) =>
       portalRoutes(portal, {

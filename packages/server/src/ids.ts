@@ -6,6 +6,7 @@ import { sql } from "kysely";
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const UPPER_ALNUM = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+const LOWER_ALNUM = "0123456789abcdefghijklmnopqrstuvwxyz";
 
 export function randomString(length: number, alphabet: string): string {
   let out = "";
@@ -20,6 +21,8 @@ export function randomToken(bytes: number, encoding: "base64" | "base64url"): st
 
 /** A payment-link reference: 16 base62 characters (≈95 bits), URL-safe, not guessable. */
 export const newLinkReference = () => randomString(16, BASE62);
+/** A hosted-checkout session's checkoutReference: 50 lowercase letters and digits (≈258 bits), as the live gateway's. */
+export const newSessionReference = () => randomString(50, LOWER_ALNUM);
 /** A checkoutReference (submission id): 20 base62 characters. */
 export const newCheckoutReference = () => randomString(20, BASE62);
 export const newMerchantId = () => `mer_${randomString(16, BASE62)}`;

@@ -15,9 +15,12 @@ import { registerGetLink } from "./links-get.ts";
 import { registerListLinks } from "./links-list.ts";
 import { registerUpdateLink } from "./links-update.ts";
 import { registerChargeToken } from "./payment-charge.ts";
+import { registerPaymentDisableToken } from "./payment-disable-token.ts";
 import { registerGetPayment } from "./payments-get.ts";
 import { registerRefund } from "./refund.ts";
 import { registerReverse } from "./reverse.ts";
+import { registerCreateSession } from "./sessions-create.ts";
+import { registerSessionStatus } from "./sessions-status.ts";
 import { registerDisableToken } from "./tokens-disable.ts";
 
 export async function apiRoutes(instance: FastifyInstance, deps: ApiDeps) {
@@ -51,4 +54,8 @@ export async function apiRoutes(instance: FastifyInstance, deps: ApiDeps) {
   registerReverse(app, deps);
   registerDisableToken(app, deps);
   registerGetPayment(app, deps);
+  registerPaymentDisableToken(app, deps);
+  // Hosted-checkout sessions: one per order, the e-commerce plugins' way in.
+  registerCreateSession(app, deps);
+  registerSessionStatus(app, deps);
 }

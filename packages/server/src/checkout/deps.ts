@@ -6,6 +6,8 @@ import type { CheckoutBrake } from "./brake.ts";
 import type { FirstViewCache } from "./first-view-cache.ts";
 
 export interface CheckoutDeps {
+  /** Which pages this instance of the plugin serves: payment links at /pay, sessions at /checkout. */
+  kind: "link" | "session";
   db: Database;
   /** Read on every request: a test server learns its port after the app is built. */
   readonly publicBaseUrl: string;

@@ -24,7 +24,8 @@ export function requestedLang(request: FastifyRequest): Lang | undefined {
   return isLang(cookie) ? cookie : undefined;
 }
 
-export function rememberLang(reply: FastifyReply, lang: Lang, publicBaseUrl: string) {
+/** `path`: /pay for links, /checkout for sessions. */
+export function rememberLang(reply: FastifyReply, lang: Lang, publicBaseUrl: string, path: string) {
   const secure = publicBaseUrl.startsWith("https://");
-  reply.setCookie(LANG_COOKIE, lang, { path: "/pay", maxAge: 31_536_000, sameSite: "lax", httpOnly: true, secure });
+  reply.setCookie(LANG_COOKIE, lang, { path, maxAge: 31_536_000, sameSite: "lax", httpOnly: true, secure });
 }

@@ -3,6 +3,8 @@
 //   POST /pay/{reference}          the form (pay-route.tsx)
 //   GET  /pay/{reference}/qr.svg   a QR code of the link URL (qr-route.ts)
 //   GET  /pay/assets/…             the optional form helper and theme logos (assets-routes.ts)
+// Registered a second time at /checkout for hosted-checkout sessions: the same page and form, with
+// the session's return, no QR code, and the assets of /pay.
 // This plugin has its own HTML error and not-found pages, form-body and cookie parsers and security headers;
 // none of them leak into the JSON API.
 import cookie from "@fastify/cookie";
@@ -67,8 +69,11 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
     return sendMessagePage(reply, 500, lang, paylinkTheme(), m.errorPageTitle, m.errorPageText);
   });
 
-  assetsRoutes(app, context);
   pageRoute(app, context);
   payRoute(app, context);
-  qrRoute(app, context);
+  // A session's page is for one shopper, sent there by the shop: no QR code to share.
+  if (deps.kind === "link") {
+    assetsRoutes(app, context);
+    qrRoute(app, context);
+  }
 }

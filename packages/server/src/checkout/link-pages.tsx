@@ -5,7 +5,7 @@ import type { FastifyReply } from "fastify";
 import type { CheckoutLink } from "../db/checkout-repository.ts";
 import { cartDigest } from "../domain/links/cart.ts";
 import type { LinkStatus } from "../domain/links/types.ts";
-import { linkPath } from "../domain/links/url.ts";
+import { checkoutPath } from "../domain/links/url.ts";
 import { renderDocument } from "../web/html-page.ts";
 import { type Lang, otherLang } from "../web/i18n.ts";
 import type { PageTheme } from "../web/theme.ts";
@@ -62,7 +62,7 @@ function checkoutPageProps(link: CheckoutLink, view: CheckoutView, nonce: string
     lang: view.lang,
     nonce,
     theme: view.theme,
-    link: { reference: link.reference, terms: link.terms },
+    link: { reference: link.reference, terms: link.terms, session: link.session },
     formToken,
     values: view.values,
     errors: view.errors,
@@ -89,15 +89,19 @@ export function sendStatusPage(
   lang: Lang,
   theme: PageTheme,
   status: Exclude<LinkStatus, "Active">,
+  extra?: string,
 ) {
+  // A session is either paid (its one sale, or its card saved) or closed by time.
+  const kind = link.session ? (status === "Used" || status === "Completed" ? "SessionCompleted" : "SessionExpired") : status;
+  const back = link.session?.abandonUrl ?? null;
   return sendPage(reply, 410, (nonce) => (
-    <StatusPage lang={lang} nonce={nonce} theme={theme} status={status} switchHref={switchHref(link, lang)} />
+    <StatusPage lang={lang} nonce={nonce} theme={theme} status={kind} switchHref={switchHref(link, lang)} extra={extra} backHref={back} />
   ));
 }
 
 /** The same page in the other language. */
 function switchHref(link: CheckoutLink, lang: Lang): string {
-  return `${linkPath(link.reference)}?lang=${otherLang(lang)}`;
+  return `${checkoutPath(link)}?lang=${otherLang(lang)}`;
 }
 
 /** What the page shows the shopper will pay for: the total and the cart (signed into the form token). */

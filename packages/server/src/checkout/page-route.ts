@@ -1,4 +1,4 @@
-// GET /pay/{reference}: the checkout page. Every GET counts one visit, whatever the link's status.
+// GET /pay/{reference} (and /checkout/{checkoutReference} for a session): the checkout page. Every GET counts one visit, whatever the link's status.
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { loadCheckoutLink } from "../db/checkout-repository.ts";
@@ -18,10 +18,13 @@ export function pageRoute(fastify: FastifyInstance, { deps, formKey, firstViews 
   app.get("/:reference", { schema, attachValidation: true }, async (request, reply) => {
     const { reference } = request.params;
     // A HEAD (link previews, uptime checks) is not a shopper's visit.
-    const link = pathRejected(request) ? undefined : await loadCheckoutLink(deps.db, reference, { countVisit: request.method !== "HEAD" });
+    const link = pathRejected(request)
+      ? undefined
+      : await loadCheckoutLink(deps.db, reference, { countVisit: request.method !== "HEAD", kind: deps.kind });
     if (!link) return sendCheckoutNotFound(request, reply);
     const lang = requestedLang(request) ?? link.terms.culture;
-    if (isLang(request.query.lang)) rememberLang(reply, request.query.lang, deps.publicBaseUrl);
+    if (isLang(request.query.lang))
+      rememberLang(reply, request.query.lang, deps.publicBaseUrl, deps.kind === "session" ? "/checkout" : "/pay");
     const theme = pageTheme(link);
     const status = linkStatus(link, deps.now());
     if (status !== "Active") return sendStatusPage(reply, link, lang, theme, status);

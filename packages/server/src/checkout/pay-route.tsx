@@ -41,7 +41,7 @@ export function payRoute(fastify: FastifyInstance, { deps, formKey, brake }: Che
   app.post("/:reference", options, async (request, reply) => {
     const { reference } = request.params;
     const body = formBody(request);
-    const link = pathRejected(request) ? undefined : await loadCheckoutLink(deps.db, reference);
+    const link = pathRejected(request) ? undefined : await loadCheckoutLink(deps.db, reference, { kind: deps.kind });
     const postedLang = formText(body ?? {}, "lang");
     if (!link) return sendCheckoutNotFound(request, reply, isLang(postedLang) ? postedLang : undefined);
     const lang = isLang(postedLang) ? postedLang : (requestedLang(request) ?? link.terms.culture);
@@ -113,7 +113,9 @@ export function payRoute(fastify: FastifyInstance, { deps, formKey, brake }: Che
       switch (outcome.kind) {
         case "approved": {
           if (link.terms.returnUrl) {
-            const target = withCheckoutReference(link.terms.returnUrl, outcome.submission.checkoutReference);
+            // A session's return names the session, as its webhooks and status endpoint do.
+            const checkoutReference = link.session ? link.reference : outcome.submission.checkoutReference;
+            const target = withCheckoutReference(link.terms.returnUrl, checkoutReference);
             return reply.code(303).header("location", target).header("cache-control", "no-store").send();
           }
           const tokenize = link.terms.type === "TokenizeByLink";
@@ -133,6 +135,7 @@ export function payRoute(fastify: FastifyInstance, { deps, formKey, brake }: Che
           }
           const status = outcome.reason === "Link disabled" ? "Disabled" : outcome.reason === "Link expired" ? "Expired" : "Used";
           const extra = status === "Used" ? m.soldOutWhilePaying : m.cancelledWhilePaying;
+          if (link.session) return sendStatusPage(reply, link, lang, theme, status, m.cancelledWhilePaying);
           return sendPage(reply, 410, (nonce) => <StatusPage lang={lang} nonce={nonce} theme={theme} status={status} extra={extra} />);
         }
         case "pending":
@@ -141,13 +144,15 @@ export function payRoute(fastify: FastifyInstance, { deps, formKey, brake }: Che
           return sendMessagePage(reply, 202, lang, theme, m.unconfirmedTitle, m.unconfirmedText);
         case "unavailable": {
           // Why: re-read the link. Still Active means every remaining slot is held by a payment in flight.
-          const current = (await loadCheckoutLink(deps.db, reference)) ?? link;
+          const current = (await loadCheckoutLink(deps.db, reference, { kind: deps.kind })) ?? link;
           const now2 = deps.now();
           const currentStatus = linkStatus(current, now2);
           if (currentStatus !== "Active") return sendStatusPage(reply, current, lang, theme, currentStatus);
           if (!samePrice(token, current)) {
             return sendPriceChanged(reply, formKey, current, { lang, theme, values: form.redisplay }, now2);
           }
+          // A session has one sale: another tab of it is paying right now.
+          if (link.session) return sendMessagePage(reply, 202, lang, theme, m.pendingTitle, m.sessionInFlightText);
           return sendPage(reply, 410, (nonce) => (
             <StatusPage lang={lang} nonce={nonce} theme={theme} status="Used" extra={m.soldOutInFlight} />
           ));

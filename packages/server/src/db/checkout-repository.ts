@@ -34,7 +34,7 @@ type PageRow = LinkRecordRow & {
 };
 
 /**
- * The link with what its checkout page shows besides the terms (merchant name, theme), in one
+ * The link (or session, by `kind`) with what its checkout page shows besides the terms (merchant name, theme), in one
  * statement. With `countVisit` the same statement adds the visit (one atomic increment, whatever
  * the link's status) and the link is read as the increment left it. Undefined when the link does
  * not exist (then no visit is counted).
@@ -42,7 +42,7 @@ type PageRow = LinkRecordRow & {
 export async function loadCheckoutLink(
   db: Database,
   reference: string,
-  options: { countVisit?: boolean } = {},
+  options: { countVisit?: boolean; kind?: "link" | "session" } = {},
 ): Promise<CheckoutLink | undefined> {
   const read = (link: ReturnType<typeof sql>) => sql<PageRow>`
     WITH l AS (${link})
@@ -52,9 +52,11 @@ export async function loadCheckoutLink(
   // A visit is counted in the same statement as the read: the link's row, which every shopper of
   // the link updates, is held only while PostgreSQL runs it, never across a round trip. A visit is a
   // statistic: its commit does not wait for the disk, and nobody waits for it afterwards either.
+  // A link's page never shows a session, nor a session's page a link.
+  const kind = options.kind ? sql`AND kind = ${options.kind}` : sql``;
   const link = options.countVisit
-    ? sql`UPDATE payment_links SET visit_count = visit_count + 1 WHERE reference = ${reference} AND ${COMMIT_WITHOUT_WAITING} RETURNING ${COLUMNS}`
-    : sql`SELECT ${COLUMNS} FROM payment_links WHERE reference = ${reference}`;
+    ? sql`UPDATE payment_links SET visit_count = visit_count + 1 WHERE reference = ${reference} ${kind} AND ${COMMIT_WITHOUT_WAITING} RETURNING ${COLUMNS}`
+    : sql`SELECT ${COLUMNS} FROM payment_links WHERE reference = ${reference} ${kind}`;
   const result = await runCompiledPrepared(db, read(link).compile(db));
   const row = result.rows[0];
   if (!row) return undefined;

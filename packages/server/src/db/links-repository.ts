@@ -10,6 +10,7 @@
 // batches, in one snapshot too (docs/decisions.md#big-link-reads).
 import { type ExpressionBuilder, type Selectable, sql, type Transaction } from "kysely";
 import type { Culture, Item, LinkStatus, LinkTerms, LinkType, RecurringProcessingModel, ShopperInfo } from "../domain/links/types.ts";
+import type { SessionTerms } from "../domain/sessions/types.ts";
 import type { Database } from "./connect.ts";
 import { isoMillisFromJson } from "./json-timestamp.ts";
 import { linkStatusSql } from "./link-status.ts";
@@ -26,6 +27,8 @@ export interface PaymentLinkRecord {
   visitCount: number;
   disabled: boolean;
   createdAt: Date;
+  /** A hosted-checkout session's own terms; null for a payment link. */
+  session: SessionTerms | null;
 }
 
 type Queryable = Database | Transaction<DB>;
@@ -51,6 +54,14 @@ export const LINK_RECORD_COLUMNS = [
   "visit_count",
   "disabled",
   "created_at",
+  "kind",
+  "order_reference",
+  "abandon_url",
+  "merchant_shopper_reference",
+  "shopper_contact",
+  "is_manual_capture",
+  "capture_hours_delay",
+  "is_pre_auth",
 ] as const;
 
 export type LinkRecordRow = Pick<Selectable<PaymentLinksTable>, (typeof LINK_RECORD_COLUMNS)[number]>;
@@ -63,6 +74,7 @@ export function toRecord(row: LinkRecordRow): PaymentLinkRecord {
     visitCount: row.visit_count,
     disabled: row.disabled,
     createdAt: row.created_at,
+    session: row.kind === "session" ? sessionOf(row) : null,
     terms: {
       type: row.type as LinkType,
       terminalIdentifier: row.terminal_identifier,
@@ -82,6 +94,18 @@ export function toRecord(row: LinkRecordRow): PaymentLinkRecord {
       validUntil: row.valid_until,
       maxSalesCount: row.max_sales_count,
     },
+  };
+}
+
+function sessionOf(row: LinkRecordRow): SessionTerms {
+  return {
+    orderReference: row.order_reference ?? "",
+    abandonUrl: row.abandon_url,
+    merchantShopperReference: row.merchant_shopper_reference,
+    shopperContact: row.shopper_contact,
+    isManualCapture: row.is_manual_capture,
+    captureHoursDelay: row.capture_hours_delay,
+    isPreAuth: row.is_pre_auth,
   };
 }
 
@@ -167,13 +191,14 @@ export async function insertLinkIfReferencesValid(
   return (result.numAffectedRows ?? 0n) > 0n;
 }
 
-/** A merchant's link; another merchant's link is reported as missing. */
+/** A merchant's link; another merchant's link, and a session, are reported as missing. */
 export async function findLink(db: Queryable, merchantId: string, reference: string): Promise<PaymentLinkRecord | undefined> {
   const row = await db
     .selectFrom("payment_links")
     .selectAll()
     .where("reference", "=", reference)
     .where("merchant_id", "=", merchantId)
+    .where("kind", "=", "link")
     .executeTakeFirst();
   return row && toRecord(row);
 }
@@ -189,6 +214,7 @@ export async function findLinkForUpdate(
     .selectAll()
     .where("reference", "=", reference)
     .where("merchant_id", "=", merchantId)
+    .where("kind", "=", "link")
     .forUpdate()
     .executeTakeFirst();
   return row && { ...toRecord(row), reservedCount: row.reserved_count };
@@ -209,6 +235,7 @@ export async function disableLink(db: Queryable, merchantId: string, reference: 
     .set({ disabled: true, updated_at: new Date() })
     .where("reference", "=", reference)
     .where("merchant_id", "=", merchantId)
+    .where("kind", "=", "link")
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
@@ -344,7 +371,7 @@ const ALL_LINKS_PAGE = preparedStatement(
   `SELECT ${SUMMARY_COLUMNS.join(", ")},
           (SELECT coalesce(sum(link_count), 0) FROM merchant_link_counts WHERE merchant_id = $1) AS total_count
    FROM payment_links
-   WHERE merchant_id = $1
+   WHERE merchant_id = $1 AND kind = 'link'
    ORDER BY created_at DESC, reference DESC
    OFFSET $2 LIMIT $3`,
 );
@@ -363,7 +390,8 @@ export async function listLinkRows<T>(
   columns: "all" | "summary",
   map: (row: Selectable<PaymentLinksTable>) => T,
 ): Promise<{ links: T[]; totalCount: number }> {
-  let query = db.selectFrom("payment_links").where("merchant_id", "=", merchantId);
+  // Sessions are never listed; the list's indexes hold links only (migration 0027).
+  let query = db.selectFrom("payment_links").where("merchant_id", "=", merchantId).where("kind", "=", "link");
   if (filter.status) {
     const status = filter.status;
     query = query.where((eb) => statusCondition(eb, status, now));
@@ -441,7 +469,7 @@ const LINK_WITH_SUBMISSIONS = preparedStatement(
      LEFT JOIN refund_balances r ON r.payfac_reference = s.payfac_reference
    ) AS submissions_json
    FROM payment_links l
-   WHERE l.reference = $1 AND (l.merchant_id = $2) IS TRUE`,
+   WHERE l.reference = $1 AND (l.merchant_id = $2 AND l.kind = 'link') IS TRUE`,
 );
 
 /** One submission as the statement sends it: the LinkSubmission's values in its key order. */
@@ -506,6 +534,7 @@ export async function readLinkInBatches(
         .select(LINK_RECORD_COLUMNS)
         .where("reference", "=", reference)
         .where("merchant_id", "=", merchantId)
+        .where("kind", "=", "link")
         .executeTakeFirst();
       if (!row) return undefined;
       stop.throwIfAborted();

@@ -39,7 +39,11 @@ export async function findPayment(db: Kysely<DB>, merchantId: string, payfacRefe
            state, reason, auth_code, card_brand, card_masked, card_last4, card_expiry, card_usage, created_at
     FROM token_payments WHERE payfac_reference = ${payfacReference} AND merchant_id = ${merchantId}
     UNION ALL
-    SELECT 'link' AS source, s.id, s.payfac_reference, l.merchant_id, l.reference, l.reference, s.amount, s.currency,
+    SELECT 'link' AS source,
+           -- A session's payment is read by the session's reference and the shop's order id.
+           CASE WHEN l.kind = 'session' THEN l.reference ELSE s.id END,
+           s.payfac_reference, l.merchant_id, coalesce(l.order_reference, l.reference),
+           CASE WHEN l.kind = 'session' THEN NULL ELSE l.reference END, s.amount, s.currency,
            s.state, s.reason, s.auth_code, s.card_brand, s.card_masked, s.card_last4, s.card_expiry, s.card_usage, s.created_at
     FROM submissions s JOIN payment_links l ON l.reference = s.link_reference
     WHERE s.payfac_reference = ${payfacReference} AND l.merchant_id = ${merchantId}

@@ -48,11 +48,12 @@ export interface LinkTotals {
   links: number;
 }
 
-/** Visits and sales of all the merchant's links (counted on the links, so since each was made). */
+/** Visits and sales of all the merchant's links, sessions left out (counted on the links, so since each was made). */
 export async function linkTotals(db: Database, merchantId: string): Promise<LinkTotals> {
   const row = await db
     .selectFrom("payment_links")
     .where("merchant_id", "=", merchantId)
+    .where("kind", "=", "link")
     .select([
       sql<string>`coalesce(sum(visit_count), 0)`.as("visits"),
       sql<string>`coalesce(sum(sales_count), 0)`.as("sales"),
@@ -73,6 +74,7 @@ export async function topLinks(db: Database, merchantId: string, limit: number):
   const rows = await db
     .selectFrom("payment_links")
     .where("merchant_id", "=", merchantId)
+    .where("kind", "=", "link")
     .where("sales_count", ">", 0)
     .select(["reference", "description", "sales_count", "visit_count"])
     .orderBy("sales_count", "desc")

@@ -65,12 +65,12 @@ export async function reserveSale(db: Database, input: NewSubmission): Promise<R
           AND amount = ${shownPrice.amount} AND currency = ${shownPrice.currency}
           AND NOT EXISTS (SELECT 1 FROM earlier)
           AND ${COMMIT_WITHOUT_WAITING}
-        RETURNING amount, currency, items
+        RETURNING amount, currency, items, is_manual_capture
       ), pending AS (
         INSERT INTO submissions (id, link_reference, answers, amount, currency, state,
-                                 card_brand, card_masked, card_last4, card_expiry, attempt_key)
+                                 card_brand, card_masked, card_last4, card_expiry, attempt_key, manual_capture)
         SELECT ${checkoutReference}, ${linkReference}, ${JSON.stringify(input.answers)}::jsonb, amount, currency, 'pending',
-               ${card.brand}, ${card.masked}, ${card.last4}, ${card.expiry}, ${attemptKey}
+               ${card.brand}, ${card.masked}, ${card.last4}, ${card.expiry}, ${attemptKey}, is_manual_capture
         FROM slot
       )
       SELECT amount, currency, items FROM slot`.compile(db);
@@ -135,6 +135,7 @@ const SUBMISSION_COLUMNS = [
   "completed_at",
   "attempt_key",
   "cancel_pending",
+  "manual_capture",
 ] as const satisfies readonly (keyof SubmissionsTable)[];
 
 export async function findUnfinishedAttempt(db: Database, checkoutReference: string): Promise<UnfinishedAttempt | undefined> {

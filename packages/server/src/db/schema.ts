@@ -92,6 +92,15 @@ export interface PaymentLinksTable {
   disabled: Generated<boolean>;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** 'link' or 'session', a hosted-checkout session (migration 0027); the session's own columns follow. */
+  kind: Generated<string>;
+  order_reference: ColumnType<string | null, string | null | undefined, string | null>;
+  abandon_url: ColumnType<string | null, string | null | undefined, string | null>;
+  merchant_shopper_reference: ColumnType<string | null, string | null | undefined, string | null>;
+  shopper_contact: ColumnType<string | null, string | null | undefined, string | null>;
+  is_manual_capture: Generated<boolean>;
+  capture_hours_delay: ColumnType<number | null, number | null | undefined, number | null>;
+  is_pre_auth: Generated<boolean>;
 }
 
 export interface SubmissionsTable {
@@ -117,6 +126,8 @@ export interface SubmissionsTable {
   attempt_key: ColumnType<string | null, string | null | undefined, string | null>;
   /** An approval without a sale, whose cancel the processor has not confirmed yet (migration 0008). */
   cancel_pending: Generated<boolean>;
+  /** Authorised for manual capture, as its session asked (migration 0027). */
+  manual_capture: Generated<boolean>;
 }
 
 export interface ServerSecretsTable {

@@ -26,6 +26,8 @@ export interface SubmissionRecord extends PaymentFacts {
   token: string | null;
   createdAt: Date;
   completedAt: Date | null;
+  /** Authorised for manual capture (a session's isManualCapture): the money is reserved, not yet captured. */
+  manualCapture: boolean;
 }
 
 export function toSubmission(row: Selectable<SubmissionsTable>): SubmissionRecord {
@@ -41,6 +43,7 @@ export function toSubmission(row: Selectable<SubmissionsTable>): SubmissionRecor
     ...paymentFactsOf(row),
     createdAt: row.created_at,
     completedAt: row.completed_at,
+    manualCapture: row.manual_capture,
   };
 }
 

@@ -63,7 +63,7 @@ export const ERRORS = {
     code: "2009",
     status: 400,
     title: "Too long",
-    when: "A text is too long, a list has too many entries, or a number is above its cap (quantity, page).",
+    when: "A text is too long, a list has too many entries, a number is above its cap (quantity, page), or a session's expiresAt is more than 24 hours ahead.",
   },
   ThemeNotFound: {
     code: "2010",

@@ -91,7 +91,8 @@ export async function payByLink(deps: PayByLinkDeps, link: CheckoutLink, request
         saveCard: tokenize || link.terms.recurringProcessingModel !== null,
         recurringProcessingModel: link.terms.recurringProcessingModel,
         checkoutReference,
-        merchantReference: link.reference,
+        // A session's payment is the shop's order.
+        merchantReference: link.session?.orderReference ?? link.reference,
         signal: AbortSignal.timeout(PROCESSOR_TIMEOUT_MS),
       }),
       { milliseconds: PROCESSOR_TIMEOUT_MS },

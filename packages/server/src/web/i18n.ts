@@ -29,6 +29,8 @@ const LOCALES: Record<Lang, string> = { is: "is-IS", en: "en-GB" };
  * in Icelandic, "ISK 489" in English. Integer arithmetic, no floating point rounding surprises.
  */
 export function formatMoney(amount: number, currency: string, lang: Lang): string {
+  // A session's discount line is negative: formatted as its size, with the sign in front.
+  if (amount < 0) return `−${formatMoney(-amount, currency, lang)}`;
   const shown = displayExponent(currency);
   const divisor = 10 ** wireExponent(currency);
   const whole = Math.trunc(amount / divisor);

@@ -43,14 +43,17 @@ export function paymentResultEvents(
     put("threeDAuthenticated", String(result.threeDAuthenticated));
     if (success && result.approved) put("authCode", result.authCode);
     if (eventType === "Tokenization") put("token", token);
-    put("paymentLinkIdentifier", link.reference);
-    put("paymentLinkDescription", link.terms.description);
+    if (!link.session) {
+      put("paymentLinkIdentifier", link.reference);
+      put("paymentLinkDescription", link.terms.description);
+    }
     return {
       eventType,
       message: {
-        checkoutReference: submission.checkoutReference,
+        // A session's messages name the session and the shop's order (docs/webhooks.md#sessions).
+        checkoutReference: link.session ? link.reference : submission.checkoutReference,
         payfacReference: result.payfacReference,
-        merchantReference: link.reference,
+        merchantReference: link.session ? link.session.orderReference : link.reference,
         amount: String(amount),
         currency: submission.currency,
         reason,

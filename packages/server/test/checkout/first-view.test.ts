@@ -106,7 +106,7 @@ for (const backend of testBackends()) {
             lang,
             nonce,
             theme: pageTheme(link),
-            link: { reference, terms: link.terms },
+            link: { reference, terms: link.terms, session: null },
             formToken,
             values: {},
             errors: [],

@@ -87,7 +87,11 @@ export const en = {
     },
     Completed: { title: "This card has already been saved", text: "This link was for saving one card, and it has been used." },
     NotFound: { title: "Payment link not found", text: "Check that you have the whole address, or ask the seller for a new link." },
+    SessionCompleted: { title: "This order has been paid", text: "Nothing more is due on this page. Return to the shop for your order." },
+    SessionExpired: { title: "This checkout has expired", text: "Go back to the shop and start the checkout again." },
   },
+  backToShop: "Back to the shop",
+  sessionInFlightText: "This order is being paid in another window right now. Wait a moment, then reload this page.",
   soldOutInFlight:
     "The last places are being paid for by other shoppers right now. If one of those payments does not go through, a place opens again: try again in a few minutes.",
   soldOutWhilePaying: "The last place was sold while you were paying. Your payment was cancelled, and you have not been charged.",

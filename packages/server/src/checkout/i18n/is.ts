@@ -87,7 +87,14 @@ export const is: Messages = {
     },
     Completed: { title: "Kortið hefur þegar verið vistað", text: "Þessi hlekkur var til að vista eitt kort og hefur verið notaður." },
     NotFound: { title: "Greiðsluhlekkur fannst ekki", text: "Athugaðu hvort slóðin sé rétt og heil, eða biddu seljandann um nýjan hlekk." },
+    SessionCompleted: {
+      title: "Þessi pöntun hefur verið greidd",
+      text: "Ekkert fleira er greitt á þessari síðu. Farðu aftur í verslunina.",
+    },
+    SessionExpired: { title: "Þessi greiðslusíða er útrunnin", text: "Farðu aftur í verslunina og byrjaðu greiðsluna upp á nýtt." },
   },
+  backToShop: "Aftur í verslunina",
+  sessionInFlightText: "Verið er að greiða þessa pöntun í öðrum glugga. Bíddu augnablik og hlaðtu síðunni svo aftur.",
   soldOutInFlight:
     "Aðrir kaupendur eru að greiða fyrir síðustu sætin núna. Ef einhver þeirra greiðslna gengur ekki í gegn losnar pláss: reyndu aftur eftir nokkrar mínútur.",
   soldOutWhilePaying: "Síðasta plássið seldist á meðan þú varst að greiða. Greiðslan þín var felld niður og ekkert var skuldfært.",

@@ -4,7 +4,7 @@
 // description is for the merchant and is never rendered. The first view is kept keyed on these
 // props (docs/decisions.md#checkout-pages): the views read nothing else (no clock, no request).
 import type { CheckoutLink } from "../../db/checkout-repository.ts";
-import { linkPath } from "../../domain/links/url.ts";
+import { checkoutPath } from "../../domain/links/url.ts";
 import { formatMoney, type Lang } from "../../web/i18n.ts";
 import type { PageTheme } from "../../web/theme.ts";
 import type { FieldError, RedisplayValues } from "../form.ts";
@@ -20,7 +20,7 @@ export interface CheckoutPageProps {
   lang: Lang;
   nonce: string;
   theme: PageTheme;
-  link: Pick<CheckoutLink, "reference" | "terms">;
+  link: Pick<CheckoutLink, "reference" | "terms" | "session">;
   formToken: string;
   values: RedisplayValues;
   errors: FieldError[];
@@ -48,7 +48,7 @@ export function CheckoutPage(props: CheckoutPageProps) {
         <OrderSummary m={m} lang={lang} terms={terms} merchant={theme.name} />
 
         <section class="card" aria-label={tokenize ? m.saveCardTitle : m.cardDetails}>
-          <form method="post" action={linkPath(link.reference)} novalidate data-checkout="">
+          <form method="post" action={checkoutPath(link)} novalidate data-checkout="">
             <input type="hidden" name="csrfToken" value={props.formToken} />
             <input type="hidden" name="lang" value={lang} />
             {props.alert ? <AlertBox alert={props.alert} m={m} tokenize={tokenize} /> : null}
@@ -63,6 +63,11 @@ export function CheckoutPage(props: CheckoutPageProps) {
               <LockIcon />
               {m.secureNote}
             </p>
+            {link.session?.abandonUrl ? (
+              <p class="back">
+                <a href={link.session.abandonUrl}>{m.backToShop}</a>
+              </p>
+            ) : null}
           </form>
         </section>
       </div>

@@ -7,7 +7,7 @@ import type { PageTheme } from "../../web/theme.ts";
 import { MESSAGES } from "../i18n.ts";
 import { Layout } from "./layout.tsx";
 
-export type StatusKind = "Expired" | "Used" | "Disabled" | "Completed" | "NotFound";
+export type StatusKind = "Expired" | "Used" | "Disabled" | "Completed" | "NotFound" | "SessionCompleted" | "SessionExpired";
 
 export interface MessagePageProps {
   lang: Lang;
@@ -19,6 +19,8 @@ export interface MessagePageProps {
   /** A second paragraph, e.g. why a sold-out link is sold out right now. */
   extra?: string | undefined;
   icon?: "info" | "ok";
+  /** A session's "back to the shop". */
+  backHref?: string | null | undefined;
   children?: ComponentChildren;
 }
 
@@ -39,6 +41,11 @@ export function MessagePage(props: MessagePageProps) {
         <p>{props.text}</p>
         {props.extra ? <p class="muted">{props.extra}</p> : null}
         {props.children}
+        {props.backHref ? (
+          <p>
+            <a href={props.backHref}>{MESSAGES[props.lang].backToShop}</a>
+          </p>
+        ) : null}
       </section>
     </Layout>
   );

@@ -1,0 +1,34 @@
+// Create a hosted-checkout session (docs/api.md#hosted-checkout-sessions): the session rules
+// (domain/sessions), the merchant's terminal and theme, and the row that makes it a one-sale link.
+import type { Database } from "../db/connect.ts";
+import type { KeyedEffect } from "../db/idempotency-repository.ts";
+import { insertSession } from "../db/sessions-repository.ts";
+import { sessionFromCreateRequest } from "../domain/sessions/create.ts";
+import type { CreateSessionRequest } from "../domain/sessions/types.ts";
+import { newSessionReference } from "../ids.ts";
+import type { ServiceDeps } from "./deps.ts";
+import { checkTheme, terminalAccepting } from "./merchant-references.ts";
+
+/** The new session's checkoutReference. `keyed`: the Idempotency-Key's answer, committed with the session. */
+export async function createSession(
+  deps: ServiceDeps,
+  merchantId: string,
+  request: CreateSessionRequest,
+  keyed?: KeyedEffect<string>,
+): Promise<string> {
+  const { terms, session } = sessionFromCreateRequest(request, deps.now());
+  const reference = newSessionReference();
+  const insert = async (db: Database) => {
+    await terminalAccepting(db, merchantId, terms.terminalIdentifier, terms.currency);
+    await checkTheme(db, merchantId, terms.themeKey);
+    await insertSession(db, reference, merchantId, terms, session);
+  };
+  if (!keyed) await insert(deps.db);
+  else
+    await deps.db.transaction().execute(async (trx) => {
+      await insert(trx);
+      await keyed.answered(trx, reference);
+    });
+  deps.log.info({ checkoutReference: reference }, "hosted-checkout session created");
+  return reference;
+}
