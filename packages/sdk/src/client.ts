@@ -20,6 +20,7 @@ import {
   PaylinkTimeoutError,
   retryAfterSecondsOf,
 } from "./errors.js";
+import type { CreateSessionRequest, CreateSessionResponse, SessionStatusResponse } from "./session-types.js";
 import type {
   CreatePaymentLinkRequest,
   CreatePaymentLinkResponse,
@@ -170,7 +171,21 @@ export class PaylinkClient {
     return this.#post("/tokens/disable", { tokenValue }, options);
   }
 
-  /** `GET /payments/{payfacReference}`: a link sale or token payment with its refunds. */
+  /**
+   * `POST /hostedcheckout`: a payment page for one order. Send the shopper to `url`; the result
+   * comes back on the return URL, from getSessionStatus and as webhooks.
+   */
+  async createSession(request: CreateSessionRequest, options: PostRequestOptions = {}): Promise<CreateSessionResponse> {
+    return this.#post("/hostedcheckout", request, options);
+  }
+
+  /** `GET /hostedcheckout/status/{checkoutReference}`: New, Completed (with its payfacReference) or Expired. */
+  async getSessionStatus(checkoutReference: string): Promise<SessionStatusResponse> {
+    checkValue("checkoutReference", checkoutReference);
+    return this.#send("GET", `/hostedcheckout/status/${encodeURIComponent(checkoutReference)}`);
+  }
+
+  /** `GET /payments/{payfacReference}`: a link sale, session payment or token payment with its refunds. */
   async getPayment(payfacReference: string): Promise<Payment> {
     checkValue("payfacReference", payfacReference);
     const response = await this.#send<GetPaymentResponse>("GET", `/payments/${encodeURIComponent(payfacReference)}`);

@@ -4,6 +4,7 @@
 export type * from "./after-sale-types.js";
 export * from "./cli.js";
 export * from "./client.js";
+export type * from "./session-types.js";
 export * from "./signature.js";
 export * from "./standard-webhooks.js";
 export type * from "./types.js";

@@ -4,6 +4,7 @@
 import type { SwaggerOptions } from "@fastify/swagger";
 import { type Example, type OperationExamples, operationExamples } from "./openapi-examples.ts";
 import { afterSaleExamples } from "./openapi-examples-after-sale.ts";
+import { sessionExamples } from "./openapi-examples-sessions.ts";
 import { apiGuide, codesOfStatus, errorResponseDescription, errorStatuses } from "./openapi-guide.ts";
 import { ErrorResponse } from "./schemas.ts";
 
@@ -98,7 +99,7 @@ function decorateApiOperation(method: string, operation: Operation, examples: Op
 function decorate(document: Document, publicBaseUrl: string): Document {
   document.info = { ...document.info, description: apiGuide() };
   document.servers = [{ url: publicBaseUrl }];
-  const examples = { ...operationExamples(publicBaseUrl), ...afterSaleExamples() };
+  const examples = { ...operationExamples(publicBaseUrl), ...afterSaleExamples(), ...sessionExamples(publicBaseUrl) };
   for (const [path, operations] of Object.entries(document.paths ?? {})) {
     for (const [method, operation] of Object.entries(operations)) {
       if (path.startsWith("/admin/")) operation.security = [{ adminToken: [] }];
@@ -119,6 +120,11 @@ export function openApiOptions(publicBaseUrl: () => string): SwaggerOptions {
         {
           name: "Saved cards and refunds",
           description: "Charge saved cards, refund and reverse payments, disable saved cards, read payments. Authenticated by `X-API-key`.",
+        },
+        {
+          name: "Hosted checkout",
+          description:
+            "A payment page per order, as the e-commerce plugins use it: create a session, read its status. Authenticated by `X-API-key`.",
         },
         { name: "Admin", description: "Operator only: merchants, terminals, API keys, portal users, themes. `Authorization: Bearer`." },
         { name: "Admin: webhooks", description: "Operator only: webhook endpoints and their deliveries. `Authorization: Bearer`." },

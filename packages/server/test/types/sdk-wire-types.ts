@@ -11,6 +11,8 @@ import type {
   ChargeTokenResponse,
   CreatePaymentLinkRequest,
   CreatePaymentLinkResponse,
+  CreateSessionRequest,
+  CreateSessionResponse,
   DisablePaymentLinkRequest,
   DisableTokenRequest,
   ErrorBody,
@@ -21,11 +23,13 @@ import type {
   ListPaymentLinksResponse,
   ModificationResponse,
   Payment,
+  PaymentDisableTokenResponse,
   PaymentLink,
   PaymentLinkSummary,
   RefundRequest,
   ResponseEnvelope,
   ReverseRequest,
+  SessionStatusResponse,
   Submission,
   UpdatePaymentLinkRequest,
 } from "paylink-sdk";
@@ -54,6 +58,12 @@ import type {
   Submission as SubmissionSchema,
   UpdateLinkBody,
 } from "../../src/api/schemas.ts";
+import type {
+  CreateSessionBody,
+  CreateSessionResponse as CreateSessionResponseSchema,
+  PaymentDisableTokenResponse as PaymentDisableTokenResponseSchema,
+  SessionStatusResponse as SessionStatusResponseSchema,
+} from "../../src/api/session-schemas.ts";
 import type { ErrorCode } from "../../src/domain/errors.ts";
 import type { Same } from "../../src/types/same.ts";
 
@@ -94,3 +104,9 @@ export const chargeTokenResponse: Agree<Static<typeof ChargeTokenResponseSchema>
 export const modificationResponse: Agree<Static<typeof ModificationResponseSchema>, ModificationResponse> = true;
 export const getPaymentResponse: Agree<Static<typeof GetPaymentResponseSchema>, GetPaymentResponse> = true;
 export const payment: Agree<Static<typeof PaymentSchema>, Payment> = true;
+
+// Hosted-checkout sessions.
+export const createSessionRequest: Agree<CreateSessionRequest, Static<typeof CreateSessionBody>> = true;
+export const createSessionResponse: Agree<Static<typeof CreateSessionResponseSchema>, CreateSessionResponse> = true;
+export const sessionStatusResponse: Agree<Static<typeof SessionStatusResponseSchema>, SessionStatusResponse> = true;
+export const paymentDisableTokenResponse: Agree<Static<typeof PaymentDisableTokenResponseSchema>, PaymentDisableTokenResponse> = true;
