@@ -6,10 +6,13 @@ import type { DB } from "./schema.ts";
 export interface SavedCard {
   token: string;
   merchantId: string;
-  /** The submission that saved the card, and its processor reference. */
+  /** The payment that saved the card (a session's payment: the session), and its processor reference. */
   checkoutReference: string;
   payfacReference: string | null;
-  paymentLinkReference: string;
+  /** The link's reference, or the order id of the session that saved the card. */
+  merchantReference: string;
+  /** The link that saved the card; null when a session did. */
+  paymentLinkReference: string | null;
   currency: string;
   recurringProcessingModel: string | null;
   cardBrand: string;
@@ -25,7 +28,8 @@ interface SavedCardRow {
   merchant_id: string;
   id: string;
   payfac_reference: string | null;
-  link_reference: string;
+  merchant_reference: string;
+  link_reference: string | null;
   currency: string;
   recurring_processing_model: string | null;
   card_brand: string | null;
@@ -39,7 +43,9 @@ interface SavedCardRow {
 /** The merchant's saved card with this token; another merchant's token is not found. */
 export async function findSavedCard(db: Kysely<DB>, merchantId: string, token: string): Promise<SavedCard | undefined> {
   const result = await sql<SavedCardRow>`
-    SELECT s.token, l.merchant_id, s.id, s.payfac_reference, s.link_reference, s.currency,
+    SELECT s.token, l.merchant_id, CASE WHEN l.kind = 'session' THEN l.reference ELSE s.id END AS id, s.payfac_reference,
+           coalesce(l.order_reference, l.reference) AS merchant_reference,
+           CASE WHEN l.kind = 'session' THEN NULL ELSE l.reference END AS link_reference, s.currency,
            l.recurring_processing_model, s.card_brand, s.card_masked, s.card_last4, s.card_expiry, s.card_usage,
            EXISTS (SELECT 1 FROM disabled_tokens d WHERE d.token = s.token) AS disabled
     FROM submissions s JOIN payment_links l ON l.reference = s.link_reference
@@ -52,6 +58,7 @@ export async function findSavedCard(db: Kysely<DB>, merchantId: string, token: s
       merchantId: row.merchant_id,
       checkoutReference: row.id,
       payfacReference: row.payfac_reference,
+      merchantReference: row.merchant_reference,
       paymentLinkReference: row.link_reference,
       currency: row.currency,
       recurringProcessingModel: row.recurring_processing_model ?? "CardOnFile",

@@ -76,7 +76,7 @@ export function tokenDisabledEvent(card: SavedCard): PaymentEvent {
     message: {
       checkoutReference: card.checkoutReference,
       payfacReference: card.payfacReference ?? "",
-      merchantReference: card.paymentLinkReference,
+      merchantReference: card.merchantReference,
       amount: "0",
       currency: card.currency,
       reason: "",

@@ -104,6 +104,56 @@ for (const backend of testBackends()) {
       }
     });
 
+    it("answers hostile and malformed bodies with a 4xx in the error format, never a 5xx, and makes no session", async () => {
+      const base = wooCommerceBody(server);
+      const count = async () =>
+        Number(
+          (
+            await server.db
+              .selectFrom("payment_links")
+              .select((eb) => eb.fn.countAll().as("n"))
+              .where("kind", "=", "session")
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      const before = await count();
+      const bodies: unknown[] = [
+        "{",
+        "[]",
+        "null",
+        '"text"',
+        JSON.stringify({ ...base, amount: { value: 1 } }),
+        JSON.stringify({ ...base, amount: [489000] }),
+        JSON.stringify({ ...base, amount: 4890.5 }),
+        JSON.stringify({ ...base, amount: 1e308 }),
+        JSON.stringify({ ...base, amount: "1e5" }),
+        JSON.stringify({ ...base, amount: " 489000" }),
+        JSON.stringify({ ...base, amount: "9".repeat(30) }),
+        JSON.stringify({ ...base, amount: "" }),
+        JSON.stringify({ ...base, items: "Lopapeysa" }),
+        JSON.stringify({ ...base, items: [null] }),
+        JSON.stringify({ ...base, items: [{ name: "x", amount: "-" }] }),
+        JSON.stringify({ ...base, items: [{ name: "x", amount: 489000, quantity: 0 }] }),
+        JSON.stringify({ ...base, items: [{ name: "x", amount: 489000, quantity: 1.5 }] }),
+        JSON.stringify({ ...base, items: Array.from({ length: 201 }, () => ({ name: "x", amount: 0 })) }),
+        JSON.stringify({ ...base, reference: "a\u0000b" }),
+        JSON.stringify({ ...base, reference: "\ud800" }),
+        JSON.stringify({ ...base, returnUrl: "https://exa mple.com/" }),
+        JSON.stringify({ ...base, returnUrl: `https://shop.example/${"x".repeat(2100)}` }),
+        JSON.stringify({ ...base, expiresAt: "2026-02-30T00:00:00Z" }),
+        JSON.stringify({ ...base, isManualCapture: "yes" }),
+        JSON.stringify(base).replace("{", '{"__proto__":{"amount":1},'),
+        JSON.stringify({ ...base, Amount: 489000 }),
+        `{"a":${"[".repeat(40)}${"]".repeat(40)}}`,
+      ];
+      for (const body of bodies) {
+        const response = await create(body);
+        assert.ok(response.status >= 400 && response.status < 500, `${String(body).slice(-120)} → ${response.status}`);
+        assert.equal(typeof response.body.errorCode, "string", String(body).slice(0, 80));
+      }
+      assert.equal(await count(), before, "no session was made");
+    });
+
     it("takes null for what it does not have, http return URLs on any host, : and ; in the order id", async () => {
       const response = await create(
         wooCommerceBody(server, {

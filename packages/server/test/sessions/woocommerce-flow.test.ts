@@ -92,6 +92,21 @@ for (const backend of testBackends()) {
       // Paid: the page is closed.
       const closed = await getPage(server.baseUrl, `/checkout/${created.checkoutReference}`);
       assert.equal(closed.status, 410);
+
+      // The shop refunds the order: the Refund names the session and the order too, and the
+      // session stays Completed.
+      const refund = await server.api("POST", "/api/v1/modification/refund", {
+        payfacReference: done.body.payfacReference,
+        amount: 30000,
+        currency: "ISK",
+        reference: "1042-shipping",
+      });
+      assert.equal(refund.status, 200, JSON.stringify(refund.body));
+      await waitUntil(async () => webhooksAbout(created.checkoutReference).length >= 2, 10_000, "the Refund webhook");
+      const refunded = webhooksAbout(created.checkoutReference).find((m) => m.additionalData.eventType === "Refund");
+      assert.deepEqual([refunded.merchantReference, refunded.amount, refunded.success], ["1042", "30000", "true"]);
+      assert.equal(refunded.additionalData.originalPayfacReference, done.body.payfacReference);
+      assert.equal((await sessionStatus(server, created.checkoutReference)).body.status, "Completed");
     });
 
     it("a decline shows the form again (402), the session stays New, and an Authorization with success false goes out", async () => {
@@ -140,6 +155,13 @@ for (const backend of testBackends()) {
       assert.equal(disabled.body.message, "Token disabled successfully.");
       const refused = await server.api("POST", "/api/v1/payment", chargeBody(server, token, { reference: "sub-77-renewal-2" }));
       assert.equal(refused.status, 409);
+      await waitUntil(
+        async () => webhooksAbout(created.checkoutReference).some((m) => m.additionalData.eventType === "TokenDisabled"),
+        10_000,
+        "the TokenDisabled webhook",
+      );
+      const tokenDisabled = webhooksAbout(created.checkoutReference).find((m) => m.additionalData.eventType === "TokenDisabled");
+      assert.deepEqual([tokenDisabled.merchantReference, tokenDisabled.additionalData.token], ["sub-77", token]);
     });
 
     it("an amount-0 CardOnFile session saves the card only: Completed, one Tokenization with amount 0", async () => {
