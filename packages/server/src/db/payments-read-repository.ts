@@ -18,11 +18,11 @@ export interface PaymentRow extends PaymentFacts {
   /** "link": a sale through a payment link; "token": a charge of a saved card (POST /payment). */
   source: PaymentSource;
   checkoutReference: string;
-  /** The link of a link sale; null for a token payment. */
+  /** The link of a link sale; null for a token payment and a session's payment. */
   linkReference: string | null;
   /** The link's description; "" for a token payment. */
   linkDescription: string;
-  /** The merchant's own reference of a token payment; null for a link sale. */
+  /** The merchant's own reference of a token payment, the order id of a session's payment; null for a link sale. */
   merchantReference: string | null;
   amount: number;
   currency: string;
@@ -54,9 +54,10 @@ function paymentsUnion(db: Kysely<DB>, merchantId: string, filter: PaymentFilter
     .select([
       sql<PaymentSource>`'link'`.as("source"),
       "s.id",
-      sql<string | null>`s.link_reference`.as("link_reference"),
+      // A hosted-checkout session's payment is shown by its order id: sessions have no link page.
+      sql<string | null>`CASE WHEN l.kind = 'session' THEN NULL ELSE s.link_reference END`.as("link_reference"),
       "l.description as link_description",
-      sql<string | null>`NULL::text`.as("merchant_reference"),
+      sql<string | null>`l.order_reference`.as("merchant_reference"),
       "s.amount",
       "s.currency",
       "s.state",

@@ -51,7 +51,7 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
               <dd>{formatDateTime(payment.createdAt, lang)}</dd>
               <dt>{m.payment.type}</dt>
               <dd data-source={payment.source}>{m.payment.sources[payment.source]}</dd>
-              <dt>{payment.source === "link" ? m.payment.link : m.payment.merchantReference}</dt>
+              <dt>{payment.linkReference !== null ? m.payment.link : m.payment.merchantReference}</dt>
               <dd>
                 <PaymentReference payment={payment} />
               </dd>
