@@ -48,6 +48,7 @@ export const SESSION_ERRORS = {
     errorMessage: 'expiresAt "2026-03-16T15:41:12Z" is more than 24 hours ahead; a session lives at most 24 hours.',
   },
   notFound: { errorCode: "2014", errorMessage: `No session with checkoutReference "${SESSION}" was found.` },
+  tokenNotFound: { errorCode: "2014", errorMessage: 'No saved card with tokenValue "K7N2QX9RT4BW8M3C" was found.' },
   unauthenticated: { errorCode: "3001", errorMessage: "The API key is unknown or has been revoked." },
 } as const;
 
@@ -96,6 +97,7 @@ export function sessionExamples(publicBaseUrl: string): Record<string, Operation
       responses: {
         200: { done: { summary: "Done", value: { success: true, message: "Token disabled successfully.", ...envelope(30) } } },
         401: UNAUTHENTICATED,
+        404: error("No saved card with this token for your merchant", "tokenNotFound", 31),
       },
     },
   };

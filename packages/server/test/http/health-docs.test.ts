@@ -16,6 +16,8 @@ const OPERATIONS: Array<[string, string, string]> = [
   ["post", "/api/v1/paymentlinks/update", "updatePaymentLink"],
   ["post", "/api/v1/paymentlinks/disable", "disablePaymentLink"],
   ["get", "/api/v1/paymentlinks", "listPaymentLinks"],
+  ["post", "/api/v1/hostedcheckout", "createHostedCheckoutSession"],
+  ["get", "/api/v1/hostedcheckout/status/{checkoutReference}", "getHostedCheckoutStatus"],
 ];
 
 for (const backend of testBackends()) {

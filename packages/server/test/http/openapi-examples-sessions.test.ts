@@ -42,6 +42,9 @@ for (const backend of testBackends()) {
       const missing = await server.api("GET", "/api/v1/hostedcheckout/status/k3v9q2m7x1p8r4t6w0z5a2b7c9d1e3f5g8h0j2l4n6p8r1s3u5");
       assertError(missing, 404, "2014");
       assert.equal(missing.body.errorMessage, SESSION_ERRORS.notFound.errorMessage);
+      const noCard = await server.api("POST", "/api/v1/payment/disable-token", request("post", "/payment/disable-token", "disable"));
+      assertError(noCard, 404, "2014");
+      assert.equal(noCard.body.errorMessage, SESSION_ERRORS.tokenNotFound.errorMessage);
     });
   });
 }
