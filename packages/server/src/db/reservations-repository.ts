@@ -16,7 +16,7 @@ import { COMMIT_WITHOUT_WAITING, waitUntilDurable } from "./durable-commit.ts";
 import { openForSaleSql, SALE_CAP } from "./link-status.ts";
 import { PAYMENT_FACT_COLUMNS } from "./payment-facts.ts";
 import { runCompiledPrepared } from "./prepared.ts";
-import type { SubmissionsTable } from "./schema.ts";
+import type { PaymentLinksTable, SubmissionsTable } from "./schema.ts";
 import { type Answer, liveSubmissionForAttempt, type SubmissionRecord, toSubmission } from "./submissions-repository.ts";
 import { isUniqueViolation } from "./unique-violation.ts";
 
@@ -38,7 +38,8 @@ export interface NewSubmission {
 }
 
 export type Reservation =
-  | { kind: "reserved"; checkoutReference: string; amount: number; currency: string }
+  /** `attempt` is the pending submission and its link as the reservation left them. */
+  | { kind: "reserved"; checkoutReference: string; amount: number; currency: string; attempt: UnfinishedAttempt }
   /** This form attempt already has a live (pending or approved) submission. */
   | { kind: "duplicate"; submission: SubmissionRecord }
   /** Disabled, expired, or every slot is sold or held by a payment in flight. */
@@ -52,9 +53,9 @@ export type Reservation =
 export async function reserveSale(db: Database, input: NewSubmission): Promise<Reservation> {
   const checkoutReference = newCheckoutReference();
   const { linkReference, attemptKey, card, shownPrice } = input;
-  let taken: { amount: number; currency: string; items: unknown } | undefined;
+  let taken: (AttemptRow & { items: unknown }) | undefined;
   try {
-    const query = sql<{ amount: number; currency: string; items: unknown }>`
+    const query = sql<AttemptRow & { items: unknown }>`
       WITH earlier AS (
         SELECT 1 FROM submissions
         WHERE link_reference = ${linkReference} AND attempt_key = ${attemptKey} AND state IN ('pending', 'approved')
@@ -65,15 +66,17 @@ export async function reserveSale(db: Database, input: NewSubmission): Promise<R
           AND amount = ${shownPrice.amount} AND currency = ${shownPrice.currency}
           AND NOT EXISTS (SELECT 1 FROM earlier)
           AND ${COMMIT_WITHOUT_WAITING}
-        RETURNING amount, currency, items, is_manual_capture
+        RETURNING amount, currency, items, is_manual_capture, ${sql.join(LINK_STATUS_COLUMNS.map((column) => sql.ref(column)))}
       ), pending AS (
         INSERT INTO submissions (id, link_reference, answers, amount, currency, state,
                                  card_brand, card_masked, card_last4, card_expiry, attempt_key, manual_capture)
         SELECT ${checkoutReference}, ${linkReference}, ${JSON.stringify(input.answers)}::jsonb, amount, currency, 'pending',
                ${card.brand}, ${card.masked}, ${card.last4}, ${card.expiry}, ${attemptKey}, is_manual_capture
         FROM slot
+        RETURNING ${sql.join(SUBMISSION_COLUMNS.map((column) => sql.ref(column)))}
       )
-      SELECT amount, currency, items FROM slot`.compile(db);
+      SELECT pending.*, slot.items, ${sql.join(LINK_STATUS_COLUMNS.map((column) => sql.ref(`slot.${column}`)))}
+      FROM pending, slot`.compile(db);
     const result = await runCompiledPrepared(db, query);
     taken = result.rows[0];
   } catch (error) {
@@ -89,7 +92,9 @@ export async function reserveSale(db: Database, input: NewSubmission): Promise<R
     }
     // On disk before any processor is called.
     await waitUntilDurable(db);
-    return { kind: "reserved", checkoutReference, amount: Number(taken.amount), currency: taken.currency };
+    const { items: _, ...row } = taken;
+    const attempt = toUnfinishedAttempt(row);
+    return { kind: "reserved", checkoutReference, amount: Number(taken.amount), currency: taken.currency, attempt };
   }
   // No slot: this attempt's earlier post may hold it. On PostgreSQL a double-click can wait on the
   // first post's row lock and then find the last slot taken, by itself; the statement's snapshot
@@ -138,23 +143,32 @@ const SUBMISSION_COLUMNS = [
   "manual_capture",
 ] as const satisfies readonly (keyof SubmissionsTable)[];
 
-export async function findUnfinishedAttempt(db: Database, checkoutReference: string): Promise<UnfinishedAttempt | undefined> {
-  const query = db
-    .selectFrom("submissions as s")
-    .innerJoin("payment_links as l", "l.reference", "s.link_reference")
-    .select(SUBMISSION_COLUMNS.map((column) => `s.${column}` as const))
-    .select(["l.type", "l.max_sales_count", "l.valid_until", "l.disabled", "l.sales_count"])
-    .where("s.id", "=", checkoutReference)
-    .where("s.state", "in", ["pending", "abandoned"]);
-  // Named, like the write that follows it: on the embedded database parsing it on every payment
-  // cost a millisecond of CPU.
-  const [row] = (await runCompiledPrepared(db, query.compile())).rows;
-  if (!row) return undefined;
+/** The link's columns its status is read from. */
+const LINK_STATUS_COLUMNS = ["type", "max_sales_count", "valid_until", "disabled", "sales_count"] as const;
+
+type AttemptRow = Pick<Selectable<SubmissionsTable>, (typeof SUBMISSION_COLUMNS)[number]> &
+  Pick<Selectable<PaymentLinksTable>, (typeof LINK_STATUS_COLUMNS)[number]>;
+
+function toUnfinishedAttempt(row: AttemptRow): UnfinishedAttempt {
   const { type, max_sales_count, valid_until, disabled, sales_count, ...submission } = row;
   return {
     submission: submission as UnfinishedAttempt["submission"],
     link: { terms: { type: type as LinkType, maxSalesCount: max_sales_count, validUntil: valid_until }, disabled, salesCount: sales_count },
   };
+}
+
+export async function findUnfinishedAttempt(db: Database, checkoutReference: string): Promise<UnfinishedAttempt | undefined> {
+  const query = db
+    .selectFrom("submissions as s")
+    .innerJoin("payment_links as l", "l.reference", "s.link_reference")
+    .select(SUBMISSION_COLUMNS.map((column) => `s.${column}` as const))
+    .select(LINK_STATUS_COLUMNS.map((column) => `l.${column}` as const))
+    .where("s.id", "=", checkoutReference)
+    .where("s.state", "in", ["pending", "abandoned"]);
+  // Named, like the write that follows it: on the embedded database parsing it on every payment
+  // cost a millisecond of CPU.
+  const [row] = (await runCompiledPrepared(db, query.compile())).rows;
+  return row ? toUnfinishedAttempt(row as AttemptRow) : undefined;
 }
 
 export interface ResultToWrite {

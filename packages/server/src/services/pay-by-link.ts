@@ -108,7 +108,7 @@ export async function payByLink(deps: PayByLinkDeps, link: CheckoutLink, request
   const outcome = processorOutcome(answer);
   let recorded: RecordedOutcome | undefined;
   try {
-    recorded = await recordWithRetry(deps, { checkoutReference, link, outcome, answer });
+    recorded = await recordWithRetry(deps, { checkoutReference, link, outcome, answer, reserved: reservation.attempt });
   } catch (error) {
     // The answer's payfacReference is another payment's: it stays unrecorded, the attempt
     // unknown, and the reconciler reverses it; the shopper is told the payment is not confirmed.

@@ -5,7 +5,7 @@
 // the result, the link's counters, the payfacReference and the webhook outbox rows commit together
 // or not at all, locking the submission first and the link's row last.
 import type { CheckoutLink } from "../db/checkout-repository.ts";
-import { afterResult, findUnfinishedAttempt, writeResult } from "../db/reservations-repository.ts";
+import { afterResult, findUnfinishedAttempt, type UnfinishedAttempt, writeResult } from "../db/reservations-repository.ts";
 import type { SubmissionRecord } from "../db/submissions-repository.ts";
 import { decidePayment, type ProcessorOutcome, type RecordedResult, type VoidReason } from "../domain/payments/payment-outcome.ts";
 import type { AuthorizeResult } from "../payments/processor.ts";
@@ -24,6 +24,8 @@ export interface PaymentOutcome {
   outcome: ProcessorOutcome;
   /** The processor's whole answer, for the webhook messages; undefined when it never answered. */
   answer: AuthorizeResult | undefined;
+  /** The attempt as its reservation left it, when the caller holds it: saves reading it again. */
+  reserved?: UnfinishedAttempt;
 }
 
 /**
@@ -37,11 +39,18 @@ export async function recordPaymentOutcome(
   input: PaymentOutcome,
 ): Promise<RecordedOutcome | undefined> {
   const { checkoutReference, link, outcome, answer } = input;
+  // The reservation's copy is tried first: the write checks the attempt is still pending and, for
+  // a sale, that the link is still open, so a stale copy writes nothing and is read again. A void
+  // would be written without that check, so it is only ever decided on a fresh read.
+  let snapshot = input.reserved;
   for (;;) {
-    const attempt = await findUnfinishedAttempt(deps.db, checkoutReference);
+    const attempt = snapshot ?? (await findUnfinishedAttempt(deps.db, checkoutReference));
     if (!attempt) return undefined;
     const now = deps.now();
     const decision = decidePayment(outcome, attempt.submission.state, attempt.link, now);
+    const fromSnapshot = snapshot !== undefined;
+    snapshot = undefined;
+    if (fromSnapshot && decision.recorded === "voided") continue;
     const submission = afterResult({ attempt: attempt.submission, decision, outcome, now });
     const events = paymentResultEvents(link, submission, decision.recorded, answer);
     if (await writeResult(deps.db, { attempt: attempt.submission, decision, outcome, merchantId: link.merchantId, events, now })) {

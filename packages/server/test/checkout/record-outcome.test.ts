@@ -128,16 +128,24 @@ for (const backend of testBackends()) {
       assert.equal(reservation.kind, "reserved");
       const link = await loadCheckoutLink(db, reference);
       assert.ok(link && reservation.kind === "reserved");
-      return { reference, link, checkoutReference: reservation.checkoutReference };
+      return { reference, link, checkoutReference: reservation.checkoutReference, attempt: reservation.attempt };
     };
     const deps = () => ({ db: server.database.db, now: () => new Date() });
 
     it("voids an approval the link no longer takes: slot released, cancel owed, failure messages; a second result writes nothing", async () => {
-      const { reference, link, checkoutReference } = await reserved();
+      const { reference, link, checkoutReference, attempt } = await reserved();
       const db = server.database.db;
       await db.updateTable("payment_links").set({ disabled: true }).where("reference", "=", reference).execute();
       const outcome = { ...APPROVED, payfacReference: "PFTESTVOIDED00001" };
-      const recorded = await recordPaymentOutcome(deps(), { checkoutReference, link, outcome, answer: answer(outcome.payfacReference) });
+      // The reservation's copy still says open, as the checkout passes it: the sale's write must
+      // find the link closed and decide again.
+      const recorded = await recordPaymentOutcome(deps(), {
+        checkoutReference,
+        link,
+        outcome,
+        answer: answer(outcome.payfacReference),
+        reserved: attempt,
+      });
       assert.equal(recorded?.recorded, "voided");
       assert.equal(recorded?.voidReason, "Link disabled");
       assert.deepEqual(await linkRow(reference), { sales_count: 0, reserved_count: 0 });
@@ -166,6 +174,21 @@ for (const backend of testBackends()) {
       assert.equal(await recordPaymentOutcome(deps(), { checkoutReference, link, outcome: declined, answer: undefined }), undefined);
       assert.deepEqual(await linkRow(reference), { sales_count: 0, reserved_count: 0 });
       assert.equal((await outboxMessages(server)).filter((m) => m.payload.merchantReference === reference).length, 2);
+    });
+
+    it("a stale reservation copy that says expired voids nothing: the link as it stands decides", async () => {
+      const { reference, link, checkoutReference, attempt } = await reserved();
+      const stale = { ...attempt, link: { ...attempt.link, terms: { ...attempt.link.terms, validUntil: new Date(Date.now() - 60_000) } } };
+      const outcome = { ...APPROVED, payfacReference: "PFTESTSTALE00001" };
+      const recorded = await recordPaymentOutcome(deps(), {
+        checkoutReference,
+        link,
+        outcome,
+        answer: answer(outcome.payfacReference),
+        reserved: stale,
+      });
+      assert.equal(recorded?.recorded, "approved");
+      assert.deepEqual(await linkRow(reference), { sales_count: 1, reserved_count: 0 });
     });
 
     it("a link closed between the read and the sale: decided again, voided, not sold", { skip: backend.name !== "postgres" }, async () => {
