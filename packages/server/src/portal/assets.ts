@@ -72,7 +72,7 @@ button,.button{display:inline-flex;align-items:center;justify-content:center;gap
 .row>h1+.button{margin:0 0 16px}
 h1 .mono{font-size:inherit}
 button.secondary,.button.secondary{background:#fff;color:#14213d}
-button.danger{background:#fff;color:#8c1d18;border-color:#8c1d18}
+button.danger,.button.danger{background:#fff;color:#8c1d18;border-color:#8c1d18}
 .actions{display:flex;flex-wrap:wrap;gap:8px;margin:12px 0 0}
 .actions+form{margin-top:20px}
 .alert{border:2px solid #b3261e;background:#fdf0ef;border-radius:10px;padding:12px 14px;margin:0 0 16px}

@@ -1,7 +1,8 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
-// /portal/developers (docs/portal.md#developers): API keys (create — shown once —, revoke),
-// terminals, and the webhook endpoints with a form to add one. The same repositories as the admin
-// API; a new key or endpoint secret is shown in the answer to the POST that made it, never in a URL.
+// /portal/developers (docs/portal.md#developers): API keys (create — shown once —, revoke after a
+// question), terminals, and the webhook endpoints with a form to add one. The same repositories as
+// the admin API. Every POST answers with a redirect; a new key or endpoint secret reaches the page
+// it leads to through portal/shown-once.ts, never a URL.
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ComponentChildren } from "preact";
@@ -18,6 +19,8 @@ import { PORTAL_MESSAGES } from "./i18n.ts";
 import { frameOf, sendPortalNotFound, sendPortalPage } from "./render.tsx";
 import { formField } from "./request-state.ts";
 import { IdParams } from "./schemas.ts";
+import { showOnce, takeShownOnce } from "./shown-once.ts";
+import { sendConfirmPage } from "./views/confirm.tsx";
 import { CopyValue } from "./views/copy-value.tsx";
 import { Csrf, Layout } from "./views/layout.tsx";
 import { TableHead, TableWrap } from "./views/table.tsx";
@@ -35,11 +38,26 @@ export function developersRoutes(fastify: FastifyInstance, { deps }: PortalConte
       listTerminals(deps.db, session.merchantId),
       listWebhookEndpoints(deps.db, deps.keyring, session.merchantId),
     ]);
-    const notice = formField(request.query, "done") === "revoked" ? m.dev.keyRevoked : null;
+    const done = formField(request.query, "done");
+    const shown = status === 200 ? takeShownOnce(deps, request, reply) : undefined;
+    const newKey = shown?.kind === "api-key" ? shown.apiKey : undefined;
+    const notices: Record<string, string> = {
+      revoked: m.dev.keyRevoked,
+      "endpoint-deleted": m.dev.endpointDeleted,
+      "key-created": m.dev.keyCreated,
+    };
+    const notice = done === "key-created" && newKey ? null : (notices[done] ?? null);
     return sendPortalPage(reply, status, (nonce) => (
       <Layout {...frameOf(request, nonce)} title={m.dev.title} section="developers">
         <h1>{m.dev.title}</h1>
         {flash}
+        {newKey ? (
+          <div class="alert ok" role="status" data-new-key>
+            <h2>{m.dev.newKeyTitle}</h2>
+            <p>{m.dev.newKeyText}</p>
+            <CopyValue value={newKey} lang={lang} secret />
+          </div>
+        ) : null}
         {notice ? (
           <div class="alert ok" role="status">
             {notice}
@@ -61,12 +79,13 @@ export function developersRoutes(fastify: FastifyInstance, { deps }: PortalConte
                     <td>{key.revokedAt ? <span class="pill bad">{m.dev.revoked}</span> : <span class="pill ok">{m.dev.active}</span>}</td>
                     <td>
                       {key.revokedAt ? null : (
-                        <form method="post" action={`/portal/developers/api-keys/${key.keyId}/revoke`}>
-                          <Csrf token={session.csrfToken} />
-                          <button type="submit" class="danger" aria-label={`${m.dev.revoke}: ${key.name || key.prefix}`}>
-                            {m.dev.revoke}
-                          </button>
-                        </form>
+                        <a
+                          href={`/portal/developers/api-keys/${key.keyId}/revoke`}
+                          class="button danger"
+                          aria-label={`${m.dev.revoke}: ${key.name || key.prefix}`}
+                        >
+                          {m.dev.revoke}
+                        </a>
                       )}
                     </td>
                   </tr>
@@ -123,31 +142,37 @@ export function developersRoutes(fastify: FastifyInstance, { deps }: PortalConte
   app.get("/developers", async (request, reply) => sendDevelopers(request, reply, 200));
 
   app.post("/developers/api-keys", async (request, reply) => {
-    const m = PORTAL_MESSAGES[request.portal.lang].dev;
     const name = formField(request.body, "name").trim().slice(0, 100);
     const { apiKey, keyId } = await createApiKey(deps.db, request.portal.session!.merchantId, name);
     request.log.info({ keyId }, "API key created in the portal");
-    return sendDevelopers(
-      request,
-      reply,
-      200,
-      <div class="alert ok" role="status" data-new-key>
-        <h2>{m.newKeyTitle}</h2>
-        <p>{m.newKeyText}</p>
-        <CopyValue value={apiKey} lang={request.portal.lang} secret />
-      </div>,
-    );
+    showOnce(deps, request, reply, { kind: "api-key", apiKey });
+    return reply.redirect("/portal/developers?done=key-created", 303);
   });
 
-  app.post("/developers/api-keys/:id/revoke", { schema: { params: IdParams }, attachValidation: true }, async (request, reply) => {
+  const byId = { schema: { params: IdParams }, attachValidation: true };
+  app.get("/developers/api-keys/:id/revoke", byId, async (request, reply) => {
+    const key = request.validationError ? undefined : await findKey(request.portal.session!.merchantId, request.params.id);
+    if (!key || key.revokedAt) return sendPortalNotFound(request, reply);
+    const m = PORTAL_MESSAGES[request.portal.lang].dev;
+    return sendConfirmPage(request, reply, {
+      question: m.confirmRevoke(key.name || `${key.prefix}…`),
+      consequence: m.confirmRevokeText,
+      action: `/portal/developers/api-keys/${key.keyId}/revoke`,
+      button: m.revoke,
+      back: "/portal/developers",
+      section: "developers",
+    });
+  });
+
+  app.post("/developers/api-keys/:id/revoke", byId, async (request, reply) => {
     const revoked = !request.validationError && (await revokeApiKey(deps.db, request.portal.session!.merchantId, request.params.id));
     // Revoking twice is fine; a key of another merchant (or none) is not found.
-    if (!revoked && !(await keyExists(request.portal.session!.merchantId, request.params.id))) return sendPortalNotFound(request, reply);
+    if (!revoked && !(await findKey(request.portal.session!.merchantId, request.params.id))) return sendPortalNotFound(request, reply);
     return reply.redirect("/portal/developers?done=revoked", 303);
   });
 
-  async function keyExists(merchantId: string, keyId: string) {
-    return (await listApiKeys(deps.db, merchantId)).some((key) => key.keyId === keyId);
+  async function findKey(merchantId: string, keyId: string) {
+    return (await listApiKeys(deps.db, merchantId)).find((key) => key.keyId === keyId);
   }
 
   app.post("/developers/webhooks", async (request, reply) => {
@@ -173,21 +198,7 @@ export function developersRoutes(fastify: FastifyInstance, { deps }: PortalConte
     }
     const { endpoint, secrets } = await createWebhookEndpoint(deps.db, deps.keyring, request.portal.session!.merchantId, { url, apiKey });
     request.log.info({ webhookId: endpoint.webhookId }, "webhook endpoint added in the portal");
-    return sendDevelopers(
-      request,
-      reply,
-      200,
-      <div class="alert ok" role="status" data-new-webhook={endpoint.webhookId}>
-        <h2>{m.newWebhookTitle}</h2>
-        <p>{m.secretsOnce}</p>
-        <span class="label">{m.apiKeyHeader}</span>
-        <CopyValue value={secrets.apiKey} lang={request.portal.lang} secret />
-        <span class="label">{m.hmacKey}</span>
-        <CopyValue value={secrets.hmacKey} lang={request.portal.lang} secret />
-        <p>
-          <a href={`/portal/developers/webhooks/${endpoint.webhookId}`}>{endpoint.url}</a>
-        </p>
-      </div>,
-    );
+    showOnce(deps, request, reply, { kind: "webhook-keys", why: "added", webhookId: endpoint.webhookId, ...secrets });
+    return reply.redirect(`/portal/developers/webhooks/${endpoint.webhookId}?done=added`, 303);
   });
 }

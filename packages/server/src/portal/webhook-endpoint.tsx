@@ -2,6 +2,8 @@
 // /portal/developers/webhooks/{id} (docs/portal.md#developers): one endpoint — edit its URL and
 // Authorization key, enable/disable, delete, reveal and rotate the HMAC key, send a test message —
 // and its delivery log with every attempt and a resend button. The admin API's repositories.
+// Every POST answers with a redirect to this page, which says what happened (`?done=`); disable,
+// delete and rotate ask first on a page of their own; keys reach the page through shown-once.ts.
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ComponentChildren } from "preact";
@@ -25,6 +27,8 @@ import { PORTAL_MESSAGES } from "./i18n.ts";
 import { frameOf, sendPortalNotFound, sendPortalPage } from "./render.tsx";
 import { formField } from "./request-state.ts";
 import { IdParams, WebhookDeliveryParams } from "./schemas.ts";
+import { showOnce, takeShownOnce } from "./shown-once.ts";
+import { sendConfirmPage } from "./views/confirm.tsx";
 import { CopyValue } from "./views/copy-value.tsx";
 import { Csrf, Layout } from "./views/layout.tsx";
 import { TableHead, TableWrap } from "./views/table.tsx";
@@ -42,14 +46,49 @@ export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: Portal
     if (!endpoint) return sendPortalNotFound(request, reply);
     const { deliveries } = await listDeliveries(deps.db, session.merchantId, { webhookId: id }, { offset: 0, limit: 25 });
     const action = (name: string) => `/portal/developers/webhooks/${id}/${name}`;
-    const button = (name: string, label: string, kind = "secondary") => (
+    const button = (name: string, label: string) => (
       <form method="post" action={action(name)}>
         <Csrf token={session.csrfToken} />
-        <button type="submit" class={kind}>
+        <button type="submit" class="secondary">
           {label}
         </button>
       </form>
     );
+    // A destructive action's button leads to its question (a GET), whose form posts it.
+    const askFirst = (name: string, label: string, kind = "secondary") => (
+      <a href={action(name)} class={`button ${kind}`}>
+        {label}
+      </a>
+    );
+    const shown = status === 200 ? takeShownOnce(deps, request, reply) : undefined;
+    const keys = shown?.kind === "webhook-keys" && shown.webhookId === id ? shown : undefined;
+    const done = formField(request.query, "done");
+    const notices: Record<string, [string, string]> = {
+      saved: [m.dev.saved, "ok"],
+      "test-queued": [m.dev.testQueued, "ok"],
+      resent: [m.dev.resent, "ok"],
+      "in-flight": [m.dev.inFlight, "info"],
+      disabled: [m.dev.endpointDisabled, "ok"],
+      enabled: [m.dev.endpointEnabled, "ok"],
+      // A reload of the page that showed the keys: they are not shown again.
+      added: [m.dev.keysShownOnce, "info"],
+      rotated: [m.dev.keysShownOnce, "info"],
+      revealed: [m.dev.keysShownOnce, "info"],
+    };
+    const notice = keys ? undefined : notices[done];
+    flash ??= keys ? (
+      <Secrets
+        lang={lang}
+        apiKey={keys.apiKey}
+        hmacKey={keys.hmacKey}
+        title={keys.why === "added" ? m.dev.newWebhookTitle : keys.why === "rotated" ? m.dev.rotated : m.dev.keysTitle}
+        added={keys.why === "added" ? keys.webhookId : undefined}
+      />
+    ) : notice ? (
+      <div class={`alert ${notice[1]}`} role="status">
+        {notice[0]}
+      </div>
+    ) : undefined;
     return sendPortalPage(reply, status, (nonce) => (
       <Layout {...frameOf(request, nonce)} title={endpoint.url} section="developers">
         <p>
@@ -70,10 +109,10 @@ export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: Portal
           </dl>
           <div class="actions">
             {button("reveal", m.dev.reveal)}
-            {button("rotate", m.dev.rotate)}
+            {askFirst("rotate", m.dev.rotate)}
             {button("test", m.dev.sendTest)}
-            {button(endpoint.enabled ? "disable" : "enable", endpoint.enabled ? m.dev.disable : m.dev.enable)}
-            {button("delete", m.dev.delete, "danger")}
+            {endpoint.enabled ? askFirst("disable", m.dev.disable) : button("enable", m.dev.enable)}
+            {askFirst("delete", m.dev.delete, "danger")}
           </div>
           <WebhookForm
             action={`/portal/developers/webhooks/${id}`}
@@ -150,8 +189,34 @@ export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: Portal
     const changes = { url, apiKey };
     const endpoint = await updateWebhookEndpoint(deps.db, deps.keyring, request.portal.session!.merchantId, request.params.id, changes);
     if (!endpoint) return sendPortalNotFound(request, reply);
-    return sendEndpoint(request, reply, request.params.id, 200, notice(m.saved));
+    return reply.redirect(`/portal/developers/webhooks/${request.params.id}?done=saved`, 303);
   });
+
+  // The questions of the destructive actions; each one's form posts the action below.
+  const question = (action: "disable" | "delete" | "rotate", m: DevMessages, url: string): [string, string, string] =>
+    action === "disable"
+      ? [m.confirmDisable(url), m.confirmDisableText, m.disable]
+      : action === "delete"
+        ? [m.confirmDelete(url), m.confirmDeleteText, m.delete]
+        : [m.confirmRotate, m.confirmRotateText, m.rotate];
+  for (const action of ["disable", "delete", "rotate"] as const) {
+    app.get(`/developers/webhooks/:id/${action}`, byId, async (request, reply) => {
+      const { merchantId } = request.portal.session!;
+      const endpoints = request.validationError ? [] : await listWebhookEndpoints(deps.db, deps.keyring, merchantId);
+      const endpoint = endpoints.find((e) => e.webhookId === request.params.id);
+      if (!endpoint) return sendPortalNotFound(request, reply);
+      const [ask, consequence, button] = question(action, PORTAL_MESSAGES[request.portal.lang].dev, endpoint.url);
+      const path = `/portal/developers/webhooks/${endpoint.webhookId}`;
+      return sendConfirmPage(request, reply, {
+        question: ask,
+        consequence,
+        action: `${path}/${action}`,
+        button,
+        back: path,
+        section: "developers",
+      });
+    });
+  }
 
   for (const action of ["enable", "disable"] as const) {
     app.post(`/developers/webhooks/:id/${action}`, byId, async (request, reply) => {
@@ -161,7 +226,7 @@ export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: Portal
         (await updateWebhookEndpoint(deps.db, deps.keyring, merchantId, request.params.id, { enabled: action === "enable" }));
       if (!changed) return sendPortalNotFound(request, reply);
       if (action === "enable") notifyWebhookWorker();
-      return reply.redirect(`/portal/developers/webhooks/${request.params.id}`, 303);
+      return reply.redirect(`/portal/developers/webhooks/${request.params.id}?done=${action}d`, 303);
     });
   }
 
@@ -170,7 +235,7 @@ export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: Portal
       !request.validationError && (await deleteWebhookEndpoint(deps.db, request.portal.session!.merchantId, request.params.id));
     if (!deleted) return sendPortalNotFound(request, reply);
     request.log.info({ webhookId: request.params.id }, "webhook endpoint deleted in the portal");
-    return reply.redirect("/portal/developers", 303);
+    return reply.redirect("/portal/developers?done=endpoint-deleted", 303);
   });
 
   // Reveal shows both secrets; rotate makes a new HMAC key (which signs from now on) and shows it.
@@ -185,10 +250,9 @@ export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: Portal
           : await rotateWebhookHmacKey(deps.db, deps.keyring, merchantId, id);
       if (!secrets) return sendPortalNotFound(request, reply);
       if (action === "rotate") request.log.info({ webhookId: id }, "webhook HMAC key rotated in the portal");
-      const m = PORTAL_MESSAGES[request.portal.lang].dev;
-      const title = action === "reveal" ? m.reveal : m.rotated;
-      const shown = <Secrets lang={request.portal.lang} apiKey={secrets.apiKey} hmacKey={secrets.hmacKey} title={title} />;
-      return sendEndpoint(request, reply, id, 200, shown);
+      const why = action === "reveal" ? "revealed" : "rotated";
+      showOnce(deps, request, reply, { kind: "webhook-keys", why, webhookId: id, ...secrets });
+      return reply.redirect(`/portal/developers/webhooks/${id}?done=${why}`, 303);
     });
   }
 
@@ -197,7 +261,7 @@ export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: Portal
       ? undefined
       : await enqueueTestMessage(deps.db, request.portal.session!.merchantId, request.params.id);
     if (!queued) return sendPortalNotFound(request, reply);
-    return sendEndpoint(request, reply, request.params.id, 200, notice(PORTAL_MESSAGES[request.portal.lang].dev.testQueued));
+    return reply.redirect(`/portal/developers/webhooks/${request.params.id}?done=test-queued`, 303);
   });
 
   const deliveryOptions = { schema: { params: WebhookDeliveryParams }, attachValidation: true };
@@ -206,22 +270,18 @@ export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: Portal
     const outcome = request.validationError ? "not-found" : await resendDelivery(deps.db, merchantId, request.params.deliveryId);
     if (outcome === "not-found") return sendPortalNotFound(request, reply);
     if (outcome === "resent") notifyWebhookWorker();
-    const m = PORTAL_MESSAGES[request.portal.lang].dev;
-    return sendEndpoint(
-      request,
-      reply,
-      request.params.id,
-      200,
-      notice(outcome === "resent" ? m.resent : m.inFlight, outcome === "resent" ? "ok" : "info"),
-    );
+    return reply.redirect(`/portal/developers/webhooks/${request.params.id}?done=${outcome === "resent" ? "resent" : "in-flight"}`, 303);
   });
 }
 
-function Secrets(props: { lang: "is" | "en"; title: string; apiKey?: string; hmacKey: string }) {
+type DevMessages = (typeof PORTAL_MESSAGES)["en"]["dev"];
+
+function Secrets(props: { lang: "is" | "en"; title: string; apiKey?: string; hmacKey: string; added?: string }) {
   const m = PORTAL_MESSAGES[props.lang].dev;
   return (
-    <div class="alert ok" role="status" data-secrets>
-      <p>{props.title}</p>
+    <div class="alert ok" role="status" data-secrets data-new-webhook={props.added}>
+      <h2>{props.title}</h2>
+      {props.added ? <p>{m.secretsOnce}</p> : null}
       {props.apiKey ? (
         <>
           <span class="label">{m.apiKeyHeader}</span>

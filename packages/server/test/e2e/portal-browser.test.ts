@@ -39,7 +39,7 @@ describe("portal pages in Chromium", { skip: skipWithoutChromium }, () => {
     const portal: PortalClient = await signedIn(server, server, "setup@example.com");
     const developers = await portal.get("/portal/developers");
     const added = await portal.post("/portal/developers/webhooks", { url: receiver.url }, developers);
-    webhookPath = `/portal/developers/webhooks/${/data-new-webhook="(whk_[A-Za-z0-9]+)"/.exec(added.html)![1]}`;
+    webhookPath = new URL(added.location!, server.baseUrl).pathname;
     reference = await createLink(server, {
       description: "Lopapeysa order with a long description that a phone has to wrap somewhere",
       amount: 1178000,
@@ -141,6 +141,7 @@ describe("portal pages in Chromium", { skip: skipWithoutChromium }, () => {
         await checkPage(page, "portal-webhook-endpoint-delivery-open");
         await submit(page, "Show keys");
         await checkPage(page, "portal-webhook-endpoint-keys-shown");
+        await visit(`${webhookPath}/delete`, "webhook-endpoint-delete-question");
 
         await visit("/portal/themes", "themes");
         await visit(`/portal/themes/${server.themeKey}`, "theme-edit-with-preview");

@@ -137,14 +137,16 @@ for (const backend of testBackends()) {
         page.getByRole("navigation").getByRole("link", { name: "Developers" }).click(),
       );
       await page.getByLabel("URL", { exact: true }).fill(receiver.url);
-      await Promise.all([page.waitForLoadState(), page.getByRole("button", { name: "Add endpoint" }).click()]);
+      // The POST leads to the new endpoint's page, which shows its keys this once.
+      await clickAndWait(page, /\/portal\/developers\/webhooks\/whk_[A-Za-z0-9]+\?done=added$/, () =>
+        page.getByRole("button", { name: "Add endpoint" }).click(),
+      );
       await page.getByRole("heading", { name: "Endpoint added" }).waitFor();
       hmacKey = (await page.locator("code.secret").nth(1).textContent())!.trim();
       assert.match(hmacKey, /^[0-9a-f]{64}$/);
-      await clickAndWait(page, /\/portal\/developers\/webhooks\/whk_/, () =>
-        page.locator("[data-webhooks]").getByRole("link", { name: receiver.url }).click(),
-      );
       webhookPath = new URL(page.url()).pathname;
+      await page.reload();
+      assert.equal(await page.locator("code.secret").count(), 0, "a reload shows the keys no more");
 
       await clickAndWait(page, /\/portal\/payments$/, () => page.getByRole("navigation").getByRole("link", { name: "Payments" }).click());
       await clickAndWait(page, new RegExp(`/portal/payments/${checkoutReference}$`), () =>
@@ -191,7 +193,10 @@ for (const backend of testBackends()) {
       assert.equal(JSON.parse(testMessage!.body).additionalData.eventType, "Test");
       assert.ok(verifyPaymentWebhook(testMessage!.body, hmacKey).valid);
 
-      await Promise.all([page.waitForLoadState(), page.getByRole("button", { name: "Rotate HMAC key" }).click()]);
+      // Rotating asks first, on a page of its own.
+      await clickAndWait(page, /\/rotate$/, () => page.getByRole("link", { name: "Rotate HMAC key" }).click());
+      await page.getByRole("heading", { name: "Rotate the HMAC key?" }).waitFor();
+      await clickAndWait(page, /\?done=rotated$/, () => page.getByRole("button", { name: "Rotate HMAC key" }).click());
       await page.getByText("A new HMAC key is in use from now on").waitFor();
       const newKey = (await page.locator("code.secret").last().textContent())!.trim();
       assert.match(newKey, /^[0-9a-f]{64}$/);
@@ -216,9 +221,10 @@ for (const backend of testBackends()) {
       await page.getByRole("navigation").getByRole("link", { name: "Developers" }).click();
       await page.waitForLoadState();
       assert.equal(await page.getByText(apiKey).count(), 0, "never shown again");
-      await clickAndWait(page, /\/portal\/developers\?done=revoked$/, () =>
-        page.getByRole("button", { name: "Revoke: Journey key" }).click(),
-      );
+      await clickAndWait(page, /\/revoke$/, () => page.getByRole("link", { name: "Revoke: Journey key" }).click());
+      await page.getByRole("heading", { name: "Revoke the key “Journey key”?" }).waitFor();
+      assert.equal((await fetch(`${server.baseUrl}/api/v1/paymentlinks`, { headers })).status, 200, "asking changes nothing");
+      await clickAndWait(page, /\/portal\/developers\?done=revoked$/, () => page.getByRole("button", { name: "Revoke" }).click());
       assert.equal((await fetch(`${server.baseUrl}/api/v1/paymentlinks`, { headers })).status, 401);
     });
 

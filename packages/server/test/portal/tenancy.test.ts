@@ -145,6 +145,8 @@ for (const backend of testBackends()) {
         `/portal/payments/${ofB.payment}`,
         `/portal/payments/${ofB.tokenPayment}`,
         `/portal/developers/webhooks/${ofB.webhookId}`,
+        `/portal/developers/api-keys/${ofB.keyId}/revoke`,
+        ...["disable", "delete", "rotate"].map((action) => `/portal/developers/webhooks/${ofB.webhookId}/${action}`),
         `/portal/themes/${ofB.themeKey}`,
       ];
       const posts = [

@@ -217,6 +217,21 @@ export const is: Messages = {
     inFlight: "Verið er að senda þau skilaboð núna; reyndu aftur eftir smástund.",
     deliveryStates: { pending: "Í bið", delivered: "Afhent", failed: "Mistókst" },
     saved: "Vistað.",
+    keysTitle: "Lyklar vefkróksins",
+    keyCreated:
+      "Lykillinn var búinn til. Hann birtist aðeins einu sinni: ef þú afritaðir hann ekki skaltu afturkalla hann og búa til annan.",
+    keysShownOnce: "Lyklarnir birtust einu sinni. Birtu þá aftur með \u201eSýna lykla\u201c.",
+    endpointDeleted: "Vefkróknum og sendingaskrá hans var eytt.",
+    endpointDisabled: "Vefkrókurinn er óvirkur: ekkert er sent á hann fyrr en þú virkjar hann.",
+    endpointEnabled: "Vefkrókurinn er virkur.",
+    confirmRevoke: (name: string) => `Afturkalla lykilinn \u201e${name}\u201c?`,
+    confirmRevokeText: "Beiðnum með þessum lykli er hafnað strax. Það er ekki hægt að afturkalla.",
+    confirmDelete: (url: string) => `Eyða vefkróknum ${url}?`,
+    confirmDeleteText: "Sendingaskrá hans fer með og engin fleiri skilaboð eru send á hann. Það er ekki hægt að afturkalla.",
+    confirmRotate: "Skipta um HMAC-lykil?",
+    confirmRotateText: "Skilaboð eru undirrituð með nýjum lykli héðan í frá; móttakarinn hafnar þeim þar til hann fær nýja lykilinn.",
+    confirmDisable: (url: string) => `Gera vefkrókinn ${url} óvirkan?`,
+    confirmDisableText: "Ekkert er sent á hann fyrr en þú virkjar hann aftur; skilaboð sem verða til á meðan bíða.",
   },
 
   payments: {
