@@ -6,6 +6,7 @@ import type { PaymentLinkRecord } from "../db/links-repository.ts";
 import { SHOPPER_FIELDS, type ShopperField } from "../domain/links/types.ts";
 import { isKnownCurrency } from "../domain/money/currencies.ts";
 import { formatDisplayAmount, parseDisplayAmount } from "../domain/money/display-amount.ts";
+import type { Lang } from "../web/i18n.ts";
 
 /** The form as posted (or as it is shown again): every value as text. */
 export interface LinkFormValues {
@@ -76,11 +77,11 @@ export function readLinkForm(body: Fields): LinkFormValues {
  * The API request body of the form (create: every field; edit: the same minus type and terminal),
  * or the fields that could not be read. The link amount is the sum of the items when there are any.
  */
-export function linkRequestOf(values: LinkFormValues): { body: Record<string, unknown>; problems: FieldProblems } {
+export function linkRequestOf(values: LinkFormValues, lang: Lang): { body: Record<string, unknown>; problems: FieldProblems } {
   const problems: FieldProblems = new Map();
   const currency = isKnownCurrency(values.currency) ? values.currency : "EUR";
   const money = (text: string, key: string): number => {
-    const parsed = parseDisplayAmount(text, currency);
+    const parsed = parseDisplayAmount(text, currency, lang);
     if (parsed === null) problems.set(key, "notAmount");
     return parsed ?? 0;
   };

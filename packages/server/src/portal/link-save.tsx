@@ -63,7 +63,7 @@ export function linkSaveRoutes(fastify: FastifyInstance, { deps }: PortalContext
   ) {
     const m = PORTAL_MESSAGES[request.portal.lang].form;
     const values = readLinkForm(isFields(request.body) ? request.body : {});
-    const { body, problems } = linkRequestOf(values);
+    const { body, problems } = linkRequestOf(values, request.portal.lang);
     const shown = new Map<string, string>();
     for (const [key, problem] of problems) shown.set(key, typeof problem === "string" ? (m.problems[problem] ?? problem) : problem.message);
     if (shown.size === 0) {

@@ -122,7 +122,7 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
       const afterSale = { ...deps, log: request.log };
       try {
         if (action === "refund") {
-          const amount = parseDisplayAmount(formField(request.body, "amount"), payment.currency);
+          const amount = parseDisplayAmount(formField(request.body, "amount"), payment.currency, request.portal.lang);
           if (amount === null) {
             const text = PORTAL_MESSAGES[request.portal.lang].form.problems.notAmount!;
             return sendPayment(request, reply, payment.checkoutReference, 400, text);

@@ -1,6 +1,8 @@
 // The payments CSV an accountant imports (docs/portal.md#payments): one row per payment (link sales
-// and saved-card charges), RFC 4180 quoting, amounts with a dot and the currency's decimals, times
-// in UTC. The file is written as it is read: a batch of payments at a time, each batch a statement
+// and saved-card charges), RFC 4180 quoting, times in UTC. It opens as it should in a spreadsheet
+// set to the portal's language: UTF-8 with a byte-order mark (without one, Excel reads "Jólamarkaður"
+// as Latin-1), ";" between cells on an Icelandic page and "," on an English one, and amounts with the
+// language's decimal mark and no grouping, beside the same amounts in the wire's minor units. The file is written as it is read: a batch of payments at a time, each batch a statement
 // of its own, so an export of a year holds neither the whole file in memory nor a transaction open
 // while a slow download drains.
 import { Readable } from "node:stream";
@@ -8,6 +10,7 @@ import type { Database } from "../db/connect.ts";
 import { type PaymentFilter, type PaymentRow, type PaymentsCursor, paymentsAfter } from "../db/payments-read-repository.ts";
 import { refundedAmounts } from "../db/refunds-repository.ts";
 import { formatDisplayAmount } from "../domain/money/display-amount.ts";
+import type { Lang } from "../web/i18n.ts";
 
 export const CSV_HEADER = [
   "date",
@@ -23,38 +26,56 @@ export const CSV_HEADER = [
   "refundedAmount",
   "paymentType",
   "merchantReference",
+  "amountMinorUnits",
+  "refundedMinorUnits",
 ];
+
+/** Excel takes a UTF-8 file for UTF-8 only when it starts with this mark. */
+const BYTE_ORDER_MARK = "\uFEFF";
+
+/** How a spreadsheet in the portal's language reads cells and numbers. */
+export function csvFormat(lang: Lang): CsvFormat {
+  return lang === "is" ? { separator: ";", decimalMark: "," } : { separator: ",", decimalMark: "." };
+}
+
+export interface CsvFormat {
+  separator: ";" | ",";
+  decimalMark: "," | ".";
+}
 
 /** The paymentType column: a sale through a payment link, or a charge of a saved card. */
 const PAYMENT_TYPES = { link: "linkSale", token: "savedCard" } as const;
 
 /**
- * A cell: quoted when it holds a comma, quote or line break; a text starting with = + - @ (which a
- * spreadsheet would run as a formula) gets a leading apostrophe.
+ * A cell: quoted when it holds a separator, quote or line break; a text starting with = + - @ (which
+ * a spreadsheet would run as a formula) gets a leading apostrophe.
  */
-export function csvCell(value: string): string {
+export function csvCell(value: string, separator: CsvFormat["separator"] = ","): string {
   const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+  return /["\r\n]/.test(safe) || safe.includes(separator) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
-export function csvRow(payment: PaymentRow, refundedAmount: number): string {
+export function csvRow(payment: PaymentRow, refundedAmount: number, format: CsvFormat = csvFormat("en")): string {
+  const decimal = (amount: number) => formatDisplayAmount(amount, payment.currency).replace(".", format.decimalMark);
   return [
     payment.createdAt.toISOString(),
     payment.checkoutReference,
     payment.payfacReference ?? "",
     payment.linkReference ?? "",
     payment.linkDescription,
-    formatDisplayAmount(payment.amount, payment.currency),
+    decimal(payment.amount),
     payment.currency,
     payment.cardBrand ?? "",
     payment.cardLast4 ?? "",
     payment.state,
-    formatDisplayAmount(refundedAmount, payment.currency),
+    decimal(refundedAmount),
     PAYMENT_TYPES[payment.source],
     payment.merchantReference ?? "",
+    String(payment.amount),
+    String(refundedAmount),
   ]
-    .map(csvCell)
-    .join(",");
+    .map((cell) => csvCell(cell, format.separator))
+    .join(format.separator);
 }
 
 /** Payments read per statement while the CSV is written. */
@@ -70,20 +91,22 @@ export async function paymentsCsv(
   db: Database,
   merchantId: string,
   filter: PaymentFilter,
+  lang: Lang,
   batchSize: number = CSV_BATCH,
 ): Promise<Readable> {
+  const format = csvFormat(lang);
   const readBatch = async (after: PaymentsCursor | undefined) => {
     const { payments, next } = await paymentsAfter(db, merchantId, filter, after, batchSize);
     const refunded = await refundedAmounts(
       db,
       payments.flatMap((p) => (p.payfacReference ? [p.payfacReference] : [])),
     );
-    const text = payments.map((payment) => `${csvRow(payment, refunded.get(payment.payfacReference ?? "") ?? 0)}\r\n`).join("");
+    const text = payments.map((payment) => `${csvRow(payment, refunded.get(payment.payfacReference ?? "") ?? 0, format)}\r\n`).join("");
     return { text, next };
   };
   const first = await readBatch(undefined);
   async function* pieces(): AsyncGenerator<string> {
-    yield `${CSV_HEADER.join(",")}\r\n${first.text}`;
+    yield `${BYTE_ORDER_MARK}${CSV_HEADER.join(format.separator)}\r\n${first.text}`;
     for (let after = first.next; after; ) {
       const batch = await readBatch(after);
       yield batch.text;

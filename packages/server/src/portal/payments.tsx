@@ -115,7 +115,7 @@ export function paymentsRoutes(fastify: FastifyInstance, { deps }: PortalContext
   app.get("/payments.csv", { schema: { querystring: PaymentsQuery } }, async (request, reply) => {
     const session = request.portal.session!;
     const { fromText, toText, filter } = filtersOf(request.query, deps.now());
-    const csv = await paymentsCsv(deps.db, session.merchantId, filter);
+    const csv = await paymentsCsv(deps.db, session.merchantId, filter, request.portal.lang);
     return reply
       .header("content-type", "text/csv; charset=utf-8")
       .header("content-disposition", `attachment; filename="paylink-payments-${fromText}-${toText}.csv"`)

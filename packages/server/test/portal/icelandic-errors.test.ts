@@ -53,6 +53,25 @@ for (const backend of testBackends()) {
       assert.match(problemOf(englishUrl, "returnUrl") ?? "", /returnUrl .* must use https:\/\//);
     });
 
+    test("amounts as each language writes them: 18.900 on an Icelandic page, 18,900 on an English one", async () => {
+      const amountOf = async (created: Awaited<ReturnType<typeof newLink>>) => {
+        assert.equal(created.status, 303);
+        const reference = created.location!.split("/").pop()!;
+        const row = await server.db
+          .selectFrom("payment_links")
+          .select("amount")
+          .where("reference", "=", reference)
+          .executeTakeFirstOrThrow();
+        return Number(row.amount);
+      };
+      await inLanguage("is");
+      assert.equal(await amountOf(await newLink({ amount: "18.900" })), 1_890_000);
+      assert.equal(problemOf(await newLink({ amount: "18,900" }), "amount"), "Sláðu inn upphæð, t.d. 4890 eða 12,50.");
+      await inLanguage("en");
+      assert.equal(await amountOf(await newLink({ amount: "18,900" })), 1_890_000);
+      assert.equal(problemOf(await newLink({ amount: "18.900" }), "amount"), "Enter an amount such as 4890 or 12.50.");
+    });
+
     test("refunds: more than is left (2019) and a reversal with nothing left (3003), in Icelandic", async () => {
       const reference = await createLink(server, { amount: 489000 });
       await pay(server.baseUrl, reference);

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { sql } from "kysely";
-import { paymentsCsv } from "../../src/portal/payments-csv.ts";
+import { CSV_HEADER, paymentsCsv } from "../../src/portal/payments-csv.ts";
 import { sellLink } from "../support/after-sale.ts";
 import { testBackends } from "../support/databases.ts";
 import { addMerchantFixture, startTestServer, type TestServer } from "../support/harness.ts";
@@ -121,14 +121,14 @@ for (const backend of testBackends()) {
           .trim()
           .split("\r\n")
           .slice(1)
-          .map((line) => line.split(",").at(-1));
+          .map((line) => line.split(",")[CSV_HEADER.indexOf("merchantReference")]);
       const expected = ["", ...Array.from({ length: 28 }, (_, n) => `bulk-${String(n).padStart(2, "0")}`), "bulk-29", "bulk-28"];
       const download = await portal.get("/portal/payments.csv");
       assert.equal(download.status, 200);
       assert.deepEqual(lastColumn(download.html), expected, "the link sale (no reference of its own) first, then the charges");
       let inFours = "";
-      for await (const piece of await paymentsCsv(server.db, server.merchantId, {}, 4)) inFours += piece;
-      assert.equal(inFours, download.html, "batches of 4 (one ending inside the tie of bulk-28 and bulk-29) make the same file");
+      for await (const piece of await paymentsCsv(server.db, server.merchantId, {}, "en", 4)) inFours += piece;
+      assert.equal(inFours, `\uFEFF${download.html}`, "batches of 4 (one ending inside the tie of bulk-28 and bulk-29) make the same file");
     });
 
     test("a CSV read in batches keeps payments a microsecond apart, and those at one instant, each once", async () => {
@@ -158,14 +158,53 @@ for (const backend of testBackends()) {
         .execute();
       for (const batchSize of [1, 2, 3, 100]) {
         let text = "";
-        for await (const piece of await paymentsCsv(server.db, third.merchantId, {}, batchSize)) text += piece;
+        for await (const piece of await paymentsCsv(server.db, third.merchantId, {}, "en", batchSize)) text += piece;
         const references = text
           .trim()
           .split("\r\n")
           .slice(1)
-          .map((line) => line.split(",").at(-1));
+          .map((line) => line.split(",")[CSV_HEADER.indexOf("merchantReference")]);
         // MIC1A and MIC2B share an instant: the greater reference first.
         assert.deepEqual(references, ["micro-0", "micro-2", "micro-1", "micro-3", "micro-4"], `batches of ${batchSize}`);
+      }
+    });
+
+    test("the CSV opens in an Icelandic spreadsheet: a byte-order mark, ; between cells, decimal commas", async () => {
+      const fourth = await addMerchantFixture(server.db);
+      await server.db
+        .insertInto("token_payments")
+        .values({
+          id: "CSVIS0A",
+          merchant_id: fourth.merchantId,
+          terminal_identifier: fourth.terminalIdentifier,
+          token: "TOKEN0000000000A",
+          merchant_reference: "Jólamarkaður; 2026",
+          amount: 1250,
+          currency: "EUR",
+          state: "approved",
+          payfac_reference: "PFCSVIS0A",
+        })
+        .execute();
+      let text = "";
+      for await (const piece of await paymentsCsv(server.db, fourth.merchantId, {}, "is")) text += piece;
+      const [header, row] = text.split("\r\n");
+      assert.equal(header, `\uFEFF${CSV_HEADER.join(";")}`);
+      const cells = row!.split(";");
+      assert.equal(cells[CSV_HEADER.indexOf("amount")], "12,50");
+      assert.match(row!, /;"Jólamarkaður; 2026";1250;0$/, "a cell holding the separator is quoted");
+      let english = "";
+      for await (const piece of await paymentsCsv(server.db, fourth.merchantId, {}, "en")) english += piece;
+      assert.match(english.split("\r\n")[1]!, /,12\.50,EUR,.*,Jólamarkaður; 2026,1250,0$/);
+
+      // Over HTTP the page's language decides, and the file's first bytes are the UTF-8 mark.
+      await portal.get("/portal/overview?lang=is");
+      try {
+        const download = await fetch(`${server.baseUrl}/portal/payments.csv`, { headers: { cookie: portal.cookieHeader() } });
+        const bytes = new Uint8Array(await download.arrayBuffer());
+        assert.deepEqual([...bytes.slice(0, 3)], [0xef, 0xbb, 0xbf]);
+        assert.equal(new TextDecoder().decode(bytes).split("\r\n")[0], CSV_HEADER.join(";"));
+      } finally {
+        await portal.get("/portal/overview?lang=en");
       }
     });
   });

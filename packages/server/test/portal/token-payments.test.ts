@@ -106,7 +106,7 @@ for (const backend of testBackends()) {
       const today = new Date().toISOString().slice(0, 10);
       const csv = (await portal.get(`/portal/payments.csv?from=${today}&to=${today}`)).html.trim().split("\r\n");
       assert.equal(csv.length, 6, "header and five payments");
-      assert.match(csv[0]!, /,refundedAmount,paymentType,merchantReference$/);
+      assert.match(csv[0]!, /,refundedAmount,paymentType,merchantReference,amountMinorUnits,refundedMinorUnits$/);
       const row = csv.find((line) => line.includes(approved.checkoutReference))!.split(",");
       assert.deepEqual(row.slice(1), [
         approved.checkoutReference,
@@ -121,8 +121,10 @@ for (const backend of testBackends()) {
         "600",
         "savedCard",
         "invoice-7781",
+        "129900",
+        "60000",
       ]);
-      assert.ok(csv.some((line) => line.includes(refused.checkoutReference) && line.endsWith(",declined,0,savedCard,renewal-0042")));
+      assert.ok(csv.some((line) => line.includes(refused.checkoutReference) && line.includes(",declined,0,savedCard,renewal-0042,")));
       assert.ok(csv.some((line) => line.includes(sale.payfacReference) && line.endsWith(",linkSale,")));
 
       const reversed = await portal.post(`${path}/reverse`, {}, page);
