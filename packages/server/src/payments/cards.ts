@@ -37,6 +37,27 @@ const BRANDS: Array<{ brand: CardBrand; test: (d: string) => boolean }> = [
   { brand: "UP", test: (d) => d.startsWith("62") },
 ];
 
+/** What a person calls each brand: receipts and pages show these, never the two-letter code. */
+const BRAND_NAMES: Record<string, string> = {
+  VI: "Visa",
+  MC: "Mastercard",
+  AX: "American Express",
+  DI: "Discover",
+  JC: "JCB",
+  DC: "Diners Club",
+  UP: "UnionPay",
+};
+
+/** The brand's name, or undefined for one without a name (`OT`, or a code a processor made up). */
+export function cardBrandName(code: string | null | undefined): string | undefined {
+  return code ? BRAND_NAMES[code] : undefined;
+}
+
+/** How a card is named to a person: "Visa •••• 1111", or "•••• 1111" for a brand without a name. */
+export function cardDisplayName(code: string | null | undefined, last4: string | null | undefined): string {
+  return [cardBrandName(code), last4 ? `•••• ${last4}` : null].filter(Boolean).join(" ");
+}
+
 export function cardBrand(digits: string): { brand: CardBrand; paymentMethod: CardBrand } {
   const brand = BRANDS.find((b) => b.test(digits))?.brand ?? "OT";
   return { brand, paymentMethod: brand };

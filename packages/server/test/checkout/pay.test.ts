@@ -141,7 +141,8 @@ for (const backend of testBackends()) {
       assert.ok(text.includes("Greiðsla tókst"), text);
       assert.ok(text.includes(checkoutReference));
       assert.ok(text.includes("489 kr."));
-      assert.ok(text.includes("555555******4444"));
+      assert.ok(text.includes("Mastercard •••• 4444"), "the brand by its name and the last four digits");
+      assert.ok(!text.includes("555555"), "no more of the number than a person needs");
       assert.equal(link.salesCount, 1);
       assert.equal(link.status, "Active", "no cap: still open");
       const [message] = await messagesFor(reference);
@@ -149,10 +150,24 @@ for (const backend of testBackends()) {
       assert.equal(message!.payload.additionalData.paymentMethod, "MC");
     });
 
-    for (const [card, reason] of [
-      [CARDS.refused, "Refused"],
-      [CARDS.expired, "Expired Card"],
-      [CARDS.cvcDeclined, "CVC Declined"],
+    it("tells an Icelandic shopper why in Icelandic, never in the processor's English", async () => {
+      const reference = await createLink(server, { culture: "is" });
+      for (const [card, shown] of [
+        [CARDS.expired, "Ástæða: Kortið er útrunnið."],
+        [CARDS.refused, "Ástæða: Útgefandi kortsins hafnaði greiðslunni."],
+      ] as const) {
+        const response = await pay(server.baseUrl, reference, cardFields(card));
+        assert.equal(response.status, 402);
+        const text = textOf(response.html);
+        assert.ok(text.includes(shown), text);
+        assert.doesNotMatch(text, /Expired Card|Refused/);
+      }
+    });
+
+    for (const [card, reason, shown] of [
+      [CARDS.refused, "Refused", "The card issuer refused the payment."],
+      [CARDS.expired, "Expired Card", "The card has expired."],
+      [CARDS.cvcDeclined, "CVC Declined", "The security code was not accepted."],
     ] as const) {
       it(`declines ${card} with 402 and the reason "${reason}", records completed: false`, async () => {
         const reference = await createLink(server, {
@@ -164,7 +179,7 @@ for (const backend of testBackends()) {
         assert.equal(response.status, 402);
         const text = textOf(response.html);
         assert.ok(text.includes("Payment declined"), text);
-        assert.ok(text.includes(`Reason: ${reason}`), text);
+        assert.ok(text.includes(`Reason: ${shown}`), text);
         assert.ok(text.includes("You have not been charged"));
         // The form is back, with the shopper's details but never the card number or CVC.
         assert.match(response.html, /<form method="post"/);

@@ -55,6 +55,7 @@ export const en = {
     Refused: "The card issuer refused the payment.",
     "Expired Card": "The card has expired.",
     "CVC Declined": "The security code was not accepted.",
+    "Not enough balance": "There is not enough money on the card.",
   } as Record<string, string>,
   declineReasonLabel: "Reason",
   failedTitle: "The payment could not be completed",

@@ -55,6 +55,7 @@ export const is: Messages = {
     Refused: "Útgefandi kortsins hafnaði greiðslunni.",
     "Expired Card": "Kortið er útrunnið.",
     "CVC Declined": "Öryggiskóðanum var hafnað.",
+    "Not enough balance": "Ekki er næg innstæða á kortinu.",
   },
   declineReasonLabel: "Ástæða",
   failedTitle: "Ekki tókst að ljúka greiðslunni",

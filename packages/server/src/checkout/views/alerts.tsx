@@ -13,13 +13,13 @@ export type CheckoutAlert =
 export function AlertBox({ alert, m, tokenize }: { alert: CheckoutAlert; m: Messages; tokenize: boolean }) {
   switch (alert.kind) {
     case "declined": {
-      const explained = m.declineReasons[alert.reason];
+      // The processor's words only when the page's language has none of its own for them.
+      const explained = m.declineReasons[alert.reason] ?? alert.reason;
       return (
         <div class="alert" role="alert" id="payment-alert">
           <h2>{tokenize ? m.declinedSaveTitle : m.declinedTitle}</h2>
-          {explained ? <p>{explained}</p> : null}
           <p>
-            {m.declineReasonLabel}: <strong>{alert.reason}</strong>
+            {m.declineReasonLabel}: <strong>{explained}</strong>
           </p>
           <p>{m.declinedNotCharged}</p>
         </div>

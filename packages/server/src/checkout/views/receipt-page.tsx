@@ -1,6 +1,7 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
 // The receipt: shown after a successful payment when the link has no returnUrl.
 import type { SubmissionRecord } from "../../db/submissions-repository.ts";
+import { cardDisplayName } from "../../payments/cards.ts";
 import { formatDateTime, formatMoney, type Lang } from "../../web/i18n.ts";
 import type { PageTheme } from "../../web/theme.ts";
 import { MESSAGES } from "../i18n.ts";
@@ -16,7 +17,7 @@ export interface ReceiptPageProps {
 
 export function ReceiptPage({ lang, nonce, theme, tokenize, submission }: ReceiptPageProps) {
   const m = MESSAGES[lang];
-  const card = [submission.cardBrand, submission.cardMasked].filter(Boolean).join(" ");
+  const card = cardDisplayName(submission.cardBrand, submission.cardLast4);
   return (
     <MessagePage
       lang={lang}
