@@ -288,6 +288,9 @@ for (const backend of testBackends()) {
           prepare: async () => {
             const reference = await createLink(server, { type: "TokenizeByLink", amount: 0, items: [], culture: "en" });
             const page = await getPage(server.baseUrl, `/pay/${reference}`);
+            // A page that saves the card says so, and not also that the card is never stored.
+            assert.match(textOf(page.html), /Only the card's processor keeps your card/);
+            assert.doesNotMatch(textOf(page.html), /never stored/);
             assert.equal((await pay(server.baseUrl, reference)).status, 200);
             return { reference, tokenFrom: page.html };
           },

@@ -30,6 +30,8 @@ export const en = {
   saveButton: "Save card",
   busyButton: "Processing…",
   secureNote: "Secure payment. Your card number is never stored.",
+  // A page that saves the card must not also say the card is never stored.
+  secureNoteSave: "Secure. Only the card's processor keeps your card; the shop gets a token that works for it alone.",
   poweredBy: "Payments by Paylink",
   fields: SHOPPER_FIELD_LABELS.en,
   errorSummaryTitle: "Please correct the following:",

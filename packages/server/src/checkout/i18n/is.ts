@@ -30,6 +30,7 @@ export const is: Messages = {
   saveButton: "Vista kort",
   busyButton: "Augnablik…",
   secureNote: "Örugg greiðsla. Kortanúmerið er aldrei geymt.",
+  secureNoteSave: "Öruggt. Aðeins færsluhirðirinn geymir kortið; verslunin fær tákn sem virkar aðeins hjá henni.",
   poweredBy: "Greiðslur um Paylink",
   fields: SHOPPER_FIELD_LABELS.is,
   errorSummaryTitle: "Vinsamlegast lagaðu eftirfarandi:",

@@ -61,7 +61,7 @@ export function CheckoutPage(props: CheckoutPageProps) {
             </button>
             <p class="secure">
               <LockIcon />
-              {m.secureNote}
+              {tokenize || terms.recurringProcessingModel ? m.secureNoteSave : m.secureNote}
             </p>
             {link.session?.abandonUrl ? (
               <p class="back">
