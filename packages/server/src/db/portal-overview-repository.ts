@@ -42,6 +42,30 @@ export async function salesPerDay(db: Database, merchantId: string, from: Date):
   return rows.map((row) => ({ day: row.day, currency: row.currency, sales: Number(row.sales), revenue: Number(row.revenue) }));
 }
 
+export interface DailyRefunds {
+  day: string;
+  currency: string;
+  /** Money given back that day: refunds and reversals the processor confirmed. */
+  refunded: number;
+}
+
+/**
+ * Refunds and reversals confirmed per day (the day the processor confirmed them) and currency
+ * since `from`, whatever the day of the payment they gave money back from.
+ */
+export async function refundsPerDay(db: Database, merchantId: string, from: Date): Promise<DailyRefunds[]> {
+  const day = sql<string>`to_char(coalesce(completed_at, created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD')`;
+  const rows = await db
+    .selectFrom("refunds")
+    .where("merchant_id", "=", merchantId)
+    .where("state", "=", "succeeded")
+    .where(sql<boolean>`coalesce(completed_at, created_at) >= ${from}`)
+    .select([day.as("day"), "currency", sql<string>`sum(amount)`.as("refunded")])
+    .groupBy([day, "currency"])
+    .execute();
+  return rows.map((row) => ({ day: row.day, currency: row.currency, refunded: Number(row.refunded) }));
+}
+
 export interface LinkTotals {
   visits: number;
   sales: number;

@@ -1,10 +1,10 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
 // GET /portal/overview (docs/portal.md#overview): sales and revenue per day for the last 30 days
-// (every approved payment: link sales and saved-card charges), the links' visits → sales
-// conversion, the links that sell most, the latest payments.
+// (every approved payment: link sales and saved-card charges), gross, refunds and net per currency,
+// the links' visits → sales conversion, the links that sell most, the latest payments.
 import type { FastifyInstance } from "fastify";
 import { listPayments } from "../db/payments-read-repository.ts";
-import { linkTotals, salesPerDay, topLinks } from "../db/portal-overview-repository.ts";
+import { linkTotals, refundsPerDay, salesPerDay, topLinks } from "../db/portal-overview-repository.ts";
 import { conversionPercent, dailySeries, lastDays } from "../domain/portal/daily-series.ts";
 import { formatMoney, formatNumber } from "../web/i18n.ts";
 import type { PortalContext } from "./deps.ts";
@@ -22,15 +22,16 @@ export function overviewRoutes(app: FastifyInstance, { deps }: PortalContext): v
     const m = PORTAL_MESSAGES[lang];
     const days = lastDays(deps.now(), 30);
     const from = new Date(`${days[0]}T00:00:00Z`);
-    const [rows, totals, top, recent] = await Promise.all([
+    const [rows, refunds, totals, top, recent] = await Promise.all([
       salesPerDay(deps.db, session.merchantId, from),
+      refundsPerDay(deps.db, session.merchantId, from),
       linkTotals(deps.db, session.merchantId),
       topLinks(deps.db, session.merchantId, 5),
       listPayments(deps.db, session.merchantId, {}, { offset: 0, limit: 8 }),
     ]);
-    const series = dailySeries(rows, days);
+    const series = dailySeries(rows, days, refunds);
     const conversion = conversionPercent(totals.visits, totals.sales);
-    const revenue = series.totals.map((t) => formatMoney(t.revenue, t.currency, lang)).join(" · ") || "0";
+    const net = series.totals.map((t) => formatMoney(t.net, t.currency, lang)).join(" · ") || "0";
     return sendPortalPage(reply, 200, (nonce) => (
       <Layout {...frameOf(request, nonce)} title={m.overview.title} section="overview">
         <h1>{m.overview.title}</h1>
@@ -45,8 +46,8 @@ export function overviewRoutes(app: FastifyInstance, { deps }: PortalContext): v
             </dd>
           </div>
           <div class="stat">
-            <dt>{m.overview.revenue30}</dt>
-            <dd data-stat="revenue">{revenue}</dd>
+            <dt>{m.overview.net30}</dt>
+            <dd data-stat="net">{net}</dd>
           </div>
           <div class="stat">
             <dt>{m.overview.visits}</dt>
@@ -57,6 +58,40 @@ export function overviewRoutes(app: FastifyInstance, { deps }: PortalContext): v
             <dd data-stat="conversion">{conversion === null ? m.none : `${formatNumber(conversion, lang)} %`}</dd>
           </div>
         </dl>
+        {series.totals.length > 0 ? (
+          <section class="card" aria-labelledby="money-title">
+            <h2 id="money-title">{m.overview.moneyTitle}</h2>
+            <TableWrap label={m.overview.moneyTitle}>
+              <table data-money>
+                <TableHead
+                  columns={[
+                    m.overview.currency,
+                    { num: m.overview.sales },
+                    { num: m.overview.gross },
+                    { num: m.overview.refunded },
+                    { num: m.overview.net },
+                  ]}
+                />
+                <tbody>
+                  {series.totals.map((t) => (
+                    <tr key={t.currency} data-currency={t.currency}>
+                      <td>{t.currency}</td>
+                      <td class="num">{formatNumber(t.sales, lang)}</td>
+                      <td class="num">{formatMoney(t.revenue, t.currency, lang)}</td>
+                      <td class="num">
+                        {t.refunded > 0 ? `− ${formatMoney(t.refunded, t.currency, lang)}` : formatMoney(0, t.currency, lang)}
+                      </td>
+                      <td class="num">
+                        <strong>{formatMoney(t.net, t.currency, lang)}</strong>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableWrap>
+            <p class="hint">{m.overview.moneyHint}</p>
+          </section>
+        ) : null}
         <section class="card" aria-labelledby="chart-title">
           <h2 id="chart-title">{m.overview.chartTitle}</h2>
           <SalesChart series={series} lang={lang} />

@@ -1,5 +1,6 @@
-// The overview chart's numbers (docs/portal.md#overview). Pure: per-day rows in, one point per day
-// of the period out (days without a sale are zero), in the currency that sold most.
+// The overview's numbers (docs/portal.md#overview). Pure: per-day rows in, one point per day of the
+// period out (days without a sale are zero) in the currency that sold most for the chart, and the
+// period's gross, refunds and net per currency: amounts in different currencies are never added.
 
 export interface DayTotal {
   day: string;
@@ -8,12 +9,28 @@ export interface DayTotal {
   revenue: number;
 }
 
+export interface DayRefunds {
+  day: string;
+  currency: string;
+  refunded: number;
+}
+
+export interface CurrencyTotal {
+  currency: string;
+  sales: number;
+  /** What the period's approved payments took. */
+  revenue: number;
+  /** What the period's confirmed refunds and reversals gave back (of payments of any day). */
+  refunded: number;
+  net: number;
+}
+
 export interface Series {
   /** The currency the revenue bars are in (null: no sales at all). */
   currency: string | null;
   points: Array<{ day: string; sales: number; revenue: number }>;
-  /** Revenue of the period per currency, largest first. */
-  totals: Array<{ currency: string; sales: number; revenue: number }>;
+  /** The period per currency, the one with most sales first. */
+  totals: CurrencyTotal[];
 }
 
 /** The `days` calendar days (UTC) ending with today's, oldest first. */
@@ -22,18 +39,25 @@ export function lastDays(now: Date, days: number): string[] {
   return Array.from({ length: days }, (_, index) => new Date(today - (days - 1 - index) * 86_400_000).toISOString().slice(0, 10));
 }
 
-export function dailySeries(rows: DayTotal[], days: string[]): Series {
-  const byCurrency = new Map<string, { sales: number; revenue: number }>();
+export function dailySeries(rows: DayTotal[], days: string[], refunds: DayRefunds[] = []): Series {
+  const byCurrency = new Map<string, CurrencyTotal>();
+  const totalOf = (currency: string) => {
+    const total = byCurrency.get(currency) ?? { currency, sales: 0, revenue: 0, refunded: 0, net: 0 };
+    byCurrency.set(currency, total);
+    return total;
+  };
   for (const row of rows) {
-    const total = byCurrency.get(row.currency) ?? { sales: 0, revenue: 0 };
+    const total = totalOf(row.currency);
     total.sales += row.sales;
     total.revenue += row.revenue;
-    byCurrency.set(row.currency, total);
   }
-  const totals = [...byCurrency.entries()].map(([currency, t]) => ({ currency, ...t })).sort((a, b) => b.sales - a.sales);
-  const currency = totals[0]?.currency ?? null;
+  for (const row of refunds) totalOf(row.currency).refunded += row.refunded;
+  const totals = [...byCurrency.values()]
+    .map((t) => ({ ...t, net: t.revenue - t.refunded }))
+    .sort((a, b) => b.sales - a.sales || b.refunded - a.refunded);
+  const currency = totals.find((t) => t.sales > 0)?.currency ?? null;
   const points = days.map((day) => {
-    const sales = rows.filter((row) => row.day === day).reduce((sum, row) => sum + row.sales, 0);
+    const sales = rows.filter((row) => row.day === day && row.currency === currency).reduce((sum, row) => sum + row.sales, 0);
     const revenue = rows.filter((row) => row.day === day && row.currency === currency).reduce((sum, row) => sum + row.revenue, 0);
     return { day, sales, revenue };
   });

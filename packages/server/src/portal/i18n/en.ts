@@ -39,7 +39,15 @@ export const en = {
   overview: {
     title: "Overview",
     sales30: "Sales, last 30 days",
-    revenue30: "Revenue, last 30 days",
+    net30: "Net, last 30 days",
+    moneyTitle: "Money, last 30 days",
+    moneyHint:
+      "Gross: what approved payments took. Refunded: refunds and reversals confirmed in these days, of payments of any day. Each currency on its own.",
+    currency: "Currency",
+    gross: "Gross",
+    refunded: "Refunded",
+    net: "Net",
+    axisLabel: (currency: string) => `Revenue in ${currency}`,
     visits: "Link visits (all time)",
     conversion: "Visits → sales",
     chartTitle: "Sales and revenue per day, last 30 days",

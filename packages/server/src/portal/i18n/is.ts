@@ -38,7 +38,15 @@ export const is: Messages = {
   overview: {
     title: "Yfirlit",
     sales30: "Sölur, síðustu 30 daga",
-    revenue30: "Velta, síðustu 30 daga",
+    net30: "Nettó, síðustu 30 daga",
+    moneyTitle: "Peningar, síðustu 30 daga",
+    moneyHint:
+      "Brúttó: það sem samþykktar greiðslur tóku. Endurgreitt: endurgreiðslur og bakfærslur staðfestar þessa daga, af greiðslum hvaða dags sem er. Hver gjaldmiðill sér.",
+    currency: "Gjaldmiðill",
+    gross: "Brúttó",
+    refunded: "Endurgreitt",
+    net: "Nettó",
+    axisLabel: (currency: string) => `Velta í ${currency}`,
     visits: "Heimsóknir á hlekki (alls)",
     conversion: "Heimsóknir → sölur",
     chartTitle: "Sölur og velta á dag, síðustu 30 daga",
