@@ -5,6 +5,7 @@
 import type { FastifyInstance } from "fastify";
 import { listPayments } from "../db/payments-read-repository.ts";
 import { linkTotals, refundsPerDay, salesPerDay, topLinks } from "../db/portal-overview-repository.ts";
+import { refundedAmounts } from "../db/refunds-repository.ts";
 import { conversionPercent, dailySeries, lastDays } from "../domain/portal/daily-series.ts";
 import { formatMoney, formatNumber } from "../web/i18n.ts";
 import type { PortalContext } from "./deps.ts";
@@ -30,6 +31,10 @@ export function overviewRoutes(app: FastifyInstance, { deps }: PortalContext): v
       listPayments(deps.db, session.merchantId, {}, { offset: 0, limit: 8 }),
     ]);
     const series = dailySeries(rows, days, refunds);
+    const refunded = await refundedAmounts(
+      deps.db,
+      recent.payments.flatMap((p) => (p.payfacReference ? [p.payfacReference] : [])),
+    );
     const conversion = conversionPercent(totals.visits, totals.sales);
     const net = series.totals.map((t) => formatMoney(t.net, t.currency, lang)).join(" · ") || "0";
     return sendPortalPage(reply, 200, (nonce) => (
@@ -129,7 +134,7 @@ export function overviewRoutes(app: FastifyInstance, { deps }: PortalContext): v
             <p class="muted">{m.overview.noPayments}</p>
           ) : (
             <>
-              <PaymentsTable payments={recent.payments} lang={lang} />
+              <PaymentsTable payments={recent.payments} lang={lang} refunded={refunded} />
               <a href="/portal/payments">{m.overview.allPayments}</a>
             </>
           )}

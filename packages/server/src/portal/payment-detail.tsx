@@ -37,12 +37,13 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
     const refunds = payment.payfacReference ? await refundsOf(deps.db, session.merchantId, payment.payfacReference) : [];
     const taken = refunds.filter((r) => r.state !== "failed").reduce((sum, r) => sum + r.amount, 0);
     const left = payment.state === "approved" && payment.amount > 0 ? payment.amount - taken : null;
+    const refunded = refunds.filter((r) => r.state === "succeeded").reduce((sum, r) => sum + r.amount, 0);
     const done = formField(request.query, "refunded") === "1";
     return sendPortalPage(reply, status, (nonce) => (
       <Layout {...frameOf(request, nonce)} title={m.payments.paymentTitle} section="payments">
         <h1>
           {`${m.payments.paymentTitle} ${formatMoney(payment.amount, payment.currency, lang)} `}
-          <StatePill state={payment.state} lang={lang} />
+          <StatePill state={payment.state} lang={lang} amount={payment.amount} refunded={refunded} />
         </h1>
         <div class="grid two">
           <section class="card">

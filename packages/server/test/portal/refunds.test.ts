@@ -40,6 +40,11 @@ for (const backend of testBackends()) {
       assert.match(page.text, /The refund was sent/);
       assert.match(page.text, /Refund .* Returned goods ISK 2,445 Refunded/);
       assert.match(page.text, /at most ISK 2,445/);
+      const pill = (html: string) => /<h1>[^<]*<span class="pill[^"]*">([^<]+)<\/span>/.exec(html)?.[1];
+      assert.equal(pill(page.html), "Partly refunded", "the payment's state says money went back");
+      const listed = (html: string) =>
+        new RegExp(`/portal/payments/${checkoutReference}"[\\s\\S]*?<span class="pill[^"]*">([^<]+)</span>`).exec(html)?.[1];
+      assert.equal(listed((await portal.get("/portal/payments")).html), "Partly refunded");
 
       const tooMuch = await portal.post(`${path}/refund`, { amount: "3000", refundReason: "OTHER" }, page);
       assert.equal(tooMuch.status, 400);
@@ -58,6 +63,9 @@ for (const backend of testBackends()) {
       page = await portal.get(path);
       assert.match(page.text, /Reversal .* ISK 2,445 Refunded/);
       assert.doesNotMatch(page.html, /action="[^"]*\/refund"/, "nothing is left to refund");
+      assert.equal(pill(page.html), "Refunded", "a fully refunded payment no longer says Approved");
+      assert.equal(listed((await portal.get("/portal/payments")).html), "Refunded");
+      assert.equal(listed((await portal.get("/portal/overview")).html), "Refunded");
 
       const log = await portal.get(`/portal/developers/webhooks/${webhookId}`);
       assert.equal((log.html.match(/data-event="Refund"/g) ?? []).length, 2, "one Refund webhook per refund");

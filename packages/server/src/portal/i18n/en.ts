@@ -74,10 +74,15 @@ export const en = {
     amount: "Amount",
     card: "Card",
     result: "Result",
-    states: { approved: "Approved", declined: "Declined", failed: "Failed", pending: "Pending", abandoned: "Abandoned" } as Record<
-      string,
-      string
-    >,
+    states: {
+      approved: "Approved",
+      partlyRefunded: "Partly refunded",
+      refunded: "Refunded",
+      declined: "Declined",
+      failed: "Failed",
+      pending: "Pending",
+      abandoned: "Abandoned",
+    } as Record<string, string>,
   },
   link: {
     reference: "Reference",

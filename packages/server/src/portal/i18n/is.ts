@@ -73,7 +73,15 @@ export const is: Messages = {
     amount: "Upphæð",
     card: "Kort",
     result: "Niðurstaða",
-    states: { approved: "Samþykkt", declined: "Hafnað", failed: "Mistókst", pending: "Í vinnslu", abandoned: "Hætt við" },
+    states: {
+      approved: "Samþykkt",
+      partlyRefunded: "Endurgreitt að hluta",
+      refunded: "Endurgreitt",
+      declined: "Hafnað",
+      failed: "Mistókst",
+      pending: "Í vinnslu",
+      abandoned: "Hætt við",
+    },
   },
   link: {
     reference: "Tilvísun",

@@ -1,12 +1,14 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
 // The payments table of the overview and of the payments page: date, type (link sale or saved
-// card), reference, amount, card, result.
+// card), reference, amount, card, result (refunds told apart, domain/payments/shown-state.ts).
 import type { PaymentRow } from "../../db/payments-read-repository.ts";
+import { shownState } from "../../domain/payments/shown-state.ts";
 import { formatDateTime, formatMoney, type Lang } from "../../web/i18n.ts";
 import { PORTAL_MESSAGES } from "../i18n.ts";
 import { TableHead, TableWrap } from "./table.tsx";
 
-export function PaymentsTable(props: { payments: PaymentRow[]; lang: Lang }) {
+/** `refunded`: confirmed refunds per payfacReference (db/refunds-repository.ts refundedAmounts). */
+export function PaymentsTable(props: { payments: PaymentRow[]; lang: Lang; refunded: Map<string, number> }) {
   const m = PORTAL_MESSAGES[props.lang];
   return (
     <TableWrap label={m.payments.title}>
@@ -27,7 +29,7 @@ export function PaymentsTable(props: { payments: PaymentRow[]; lang: Lang }) {
               <td class="num">{formatMoney(p.amount, p.currency, props.lang)}</td>
               <td class="mono masked-card">{p.cardMasked ? `${p.cardBrand ?? ""} ${p.cardMasked}`.trim() : m.none}</td>
               <td>
-                <StatePill state={p.state} lang={props.lang} />
+                <StatePill state={p.state} lang={props.lang} amount={p.amount} refunded={props.refunded.get(p.payfacReference ?? "")} />
               </td>
             </tr>
           ))}
@@ -51,7 +53,8 @@ export function PaymentReference(props: { payment: PaymentRow }) {
   );
 }
 
-export function StatePill(props: { state: string; lang: Lang }) {
-  const tone = props.state === "approved" ? "ok" : props.state === "declined" || props.state === "failed" ? "bad" : "";
-  return <span class={`pill ${tone}`}>{PORTAL_MESSAGES[props.lang].payment.states[props.state] ?? props.state}</span>;
+export function StatePill(props: { state: string; lang: Lang; amount?: number; refunded?: number | undefined }) {
+  const state = shownState(props.state, props.amount ?? 0, props.refunded ?? 0);
+  const tone = state === "approved" || state === "partlyRefunded" ? "ok" : state === "declined" || state === "failed" ? "bad" : "";
+  return <span class={`pill ${tone}`}>{PORTAL_MESSAGES[props.lang].payment.states[state] ?? state}</span>;
 }
