@@ -9,6 +9,7 @@ import type { ComponentChildren } from "preact";
 import { listApiKeys, listTerminals } from "../db/merchant-reads-repository.ts";
 import { createApiKey, revokeApiKey } from "../db/merchants-repository.ts";
 import { createWebhookEndpoint, listWebhookEndpoints } from "../db/webhook-endpoints-repository.ts";
+import { endpointHealth } from "../db/webhook-health-repository.ts";
 import { AppError } from "../domain/errors.ts";
 import { webhookAuthorizationError } from "../domain/webhooks/authorization-value.ts";
 import { checkWebhookUrl } from "../net/outbound-guard.ts";
@@ -22,6 +23,7 @@ import { IdParams } from "./schemas.ts";
 import { showOnce, takeShownOnce } from "./shown-once.ts";
 import { sendConfirmPage } from "./views/confirm.tsx";
 import { CopyValue } from "./views/copy-value.tsx";
+import { EndpointConditionPill, EndpointHealthLines } from "./views/endpoint-health.tsx";
 import { Csrf, Layout } from "./views/layout.tsx";
 import { TableHead, TableWrap } from "./views/table.tsx";
 import { WebhookForm } from "./views/webhook-form.tsx";
@@ -33,10 +35,11 @@ export function developersRoutes(fastify: FastifyInstance, { deps }: PortalConte
     const session = request.portal.session!;
     const { lang } = request.portal;
     const m = PORTAL_MESSAGES[lang];
-    const [keys, terminals, endpoints] = await Promise.all([
+    const [keys, terminals, endpoints, health] = await Promise.all([
       listApiKeys(deps.db, session.merchantId),
       listTerminals(deps.db, session.merchantId),
       listWebhookEndpoints(deps.db, deps.keyring, session.merchantId),
+      endpointHealth(deps.db, session.merchantId),
     ]);
     const done = formField(request.query, "done");
     const shown = status === 200 ? takeShownOnce(deps, request, reply) : undefined;
@@ -121,7 +124,8 @@ export function developersRoutes(fastify: FastifyInstance, { deps }: PortalConte
             {endpoints.map((e) => (
               <li key={e.webhookId}>
                 <a href={`/portal/developers/webhooks/${e.webhookId}`}>{e.url}</a>{" "}
-                <span class={e.enabled ? "pill ok" : "pill"}>{e.enabled ? m.dev.enabled : m.dev.disabled}</span>
+                <EndpointConditionPill enabled={e.enabled} health={health.get(e.webhookId)} lang={lang} />
+                <EndpointHealthLines enabled={e.enabled} health={health.get(e.webhookId)} lang={lang} />
               </li>
             ))}
           </ul>

@@ -15,6 +15,7 @@ import {
   rotateWebhookHmacKey,
   updateWebhookEndpoint,
 } from "../db/webhook-endpoints-repository.ts";
+import { endpointHealth } from "../db/webhook-health-repository.ts";
 import { AppError } from "../domain/errors.ts";
 import { webhookAuthorizationError } from "../domain/webhooks/authorization-value.ts";
 import { checkWebhookUrl } from "../net/outbound-guard.ts";
@@ -30,6 +31,7 @@ import { IdParams, WebhookDeliveryParams } from "./schemas.ts";
 import { showOnce, takeShownOnce } from "./shown-once.ts";
 import { sendConfirmPage } from "./views/confirm.tsx";
 import { CopyValue } from "./views/copy-value.tsx";
+import { EndpointConditionPill, EndpointHealthLines } from "./views/endpoint-health.tsx";
 import { Csrf, Layout } from "./views/layout.tsx";
 import { TableHead, TableWrap } from "./views/table.tsx";
 import { WebhookForm } from "./views/webhook-form.tsx";
@@ -44,7 +46,10 @@ export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: Portal
     const m = PORTAL_MESSAGES[lang];
     const endpoint = (await listWebhookEndpoints(deps.db, deps.keyring, session.merchantId)).find((e) => e.webhookId === id);
     if (!endpoint) return sendPortalNotFound(request, reply);
-    const { deliveries } = await listDeliveries(deps.db, session.merchantId, { webhookId: id }, { offset: 0, limit: 25 });
+    const [{ deliveries }, health] = await Promise.all([
+      listDeliveries(deps.db, session.merchantId, { webhookId: id }, { offset: 0, limit: 25 }),
+      endpointHealth(deps.db, session.merchantId),
+    ]);
     const action = (name: string) => `/portal/developers/webhooks/${id}/${name}`;
     const button = (name: string, label: string) => (
       <form method="post" action={action(name)}>
@@ -95,8 +100,9 @@ export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: Portal
           <a href="/portal/developers">{m.dev.title}</a>
         </p>
         <h1>
-          {endpoint.url} <span class={endpoint.enabled ? "pill ok" : "pill"}>{endpoint.enabled ? m.dev.enabled : m.dev.disabled}</span>
+          {endpoint.url} <EndpointConditionPill enabled={endpoint.enabled} health={health.get(id)} lang={lang} />
         </h1>
+        <EndpointHealthLines enabled={endpoint.enabled} health={health.get(id)} lang={lang} />
         {flash}
         <section class="card">
           <dl class="facts">
@@ -130,7 +136,7 @@ export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: Portal
           {deliveries.map((d) => (
             <details key={d.deliveryId} data-delivery={d.deliveryId} data-event={d.eventType}>
               <summary>
-                {`${formatDateTime(d.createdAt, lang)} · ${d.eventType} · ${m.dev.deliveryStates[d.state] ?? d.state} · ${m.dev.attempts}: ${d.attempts.length}`}
+                {`${formatDateTime(d.createdAt, lang)} · ${d.eventType} · ${d.state === "pending" && d.attempts.length > 0 ? m.dev.retrying : (m.dev.deliveryStates[d.state] ?? d.state)} · ${m.dev.attempts}: ${d.attempts.length}`}
               </summary>
               <pre>{JSON.stringify(d.message, null, 2)}</pre>
               <TableWrap label={m.dev.attempts}>

@@ -160,4 +160,42 @@ describe("portal developers (pglite)", () => {
     assert.equal((await portal.get(path)).status, 404);
     assert.equal((await portal.get(`${path}/delete`)).status, 404, "no question about an endpoint that is gone");
   });
+
+  test("an endpoint's health: Delivering, then Failing with its retry, given up, and Paused, in colour and in words", async () => {
+    const page = await portal.get("/portal/developers");
+    const posted = await portal.post("/portal/developers/webhooks", { url: "http://127.0.0.1:9/nobody-listens" }, page);
+    const path = new URL(posted.location!, server.baseUrl).pathname;
+    const webhookId = path.split("/").pop()!;
+    const condition = (html: string) => /data-condition="(\w+)"/.exec(html)?.[1];
+    assert.equal(condition((await portal.get(path)).html), "healthy");
+    assert.match((await portal.get(path)).text, /Delivering/);
+
+    await portal.post(`${path}/test`, {}, await portal.get(path));
+    const failing = await waitUntil(async () => {
+      const next = await portal.get(path);
+      return condition(next.html) === "failing" && next;
+    });
+    assert.match(failing.html, /class="pill bad" data-condition="failing">Failing</);
+    assert.match(failing.text, /1 message waits for a retry, failing since .+; next try .+\./);
+    assert.match(failing.text, /· Test · Retrying · Attempts: 1/, "the log says the message is being retried");
+    const list = await portal.get("/portal/developers");
+    assert.match(
+      list.html,
+      new RegExp(`${webhookId}">http://127.0.0.1:9/nobody-listens</a> <span class="pill bad" data-condition="failing">`),
+    );
+
+    await server.db.updateTable("webhook_deliveries").set({ state: "failed" }).where("endpoint_id", "=", webhookId).execute();
+    assert.match((await portal.get(path)).text, /1 message was given up on in the last 7 days/);
+    await server.db
+      .insertInto("webhook_endpoint_health")
+      .values({ endpoint_id: webhookId, consecutive_failures: 5, open_until: new Date(Date.now() + 3_600_000), opened_at: new Date() })
+      .onConflict((oc) => oc.column("endpoint_id").doUpdateSet({ open_until: new Date(Date.now() + 3_600_000) }))
+      .execute();
+    const paused = await portal.get(path);
+    assert.equal(condition(paused.html), "paused");
+    assert.match(paused.text, /The endpoint stopped answering: nothing is sent to it until/);
+    await portal.post(`${path}/disable`, {}, paused);
+    assert.equal(condition((await portal.get(path)).html), "disabled", "a disabled endpoint says so, nothing more");
+    assert.doesNotMatch((await portal.get(path)).html, /data-health/);
+  });
 });

@@ -238,6 +238,13 @@ export const en = {
     deliveryStates: { pending: "Pending", delivered: "Delivered", failed: "Failed" } as Record<string, string>,
     saved: "Saved.",
     keysTitle: "The endpoint's keys",
+    conditions: { healthy: "Delivering", failing: "Failing", paused: "Paused", disabled: "Disabled" } as Record<string, string>,
+    healthRetrying: (count: number, since: string, next: string) =>
+      `${count} ${count === 1 ? "message waits" : "messages wait"} for a retry, failing since ${since}; next try ${next}.`,
+    healthPaused: (until: string) => `The endpoint stopped answering: nothing is sent to it until ${until}, then one message tries.`,
+    healthGaveUp: (count: number) =>
+      `${count} ${count === 1 ? "message was" : "messages were"} given up on in the last 7 days (every attempt failed): resend from the log below.`,
+    retrying: "Retrying",
     keyCreated: "The key was created. Its secret was shown only once: if you did not copy it, revoke the key and create another.",
     keysShownOnce: "The keys were shown once. Show them again with \u201cShow keys\u201d.",
     endpointDeleted: "The endpoint and its delivery log were deleted.",

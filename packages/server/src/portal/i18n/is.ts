@@ -234,6 +234,13 @@ export const is: Messages = {
     deliveryStates: { pending: "Í bið", delivered: "Afhent", failed: "Mistókst" },
     saved: "Vistað.",
     keysTitle: "Lyklar vefkróksins",
+    conditions: { healthy: "Tekur við", failing: "Bilar", paused: "Í hléi", disabled: "Óvirkur" },
+    healthRetrying: (count: number, since: string, next: string) =>
+      `${count} skilaboð bíða endursendingar, bilun frá ${since}; næsta tilraun ${next}.`,
+    healthPaused: (until: string) => `Vefkrókurinn hætti að svara: ekkert er sent á hann fyrr en ${until}, þá er reynt með ein skilaboð.`,
+    healthGaveUp: (count: number) =>
+      `Gefist var upp á ${count} skilaboðum síðustu 7 daga (allar tilraunir mistókust): sendu þau aftur úr skránni hér fyrir neðan.`,
+    retrying: "Reynt aftur",
     keyCreated:
       "Lykillinn var búinn til. Hann birtist aðeins einu sinni: ef þú afritaðir hann ekki skaltu afturkalla hann og búa til annan.",
     keysShownOnce: "Lyklarnir birtust einu sinni. Birtu þá aftur með \u201eSýna lykla\u201c.",
