@@ -16,7 +16,9 @@ import { shopperFieldLabel } from "../web/shopper-field-labels.ts";
 import type { PortalContext } from "./deps.ts";
 import { PORTAL_MESSAGES } from "./i18n.ts";
 import { frameOf, sendPortalNotFound, sendPortalPage } from "./render.tsx";
+import { formField } from "./request-state.ts";
 import { PageQuery, pageNumber, ReferenceParams } from "./schemas.ts";
+import { sendConfirmPage } from "./views/confirm.tsx";
 import { Csrf, Layout } from "./views/layout.tsx";
 import { Pager } from "./views/pager.tsx";
 import { StatePill } from "./views/payments-table.tsx";
@@ -50,12 +52,18 @@ export function linkDetailRoutes(fastify: FastifyInstance, { deps }: PortalConte
     const url = linkUrl(deps.publicBaseUrl, link.reference);
     const { terms } = link;
     const conversion = conversionPercent(link.visitCount, link.salesCount);
+    const done = formField(request.query, "done");
     return sendPortalPage(reply, 200, (nonce) => (
       <Layout {...frameOf(request, nonce)} title={link.reference} section="links">
         <h1>
           <span class="mono">{link.reference}</span>{" "}
           <span class={status === "Active" ? "pill ok" : "pill"}>{m.links.statuses[status]}</span>
         </h1>
+        {done === "disabled" || done === "enabled" ? (
+          <div class="alert ok" role="status">
+            {done === "disabled" ? m.detail.disabledNotice : m.detail.enabledNotice}
+          </div>
+        ) : null}
         {terms.description ? <p>{terms.description}</p> : null}
         <div class="grid two">
           <section class="card" aria-labelledby="url-title">
@@ -73,12 +81,19 @@ export function linkDetailRoutes(fastify: FastifyInstance, { deps }: PortalConte
                   {m.detail.edit}
                 </a>
               )}
-              <form method="post" action={`/portal/links/${link.reference}/${link.disabled ? "enable" : "disable"}`}>
-                <Csrf token={session.csrfToken} />
-                <button type="submit" class={link.disabled ? "secondary" : "danger"}>
-                  {link.disabled ? m.detail.enable : m.detail.disable}
-                </button>
-              </form>
+              {link.disabled ? (
+                <form method="post" action={`/portal/links/${link.reference}/enable`}>
+                  <Csrf token={session.csrfToken} />
+                  <button type="submit" class="secondary">
+                    {m.detail.enable}
+                  </button>
+                </form>
+              ) : (
+                // Disabling asks first, on a page of its own.
+                <a class="button danger" href={`/portal/links/${link.reference}/disable`}>
+                  {m.detail.disable}
+                </a>
+              )}
             </div>
           </section>
           <section class="card" aria-labelledby="counters-title">
@@ -181,11 +196,28 @@ export function linkDetailRoutes(fastify: FastifyInstance, { deps }: PortalConte
     ));
   });
 
+  app.get("/links/:reference/disable", options, async (request, reply) => {
+    const link = request.validationError
+      ? undefined
+      : await findLink(deps.db, request.portal.session!.merchantId, request.params.reference);
+    if (!link || link.disabled) return sendPortalNotFound(request, reply);
+    const m = PORTAL_MESSAGES[request.portal.lang].detail;
+    const path = `/portal/links/${link.reference}`;
+    return sendConfirmPage(request, reply, {
+      question: m.confirmDisable(link.reference),
+      consequence: m.confirmDisableText,
+      action: `${path}/disable`,
+      button: m.disable,
+      back: path,
+      section: "links",
+    });
+  });
+
   app.post("/links/:reference/disable", options, async (request, reply) => {
     const merchantId = request.portal.session!.merchantId;
     const found = !request.validationError && (await disableLink({ ...deps, log: request.log }, merchantId, request.params.reference));
     if (!found) return sendPortalNotFound(request, reply);
-    return reply.redirect(`/portal/links/${request.params.reference}`, 303);
+    return reply.redirect(`/portal/links/${request.params.reference}?done=disabled`, 303);
   });
 
   app.post("/links/:reference/enable", options, async (request, reply) => {
@@ -196,6 +228,6 @@ export function linkDetailRoutes(fastify: FastifyInstance, { deps }: PortalConte
       !request.validationError &&
       (await updateLink({ ...deps, log: request.log }, merchantId, { paymentLinkReference: reference, status: "Active" }));
     if (!found) return sendPortalNotFound(request, reply);
-    return reply.redirect(`/portal/links/${reference}`, 303);
+    return reply.redirect(`/portal/links/${reference}?done=enabled`, 303);
   });
 }

@@ -185,12 +185,21 @@ describe("portal links (pglite)", () => {
     const created = await createViaForm(twoItems());
     const reference = created.location!.split("/").pop()!;
     let detail = await portal.get(`/portal/links/${reference}`);
-    assert.equal((await portal.post(`/portal/links/${reference}/disable`, {}, detail)).status, 303);
+    assert.doesNotMatch(detail.html, /<form method="post" action="[^"]*\/disable"/, "no one-click disable");
+    const question = await portal.get(`/portal/links/${reference}/disable`);
+    assert.match(question.text, new RegExp(`Disable the link ${reference}\\?`));
+    assert.equal((await getLink(server, reference)).status, "Active", "asking changes nothing");
+    const disabled = await portal.post(`/portal/links/${reference}/disable`, {}, question);
+    assert.equal(disabled.status, 303);
     assert.equal((await getLink(server, reference)).status, "Disabled");
+    assert.match((await portal.get(disabled.location!)).text, /The link is disabled\./);
+    assert.equal((await portal.get(`/portal/links/${reference}/disable`)).status, 404, "no question about a disabled link");
     has((await portal.get("/portal/links?status=Disabled")).html, new RegExp(reference));
     detail = await portal.get(`/portal/links/${reference}`);
-    assert.equal((await portal.post(`/portal/links/${reference}/enable`, {}, detail)).status, 303);
+    const enabled = await portal.post(`/portal/links/${reference}/enable`, {}, detail);
+    assert.equal(enabled.status, 303);
     assert.equal((await getLink(server, reference)).status, "Active");
+    assert.match((await portal.get(enabled.location!)).text, /The link is active again\./);
 
     const payment = await pay(server.baseUrl, reference, { ...cardFields(), FullName: "Anna Jónsdóttir" });
     assert.equal(payment.status, 303, payment.html.slice(0, 300));

@@ -150,6 +150,7 @@ for (const backend of testBackends()) {
         `/portal/payments/${ofB.tokenPayment}`,
         `/portal/developers/webhooks/${ofB.webhookId}`,
         `/portal/developers/api-keys/${ofB.keyId}/revoke`,
+        `/portal/links/${ofB.link}/disable`,
         ...["disable", "delete", "rotate"].map((action) => `/portal/developers/webhooks/${ofB.webhookId}/${action}`),
         `/portal/themes/${ofB.themeKey}`,
       ];

@@ -139,6 +139,8 @@ export const en = {
     quantity: "Qty",
     unitPrice: "Unit price",
     disabledNotice: "The link is disabled.",
+    confirmDisable: (reference: string) => `Disable the link ${reference}?`,
+    confirmDisableText: "Shoppers who open it see that it is closed; payments already made stay. You can enable it again.",
     enabledNotice: "The link is active again.",
   },
   form: {

@@ -135,6 +135,9 @@ export const is: Messages = {
     quantity: "Magn",
     unitPrice: "Einingaverð",
     disabledNotice: "Hlekkurinn er óvirkur.",
+    confirmDisable: (reference: string) => `Gera hlekkinn ${reference} óvirkan?`,
+    confirmDisableText:
+      "Kaupendur sem opna hann sjá að hann er lokaður; greiðslur sem þegar eru gerðar standa. Þú getur virkjað hann aftur.",
     enabledNotice: "Hlekkurinn er virkur á ný.",
   },
   form: {
