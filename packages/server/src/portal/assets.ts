@@ -75,6 +75,7 @@ button.secondary,.button.secondary{background:#fff;color:#14213d}
 button.danger,.button.danger{background:#fff;color:#8c1d18;border-color:#8c1d18}
 .actions{display:flex;flex-wrap:wrap;gap:8px;margin:12px 0 0}
 .actions+form{margin-top:20px}
+details.more>summary{cursor:pointer;font-weight:600;padding:8px 0;min-height:24px}
 ul.health{margin:6px 0 12px;padding-left:20px;color:#8c1d18}
 .alert{border:2px solid #b3261e;background:#fdf0ef;border-radius:10px;padding:12px 14px;margin:0 0 16px}
 .alert.info{border-color:#9ab3d6;background:#eef4fb}

@@ -75,8 +75,11 @@ for (const backend of testBackends()) {
       await rows.nth(1).getByLabel("Name").fill("Ullarsokkar");
       await rows.nth(1).getByLabel("Quantity").fill("2");
       await rows.nth(1).getByLabel("Unit price").fill("980");
+      // The shopper fields and the rarer options wait behind "more": opened as a merchant would.
+      await page.locator("summary", { hasText: "Shopper details to ask for" }).click();
       await page.getByLabel("Full name", { exact: true }).selectOption("Required");
       await page.getByLabel("Description (for you, not shown to the shopper)").fill("Journey order 17");
+      await page.locator("summary", { hasText: "More options" }).click();
       await page.getByLabel("Language of the checkout page").selectOption("en");
       await clickAndWait(page, /\/portal\/links\/[0-9A-Za-z]+$/, () => page.getByRole("button", { name: "Create link" }).click());
       reference = page.url().split("/").pop()!;

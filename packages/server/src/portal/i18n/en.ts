@@ -175,6 +175,7 @@ export const en = {
     exactSalesCount: "Most sales",
     exactSalesCountHint: "Leave empty for unlimited.",
     recurring: "How the saved card will be used",
+    moreOptions: "More options: language, theme, expiry, sales limit, return address",
     shopperFields: "Shopper details to ask for",
     notAsked: "Not asked",
     requirements: { Required: "Required", Optional: "Optional", Hidden: "Hidden", Prefilled: "Prefilled" } as Record<string, string>,

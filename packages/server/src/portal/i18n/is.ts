@@ -172,6 +172,7 @@ export const is: Messages = {
     exactSalesCount: "Hámark sala",
     exactSalesCountHint: "Tómt fyrir ótakmarkað.",
     recurring: "Hvernig vistaða kortið verður notað",
+    moreOptions: "Fleiri valkostir: tungumál, þema, gildistími, hámark sala, slóð til baka",
     shopperFields: "Upplýsingar sem kaupandi gefur",
     notAsked: "Ekki spurt",
     requirements: { Required: "Skylda", Optional: "Valfrjálst", Hidden: "Falið", Prefilled: "Forútfyllt" },

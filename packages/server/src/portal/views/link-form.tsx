@@ -126,8 +126,10 @@ export function LinkForm(props: LinkFormProps) {
           {m.addItem}
         </button>
       </fieldset>
-      <fieldset class="card">
-        <legend class="label">{m.shopperFields}</legend>
+      {/* The rare choices wait behind "more" (the form was 4,300 px long on a phone); they open by
+          themselves when an optional one is set or any has a problem, so nothing wrong is hidden. */}
+      <details class="card more" open={SHOPPER_FIELDS.some((name) => values.shopper[name] || problems.has(`shopper-${name}`))}>
+        <summary>{m.shopperFields}</summary>
         {SHOPPER_FIELDS.map((name) => {
           const entry = values.shopper[name];
           return (
@@ -151,7 +153,7 @@ export function LinkForm(props: LinkFormProps) {
             </div>
           );
         })}
-      </fieldset>
+      </details>
       <fieldset class="card">
         <legend class="label">{m.options}</legend>
         <div class="field">
@@ -161,65 +163,74 @@ export function LinkForm(props: LinkFormProps) {
           </textarea>
           <Problem id="description" problems={problems} />
         </div>
-        <div class="row">
-          <div class="field">
-            <label for="culture">{m.culture}</label>
-            <select {...field("culture")}>
-              <option value="is" selected={values.culture === "is"}>
-                Íslenska
-              </option>
-              <option value="en" selected={values.culture === "en"}>
-                English
-              </option>
-            </select>
-          </div>
-          <div class="field">
-            <label for="themeKey">{m.theme}</label>
-            <select {...field("themeKey")}>
-              <option value="">{m.noTheme}</option>
-              {props.themes.map((t) => (
-                <option key={t.themeKey} value={t.themeKey} selected={t.themeKey === values.themeKey}>
-                  {t.name}
+        <details
+          class="more"
+          open={
+            RARE_OPTIONS.some((key) => problems.has(key)) ||
+            Boolean(values.expiresAt || values.exactSalesCount || values.returnUrl || values.themeKey)
+          }
+        >
+          <summary>{m.moreOptions}</summary>
+          <div class="row">
+            <div class="field">
+              <label for="culture">{m.culture}</label>
+              <select {...field("culture")}>
+                <option value="is" selected={values.culture === "is"}>
+                  Íslenska
                 </option>
-              ))}
-            </select>
-            <Problem id="themeKey" problems={problems} />
+                <option value="en" selected={values.culture === "en"}>
+                  English
+                </option>
+              </select>
+            </div>
+            <div class="field">
+              <label for="themeKey">{m.theme}</label>
+              <select {...field("themeKey")}>
+                <option value="">{m.noTheme}</option>
+                {props.themes.map((t) => (
+                  <option key={t.themeKey} value={t.themeKey} selected={t.themeKey === values.themeKey}>
+                    {t.name}
+                  </option>
+                ))}
+              </select>
+              <Problem id="themeKey" problems={problems} />
+            </div>
           </div>
-        </div>
-        <div class="row">
-          <div class="field">
-            <label for="expiresAt">{m.expiresAt}</label>
-            <input {...field("expiresAt")} type="datetime-local" value={values.expiresAt} />
-            <Problem id="expiresAt" problems={problems} />
+          <div class="row">
+            <div class="field">
+              <label for="expiresAt">{m.expiresAt}</label>
+              <input {...field("expiresAt")} type="datetime-local" value={values.expiresAt} />
+              <Problem id="expiresAt" problems={problems} />
+            </div>
+            <div class="field">
+              <label for="exactSalesCount">
+                {m.exactSalesCount} <span class="hint">{m.exactSalesCountHint}</span>
+              </label>
+              <input {...field("exactSalesCount")} value={values.exactSalesCount} inputmode="numeric" />
+              <Problem id="exactSalesCount" problems={problems} />
+            </div>
           </div>
           <div class="field">
-            <label for="exactSalesCount">
-              {m.exactSalesCount} <span class="hint">{m.exactSalesCountHint}</span>
+            <label for="returnUrl">
+              {m.returnUrl} <span class="hint">{m.returnUrlHint}</span>
             </label>
-            <input {...field("exactSalesCount")} value={values.exactSalesCount} inputmode="numeric" />
-            <Problem id="exactSalesCount" problems={problems} />
+            <input {...field("returnUrl")} type="url" value={values.returnUrl} />
+            <Problem id="returnUrl" problems={problems} />
           </div>
-        </div>
-        <div class="field">
-          <label for="returnUrl">
-            {m.returnUrl} <span class="hint">{m.returnUrlHint}</span>
-          </label>
-          <input {...field("returnUrl")} type="url" value={values.returnUrl} />
-          <Problem id="returnUrl" problems={problems} />
-        </div>
-        {props.mode === "create" || values.type === "TokenizeByLink" ? (
-          <div class="field">
-            <label for="recurringProcessingModel">{m.recurring}</label>
-            <select {...field("recurringProcessingModel")}>
-              {RECURRING_PROCESSING_MODELS.map((model) => (
-                <option key={model} value={model} selected={values.recurringProcessingModel === model}>
-                  {model}
-                </option>
-              ))}
-            </select>
-            <Problem id="recurringProcessingModel" problems={problems} />
-          </div>
-        ) : null}
+          {props.mode === "create" || values.type === "TokenizeByLink" ? (
+            <div class="field">
+              <label for="recurringProcessingModel">{m.recurring}</label>
+              <select {...field("recurringProcessingModel")}>
+                {RECURRING_PROCESSING_MODELS.map((model) => (
+                  <option key={model} value={model} selected={values.recurringProcessingModel === model}>
+                    {model}
+                  </option>
+                ))}
+              </select>
+              <Problem id="recurringProcessingModel" problems={problems} />
+            </div>
+          ) : null}
+        </details>
       </fieldset>
       <div class="actions">
         <button type="submit">{props.mode === "create" ? m.create : m.save}</button>
@@ -227,6 +238,9 @@ export function LinkForm(props: LinkFormProps) {
     </form>
   );
 }
+
+/** The options behind "more" on the form. */
+const RARE_OPTIONS = ["culture", "themeKey", "expiresAt", "exactSalesCount", "returnUrl", "recurringProcessingModel"];
 
 function empty() {
   return { name: "", quantity: "", unitPrice: "", amount: "" };
