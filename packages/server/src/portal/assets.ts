@@ -40,6 +40,7 @@ h3{font-size:1rem;margin:16px 0 8px}
 .mono,.ref{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9rem;overflow-wrap:anywhere}
 .table-wrap{overflow-x:auto;margin:0 0 8px;position:relative}
 .table-wrap:focus-visible{outline:3px solid #2f7de1;outline-offset:1px}
+@media(max-width:600px){table.cards thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}table.cards,table.cards tbody,table.cards tr,table.cards td{display:block;width:100%}table.cards tr{border-bottom:1px solid #d5dbe2;padding:8px 0}table.cards td{display:grid;grid-template-columns:auto minmax(0,1fr);column-gap:12px;align-items:baseline;border:0;padding:3px 0;text-align:right}table.cards td::before{content:attr(data-label);grid-row:1/span 4;font:600 15px/1.5 system-ui,-apple-system,Segoe UI,Roboto,Helvetica Neue,Arial,sans-serif;color:#4f5966;text-align:left}table.cards td>*{grid-column:2;justify-self:end;min-width:0;overflow-wrap:anywhere}}
 td.masked-card{overflow-wrap:normal}
 table{width:100%;border-collapse:collapse}
 th,td{text-align:left;padding:8px 10px;border-bottom:1px solid #e6eaef;vertical-align:top}

@@ -96,7 +96,7 @@ export function linksListRoute(fastify: FastifyInstance, { deps }: PortalContext
             <p>{m.links.none}</p>
           ) : (
             <TableWrap label={m.links.title}>
-              <table data-links>
+              <table data-links class="cards">
                 <TableHead
                   columns={[
                     m.link.reference,
@@ -114,20 +114,28 @@ export function linksListRoute(fastify: FastifyInstance, { deps }: PortalContext
                     const s = linkStatus(link, now);
                     return (
                       <tr key={link.reference}>
-                        <td>
+                        <td data-label={m.link.reference}>
                           <a class="mono" href={`/portal/links/${link.reference}`}>
                             {link.reference}
                           </a>
                         </td>
-                        <td>{link.terms.description || <span class="muted">{m.link.noDescription}</span>}</td>
-                        <td>{m.links.types[link.terms.type]}</td>
-                        <td>
+                        <td data-label={m.link.description}>
+                          {link.terms.description || <span class="muted">{m.link.noDescription}</span>}
+                        </td>
+                        <td data-label={m.link.type}>{m.links.types[link.terms.type]}</td>
+                        <td data-label={m.link.status}>
                           <span class={s === "Active" ? "pill ok" : "pill"}>{m.links.statuses[s]}</span>
                         </td>
-                        <td class="num">{formatMoney(link.terms.amount, link.terms.currency, lang)}</td>
-                        <td class="num">{link.visitCount}</td>
-                        <td class="num">{link.salesCount}</td>
-                        <td>{formatDateTime(link.createdAt, lang)}</td>
+                        <td class="num" data-label={m.link.amount}>
+                          {formatMoney(link.terms.amount, link.terms.currency, lang)}
+                        </td>
+                        <td class="num" data-label={m.link.visits}>
+                          {link.visitCount}
+                        </td>
+                        <td class="num" data-label={m.link.sales}>
+                          {link.salesCount}
+                        </td>
+                        <td data-label={m.link.created}>{formatDateTime(link.createdAt, lang)}</td>
                       </tr>
                     );
                   })}

@@ -12,23 +12,27 @@ export function PaymentsTable(props: { payments: PaymentRow[]; lang: Lang; refun
   const m = PORTAL_MESSAGES[props.lang];
   return (
     <TableWrap label={m.payments.title}>
-      <table data-payments>
+      <table data-payments class="cards">
         <TableHead
           columns={[m.payment.date, m.payment.type, m.payment.reference, { num: m.payment.amount }, m.payment.card, m.payment.result]}
         />
         <tbody>
           {props.payments.map((p) => (
             <tr key={p.checkoutReference} data-source={p.source}>
-              <td>
+              <td data-label={m.payment.date}>
                 <a href={`/portal/payments/${p.checkoutReference}`}>{formatDateTime(p.createdAt, props.lang)}</a>
               </td>
-              <td>{m.payment.sources[p.source]}</td>
-              <td>
+              <td data-label={m.payment.type}>{m.payment.sources[p.source]}</td>
+              <td data-label={m.payment.reference}>
                 <PaymentReference payment={p} />
               </td>
-              <td class="num">{formatMoney(p.amount, p.currency, props.lang)}</td>
-              <td class="mono masked-card">{p.cardMasked ? `${p.cardBrand ?? ""} ${p.cardMasked}`.trim() : m.none}</td>
-              <td>
+              <td class="num" data-label={m.payment.amount}>
+                {formatMoney(p.amount, p.currency, props.lang)}
+              </td>
+              <td class="mono masked-card" data-label={m.payment.card}>
+                {p.cardMasked ? `${p.cardBrand ?? ""} ${p.cardMasked}`.trim() : m.none}
+              </td>
+              <td data-label={m.payment.result}>
                 <StatePill state={p.state} lang={props.lang} amount={p.amount} refunded={props.refunded.get(p.payfacReference ?? "")} />
               </td>
             </tr>
