@@ -89,9 +89,12 @@ export function checkCapture(balance: AuthorisationBalance, amount: number, now:
 export function refundableTotal(balance: AuthorisationBalance, now: Date): number {
   const captured = capturedAmount(balance, now);
   if (captured === 0) {
+    const state = authorisationState(balance, now);
     throw new AppError(
       "StateConflict",
-      `Payment ${balance.payfacReference} is authorised but not captured; capture it first, or reverse it to release the authorisation.`,
+      state === "open"
+        ? `Payment ${balance.payfacReference} is authorised but not captured; capture it first, or reverse it to release the authorisation.`
+        : `Payment ${balance.payfacReference} ${STATE_TEXT[state]} and nothing of it was captured; there is nothing to refund.`,
     );
   }
   return captured;
@@ -109,8 +112,16 @@ export function reversalScope(balance: AuthorisationBalance, now: Date): { total
       `Payment ${balance.payfacReference} has a capture or an adjustment still being processed; reverse it once that is done.`,
     );
   }
-  const open = authorisationState(balance, now) === "open";
-  return open ? { total: balance.amount, release: true } : { total: capturedAmount(balance, now), release: false };
+  const state = authorisationState(balance, now);
+  if (state === "open") return { total: balance.amount, release: true };
+  const captured = capturedAmount(balance, now);
+  if (captured === 0) {
+    throw new AppError(
+      "StateConflict",
+      `Payment ${balance.payfacReference} ${STATE_TEXT[state]} and nothing of it was captured; there is nothing to reverse.`,
+    );
+  }
+  return { total: captured, release: false };
 }
 
 /** An adjustment fits: an open pre-authorisation, before any capture or refund (409 3003). */
