@@ -77,12 +77,39 @@ export interface ReverseRequest {
   reference?: string | null;
 }
 
-/** The answer to a refund or reversal: received; the result arrives as a `Refund` webhook. */
+/** The answer to a refund, reversal, capture or adjustment: received; the result arrives as a webhook. */
 export interface ModificationResponse extends ResponseEnvelope {
   /** The refund's own reference. */
   payfacReference: string;
   originalPayfacReference: string;
   status: "Received";
+}
+
+/**
+ * Body of `POST /modification/capture` (capture a manual-capture authorisation, in part or in
+ * full) and of `POST /modification/adjust` (its new authorised total, before any capture).
+ */
+export interface CaptureRequest {
+  /** Your reference (the order id). */
+  reference?: string | null;
+  /** The authorised payment's payfacReference. */
+  payfacReference: string;
+  /** Minor units, > 0: an integer or a string of digits. */
+  amount: number | string;
+  /** The payment's currency. */
+  currency: string;
+}
+export type AdjustRequest = CaptureRequest;
+
+/** `Reserved` until the processor answers; `Unknown`: asked, no answer yet (asked again). */
+export type CaptureStatus = "Reserved" | "Approved" | "Declined" | "Unknown";
+
+export interface PaymentCapture {
+  /** The capture's own reference. */
+  payfacReference: string;
+  amount: number;
+  status: CaptureStatus;
+  created: string;
 }
 
 export interface DisableTokenRequest {
@@ -126,6 +153,11 @@ export interface Payment {
   /** The sum of the refunds that succeeded. */
   refundedAmount: number;
   refunds: PaymentRefund[];
+  /** Authorised for manual capture (a session with isManualCapture). */
+  isManualCapture?: boolean;
+  /** What is captured: the amount for a payment captured with its authorisation. */
+  capturedAmount?: number;
+  captures?: PaymentCapture[];
 }
 
 export interface GetPaymentResponse extends ResponseEnvelope {

@@ -2,6 +2,8 @@
 // it has no dependencies; every failure surfaces as one of the PaylinkError classes (errors.ts).
 import { randomUUID } from "node:crypto";
 import type {
+  AdjustRequest,
+  CaptureRequest,
   ChargeTokenRequest,
   ChargeTokenResponse,
   GetPaymentResponse,
@@ -163,6 +165,24 @@ export class PaylinkClient {
     const body = typeof request === "string" ? { payfacReference: request } : request;
     checkValue("payfacReference", body?.payfacReference);
     return this.#post("/modification/reverse", body, options);
+  }
+
+  /**
+   * `POST /modification/capture`: capture part or all of a manual-capture authorisation; the result
+   * arrives as a `Capture` webhook.
+   */
+  async capture(request: CaptureRequest, options: PostRequestOptions = {}): Promise<ModificationResponse> {
+    checkValue("payfacReference", request?.payfacReference);
+    return this.#post("/modification/capture", request, options);
+  }
+
+  /**
+   * `POST /modification/adjust`: a pre-authorisation's new total, before any capture; the result
+   * arrives as an `Adjustment` webhook.
+   */
+  async adjust(request: AdjustRequest, options: PostRequestOptions = {}): Promise<ModificationResponse> {
+    checkValue("payfacReference", request?.payfacReference);
+    return this.#post("/modification/adjust", request, options);
   }
 
   /** `POST /tokens/disable`: later charges of the card are refused (409). Idempotent. */

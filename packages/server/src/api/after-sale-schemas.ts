@@ -90,10 +90,41 @@ export const ReverseBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** Minor units as an integer or a string of digits (`"48900"`), as on the session endpoints. */
+const WireAmount = (description: string) => Type.Unsafe<number | string>({ type: ["integer", "string"], maxLength: 20, description });
+
+export const CaptureBody = Type.Object(
+  {
+    reference: Type.Optional(
+      Type.Unsafe<string | null>({ type: ["string", "null"], minLength: 1, maxLength: 200, description: "Your reference (the order id)." }),
+    ),
+    payfacReference: PayfacReference,
+    amount: WireAmount("Minor units to capture, > 0; at most what is left of the authorisation."),
+    currency: Currency,
+  },
+  { additionalProperties: false },
+);
+
+export const AdjustBody = Type.Object(
+  {
+    reference: Type.Optional(
+      Type.Unsafe<string | null>({ type: ["string", "null"], minLength: 1, maxLength: 200, description: "Your reference (the order id)." }),
+    ),
+    payfacReference: PayfacReference,
+    amount: WireAmount("The new authorised total in minor units, > 0."),
+    currency: Currency,
+  },
+  { additionalProperties: false },
+);
+
 export const ModificationResponse = Type.Object({
-  payfacReference: Type.String({ description: "The refund's own reference." }),
+  payfacReference: Type.String({ description: "The refund's (capture's, adjustment's) own reference." }),
   originalPayfacReference: Type.String(),
-  status: Type.Unsafe<"Received">({ type: "string", enum: ["Received"], description: "The result arrives as a Refund webhook." }),
+  status: Type.Unsafe<"Received">({
+    type: "string",
+    enum: ["Received"],
+    description: "The result arrives as a Refund (Capture, Adjustment) webhook.",
+  }),
   ...Envelope,
 });
 
@@ -117,6 +148,15 @@ export const RefundEntry = Type.Object({
   createdAt: Type.String(),
 });
 
+export const CAPTURE_STATUSES = ["Reserved", "Approved", "Declined", "Unknown"] as const;
+
+export const CaptureEntry = Type.Object({
+  payfacReference: Type.String({ description: "The capture's own reference." }),
+  amount: Type.Integer(),
+  status: StringEnum(CAPTURE_STATUSES, "Reserved until the processor answers; Unknown: asked, no answer yet (asked again)."),
+  created: Type.String(),
+});
+
 export const Payment = Type.Object({
   payfacReference: Type.String(),
   checkoutReference: Type.String(),
@@ -132,6 +172,11 @@ export const Payment = Type.Object({
   createdAt: Type.String(),
   refundedAmount: Type.Integer({ description: "The sum of the refunds that succeeded." }),
   refunds: Type.Array(RefundEntry),
+  isManualCapture: Type.Optional(Type.Boolean({ description: "Authorised for manual capture (a session with isManualCapture)." })),
+  capturedAmount: Type.Optional(
+    Type.Integer({ description: "What is captured: the amount for a payment captured with its authorisation." }),
+  ),
+  captures: Type.Optional(Type.Array(CaptureEntry, { description: "Captures made with /modification/capture, oldest first." })),
 });
 
 export const GetPaymentResponse = Type.Object({ payment: Payment, ...Envelope });

@@ -8,6 +8,8 @@ import { idempotency } from "../http/idempotency.ts";
 import { apiRateLimit } from "../http/rate-limit.ts";
 import { typed } from "../http/typed-app.ts";
 import { anyCaseValidatorCompiler } from "../http/validation.ts";
+import { registerAdjust } from "./adjust.ts";
+import { registerCapture } from "./capture.ts";
 import type { ApiDeps } from "./deps.ts";
 import { registerCreateLink } from "./links-create.ts";
 import { registerDisableLink } from "./links-disable.ts";
@@ -58,4 +60,6 @@ export async function apiRoutes(instance: FastifyInstance, deps: ApiDeps) {
   // Hosted-checkout sessions: one per order, the e-commerce plugins' way in.
   registerCreateSession(app, deps);
   registerSessionStatus(app, deps);
+  registerCapture(app, deps);
+  registerAdjust(app, deps);
 }

@@ -42,7 +42,19 @@ export const ADOBE_COMMERCE_SESSION = {
   ],
 };
 
+const AUTHORISED = "9TX4KD2MQ8RZ6WNB";
+
+/** What the WooCommerce plugin posts to capture an order authorised with isManualCapture (a part of it here). */
+export const CAPTURE = { reference: "1042", payfacReference: AUTHORISED, amount: "200000", currency: "ISK" };
+/** A pre-authorisation's new total. */
+export const ADJUST = { reference: "1042", payfacReference: AUTHORISED, amount: 520000, currency: "ISK" };
+
 export const SESSION_ERRORS = {
+  captureTooHigh: {
+    errorCode: "2019",
+    errorMessage: `amount ISK 3,000 is more than what is left to capture of payment ${AUTHORISED}: ISK 2,890.`,
+  },
+  notManualCapture: { errorCode: "3003", errorMessage: `Payment ${AUTHORISED} is not a manual-capture authorisation.` },
   tooLate: {
     errorCode: "2009",
     errorMessage: 'expiresAt "2026-03-16T15:41:12Z" is more than 24 hours ahead; a session lives at most 24 hours.',
@@ -98,6 +110,35 @@ export function sessionExamples(publicBaseUrl: string): Record<string, Operation
         200: { done: { summary: "Done", value: { success: true, message: "Token disabled successfully.", ...envelope(30) } } },
         401: UNAUTHENTICATED,
         404: error("No saved card with this token for your merchant", "tokenNotFound", 31),
+      },
+    },
+    capturePayment: {
+      success: "Received: the capture's own payfacReference; the result arrives as a Capture webhook.",
+      requests: { partial: { summary: "Capture part of an order authorised with isManualCapture", value: CAPTURE } },
+      responses: {
+        200: {
+          received: {
+            summary: "Received",
+            value: { payfacReference: "M4QZ8RT2KX7BW9NC", originalPayfacReference: AUTHORISED, status: "Received", ...envelope(40) },
+          },
+        },
+        400: error("More than is left to capture", "captureTooHigh", 41),
+        401: UNAUTHENTICATED,
+        409: error("Not a manual-capture authorisation", "notManualCapture", 42),
+      },
+    },
+    adjustAuthorisation: {
+      success: "Received; the result arrives as an Adjustment webhook with the new authorised amount.",
+      requests: { newTotal: { summary: "A pre-authorisation's new total", value: ADJUST } },
+      responses: {
+        200: {
+          received: {
+            summary: "Received",
+            value: { payfacReference: "R8TX2KD9QM4ZW7BN", originalPayfacReference: AUTHORISED, status: "Received", ...envelope(43) },
+          },
+        },
+        401: UNAUTHENTICATED,
+        409: error("Not a manual-capture authorisation", "notManualCapture", 44),
       },
     },
   };

@@ -1,4 +1,5 @@
 // Domain values → the payment and modification JSON of the after-sale API. Nothing else builds them.
+import type { CaptureRecord } from "../db/captures-repository.ts";
 import type { PaymentRecord } from "../db/payments-repository.ts";
 import type { RefundRecord } from "../db/refunds-repository.ts";
 import type { TokenCharge } from "../services/charge-token.ts";
@@ -30,14 +31,29 @@ export function presentTokenCharge({ resultCode, payment, paymentMethod }: Token
   };
 }
 
-export function presentPayment(payment: PaymentRecord, refunds: RefundRecord[]) {
+const CAPTURE_STATUS: Record<string, "Reserved" | "Approved" | "Declined" | "Unknown"> = {
+  reserved: "Reserved",
+  approved: "Approved",
+  declined: "Declined",
+  unknown: "Unknown",
+};
+
+/** A payment captured later: its authorised amount now (after any adjustment), what is captured, its captures. */
+export interface CaptureView {
+  authorisedAmount: number;
+  capturedAmount: number;
+  captures: CaptureRecord[];
+}
+
+export function presentPayment(payment: PaymentRecord, refunds: RefundRecord[], capture?: CaptureView) {
   const resultCode: "Authorised" | "Refused" | "Pending" | "Cancelled" = RESULT_CODE[payment.state] ?? "Cancelled";
+  const captured = resultCode === "Authorised" ? payment.amount : 0;
   return {
     payfacReference: payment.payfacReference,
     checkoutReference: payment.checkoutReference,
     merchantReference: payment.merchantReference,
     paymentLinkReference: payment.paymentLinkReference,
-    amount: payment.amount,
+    amount: capture?.authorisedAmount ?? payment.amount,
     currency: payment.currency,
     resultCode,
     refusalReason: resultCode === "Authorised" ? null : payment.reason,
@@ -55,10 +71,20 @@ export function presentPayment(payment: PaymentRecord, refunds: RefundRecord[]) 
       status: REFUND_STATUS[refund.state] ?? "Pending",
       createdAt: refund.createdAt.toISOString(),
     })),
+    isManualCapture: payment.capture?.manual ?? false,
+    capturedAmount: capture?.capturedAmount ?? captured,
+    captures: (capture?.captures ?? [])
+      .filter((entry) => entry.kind === "capture")
+      .map((entry) => ({
+        payfacReference: entry.payfacReference,
+        amount: entry.amount,
+        status: CAPTURE_STATUS[entry.state] ?? "Reserved",
+        created: entry.createdAt.toISOString(),
+      })),
   };
 }
 
-/** The answer to a refund or a reversal (both "Received"; the result follows as a Refund webhook). */
+/** The answer to a refund, reversal, capture or adjustment ("Received"; the result follows as a webhook). */
 export function presentModification({ payfacReference, originalPayfacReference, status }: ModificationReceipt) {
   return { payfacReference, originalPayfacReference, status };
 }

@@ -2,6 +2,7 @@
 // charge of a saved card (a token payment). Found by the processor's payfacReference, and only
 // among the merchant's own: another merchant's payment is not found.
 import { type Kysely, sql } from "kysely";
+import type { CaptureTerms } from "../domain/payments/capture.ts";
 import { type PaymentFactColumns, type PaymentFacts, paymentFactsOf } from "./payment-facts.ts";
 import type { DB } from "./schema.ts";
 
@@ -18,6 +19,8 @@ export interface PaymentRecord extends PaymentFacts {
   /** pending, approved, declined, failed, abandoned. */
   state: string;
   createdAt: Date;
+  /** How a session's payment is captured later (manual capture or captureHoursDelay); null when captured with its authorisation. */
+  capture: CaptureTerms | null;
 }
 
 interface PaymentRow extends PaymentFactColumns {
@@ -31,12 +34,17 @@ interface PaymentRow extends PaymentFactColumns {
   currency: string;
   state: string;
   created_at: Date | string;
+  manual_capture: boolean;
+  pre_auth: boolean;
+  capture_hours_delay: number | null;
+  authorised_at: Date | string;
 }
 
 export async function findPayment(db: Kysely<DB>, merchantId: string, payfacReference: string): Promise<PaymentRecord | undefined> {
   const result = await sql<PaymentRow>`
     SELECT 'token' AS source, id, payfac_reference, merchant_id, merchant_reference, NULL AS link_reference, amount, currency,
-           state, reason, auth_code, card_brand, card_masked, card_last4, card_expiry, card_usage, created_at
+           state, reason, auth_code, card_brand, card_masked, card_last4, card_expiry, card_usage, created_at,
+           false AS manual_capture, false AS pre_auth, NULL::integer AS capture_hours_delay, coalesce(completed_at, created_at) AS authorised_at
     FROM token_payments WHERE payfac_reference = ${payfacReference} AND merchant_id = ${merchantId}
     UNION ALL
     SELECT 'link' AS source,
@@ -44,7 +52,9 @@ export async function findPayment(db: Kysely<DB>, merchantId: string, payfacRefe
            CASE WHEN l.kind = 'session' THEN l.reference ELSE s.id END,
            s.payfac_reference, l.merchant_id, coalesce(l.order_reference, l.reference),
            CASE WHEN l.kind = 'session' THEN NULL ELSE l.reference END, s.amount, s.currency,
-           s.state, s.reason, s.auth_code, s.card_brand, s.card_masked, s.card_last4, s.card_expiry, s.card_usage, s.created_at
+           s.state, s.reason, s.auth_code, s.card_brand, s.card_masked, s.card_last4, s.card_expiry, s.card_usage, s.created_at,
+           s.manual_capture, l.is_pre_auth, CASE WHEN s.manual_capture THEN NULL ELSE l.capture_hours_delay END,
+           coalesce(s.completed_at, s.created_at)
     FROM submissions s JOIN payment_links l ON l.reference = s.link_reference
     WHERE s.payfac_reference = ${payfacReference} AND l.merchant_id = ${merchantId}
     LIMIT 1`.execute(db);
@@ -62,6 +72,20 @@ export async function findPayment(db: Kysely<DB>, merchantId: string, payfacRefe
       currency: row.currency,
       state: row.state,
       createdAt: new Date(row.created_at),
+      capture: captureTermsOf(row),
     }
   );
+}
+
+const HOUR_MS = 60 * 60 * 1000;
+
+function captureTermsOf(row: PaymentRow): CaptureTerms | null {
+  if (!row.manual_capture && row.capture_hours_delay === null) return null;
+  const authorisedAt = new Date(row.authorised_at);
+  return {
+    manual: row.manual_capture,
+    preAuth: row.pre_auth,
+    authorisedAt,
+    autoCaptureAt: row.manual_capture ? null : new Date(authorisedAt.getTime() + (row.capture_hours_delay ?? 0) * HOUR_MS),
+  };
 }

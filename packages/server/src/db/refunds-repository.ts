@@ -4,6 +4,8 @@
 // CHECK backs this up), the processor is called outside any transaction, and the answer moves the
 // amount from reserved to refunded (or releases it) in the transaction that writes the webhook.
 import { type Kysely, type Selectable, sql, type Transaction } from "kysely";
+import type { AuthorisationBalance } from "../domain/payments/capture.ts";
+import { type BalancePayment, ensureBalance, readBalance } from "./captures-repository.ts";
 import type { Database } from "./connect.ts";
 import type { DB, RefundsTable } from "./schema.ts";
 
@@ -42,12 +44,8 @@ function toRefund(row: Selectable<RefundsTable>): RefundRecord {
   };
 }
 
-export interface RefundablePayment {
-  payfacReference: string;
-  merchantId: string;
-  amount: number;
-  currency: string;
-}
+/** The payment a refund is made of (its balance row is made with the first refund if it has none). */
+export type RefundablePayment = BalancePayment;
 
 export interface NewRefund {
   payfacReference: string;
@@ -64,22 +62,34 @@ export type RefundReservation =
   | { kind: "too-high"; left: number; pending: number };
 
 /**
+ * What refunds of a payment captured later may give back in all, read under its balance's lock, and
+ * whether this reversal releases the uncaptured rest (the rules of docs/api.md#capture-and-adjust;
+ * they may refuse by throwing).
+ */
+export type RefundScope = (balance: AuthorisationBalance) => { total: number; release: boolean };
+
+/**
  * Reserves the refund's amount and records it pending, in one short transaction; nothing is
  * recorded when it does not fit. `alsoInTransaction` (the request's Idempotency-Key answer) commits
- * with the reservation or not at all.
+ * with the reservation or not at all. `scope` is asked for a payment captured later only.
  */
 export async function reserveRefund(
   db: Database,
   payment: RefundablePayment,
   refund: NewRefund,
   alsoInTransaction?: (trx: Transaction<DB>, refund: RefundRecord) => Promise<void>,
+  scope?: RefundScope,
 ): Promise<RefundReservation> {
   return db.transaction().execute(async (trx): Promise<RefundReservation> => {
     // The first refund of a payment creates its balance; a racing one waits for that insert and skips.
-    await sql`
-      INSERT INTO refund_balances (payfac_reference, merchant_id, amount, currency)
-      VALUES (${payment.payfacReference}, ${payment.merchantId}, ${payment.amount}, ${payment.currency})
-      ON CONFLICT (payfac_reference) DO NOTHING`.execute(trx);
+    await ensureBalance(trx, payment);
+    // A payment captured later: only what is captured may come back, read under the row's lock.
+    let total: number | null = null;
+    let release = false;
+    if (payment.capture && scope) {
+      const balance = await readBalance(trx, payment.payfacReference, true);
+      if (balance) ({ total, release } = scope(balance));
+    }
     // A reversal takes whatever is left, read under the row's lock so that no refund slips in between.
     let wanted = refund.amount;
     if (wanted === "rest") {
@@ -89,14 +99,15 @@ export async function reserveRefund(
         .where("payfac_reference", "=", payment.payfacReference)
         .forUpdate()
         .executeTakeFirstOrThrow();
-      wanted = Number(balance.amount) - Number(balance.refunded_amount) - Number(balance.reserved_amount);
+      wanted = (total ?? Number(balance.amount)) - Number(balance.refunded_amount) - Number(balance.reserved_amount);
     }
     const reserved =
       wanted > 0
         ? await sql<{ amount: number }>`
-            UPDATE refund_balances SET reserved_amount = reserved_amount + ${wanted}
+            UPDATE refund_balances SET reserved_amount = reserved_amount + ${wanted},
+              released_at = ${release ? sql`coalesce(released_at, now())` : sql`released_at`}
             WHERE payfac_reference = ${payment.payfacReference} AND merchant_id = ${payment.merchantId}
-              AND refunded_amount + reserved_amount + ${wanted} <= amount
+              AND refunded_amount + reserved_amount + ${wanted} <= ${total === null ? sql`amount` : sql`LEAST(amount, ${total})`}
             RETURNING ${wanted}::bigint AS amount`.execute(trx)
         : { rows: [] };
     const amount = Number(reserved.rows[0]?.amount ?? 0);
@@ -107,7 +118,8 @@ export async function reserveRefund(
         .where("payfac_reference", "=", payment.payfacReference)
         .executeTakeFirstOrThrow();
       const pending = Number(balance.reserved_amount);
-      return { kind: "too-high", left: Number(balance.amount) - Number(balance.refunded_amount) - pending, pending };
+      const limit = Math.min(total ?? Number(balance.amount), Number(balance.amount));
+      return { kind: "too-high", left: Math.max(0, limit - Number(balance.refunded_amount) - pending), pending };
     }
     const row = await trx
       .insertInto("refunds")
@@ -160,7 +172,9 @@ export async function recordRefund(
     const refunded = outcome.kind === "succeeded" ? row.amount : 0;
     await sql`
       UPDATE refund_balances
-      SET reserved_amount = reserved_amount - ${row.amount}, refunded_amount = refunded_amount + ${refunded}
+      SET reserved_amount = reserved_amount - ${row.amount}, refunded_amount = refunded_amount + ${refunded},
+        -- A reversal the processor refused released nothing.
+        released_at = ${outcome.kind === "failed" && row.kind === "reversal" ? null : sql`released_at`}
       WHERE payfac_reference = ${row.original_payfac_reference}`.execute(trx);
     const refund = toRefund(row);
     await alsoInTransaction(trx, refund);

@@ -249,6 +249,30 @@ export interface RefundBalancesTable {
   currency: string;
   refunded_amount: Generated<number>;
   reserved_amount: Generated<number>;
+  /** Manual capture (migration 0028): NULL when captured with the authorisation. */
+  captured_amount: ColumnType<number | null, number | null | undefined, number | null>;
+  capture_reserved_amount: Generated<number>;
+  authorised_at: NullableTimestamp;
+  auto_capture_at: NullableTimestamp;
+  released_at: NullableTimestamp;
+  pre_auth: Generated<boolean>;
+}
+
+/** One capture or adjustment of a manual-capture authorisation (migration 0028). */
+export interface CapturesTable {
+  payfac_reference: string;
+  original_payfac_reference: string;
+  merchant_id: string;
+  kind: string;
+  amount: ColumnType<number, number, number>;
+  currency: string;
+  merchant_reference: string | null;
+  state: Generated<string>;
+  failure_reason: string | null;
+  attempt_count: Generated<number>;
+  next_attempt_at: ColumnType<Date, Date | string | undefined, Date | string>;
+  created_at: Generated<Date>;
+  decided_at: NullableTimestamp;
 }
 
 /** One refund or reversal (migration 0009). */
@@ -302,6 +326,7 @@ export interface DB {
   token_payments: TokenPaymentsTable;
   refund_balances: RefundBalancesTable;
   refunds: RefundsTable;
+  captures: CapturesTable;
   checkout_attempts: CheckoutAttemptsTable;
   payfac_references: PayfacReferencesTable;
 }

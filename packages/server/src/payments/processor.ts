@@ -125,16 +125,16 @@ export interface TokenChargeRequest {
 }
 
 export interface ModificationRequest {
-  /** Paylink's reference of this refund or reversal: the processor's idempotency key for it. */
+  /** Paylink's reference of this refund, reversal, capture or adjustment: the processor's idempotency key for it. */
   modificationReference: string;
   originalPayfacReference: string;
-  /** Minor units, > 0: what this modification gives back. */
+  /** Minor units, > 0: what a refund or reversal gives back, what a capture takes, an adjustment's new total. */
   amount: number;
   currency: string;
   signal?: AbortSignal;
 }
 
-/** The processor's final word on a refund or reversal. */
+/** The processor's final word on a refund, reversal, capture or adjustment. */
 export type ModificationResult = { accepted: true } | { accepted: false; reason: string };
 
 export interface AfterSaleProcessor {
@@ -153,6 +153,16 @@ export interface AfterSaleProcessor {
    * refunded). Idempotent by modificationReference; rejects when the outcome is unknown.
    */
   cancelOrRefund(request: ModificationRequest): Promise<ModificationResult>;
+  /**
+   * Captures `amount` of a manual-capture authorisation (several partial captures may follow one
+   * another). Idempotent by modificationReference; rejects when the outcome is unknown.
+   */
+  capture(request: ModificationRequest): Promise<ModificationResult>;
+  /**
+   * Changes an uncaptured authorisation's amount to `amount`, the new total. Idempotent by
+   * modificationReference; rejects when the outcome is unknown.
+   */
+  adjustAuthorisation(request: ModificationRequest): Promise<ModificationResult>;
 }
 
 export function isAfterSaleProcessor(processor: object): processor is AfterSaleProcessor {
@@ -161,6 +171,8 @@ export function isAfterSaleProcessor(processor: object): processor is AfterSaleP
     typeof candidate.chargeToken === "function" &&
     typeof candidate.reverseCharge === "function" &&
     typeof candidate.refund === "function" &&
-    typeof candidate.cancelOrRefund === "function"
+    typeof candidate.cancelOrRefund === "function" &&
+    typeof candidate.capture === "function" &&
+    typeof candidate.adjustAuthorisation === "function"
   );
 }

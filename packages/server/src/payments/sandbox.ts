@@ -43,7 +43,7 @@ export class SandboxProcessor implements PaymentProcessor, AfterSaleProcessor {
   readonly reversed = new Set<string>();
   /** checkoutReference → payfacReference of every approved token charge. */
   readonly tokenCharges = new Map<string, string>();
-  /** modificationReference → amount of every refund and reversal accepted. */
+  /** modificationReference → amount of every refund, reversal, capture and adjustment accepted. */
   readonly modifications = new Map<string, string>();
   constructor(private readonly options: SandboxOptions = {}) {}
 
@@ -116,6 +116,15 @@ export class SandboxProcessor implements PaymentProcessor, AfterSaleProcessor {
   }
 
   async cancelOrRefund(request: ModificationRequest): Promise<ModificationResult> {
+    return this.refund(request);
+  }
+
+  /** Captures and adjustments succeed at once; Paylink keeps the balance (what is left, what lapsed). */
+  async capture(request: ModificationRequest): Promise<ModificationResult> {
+    return this.refund(request);
+  }
+
+  async adjustAuthorisation(request: ModificationRequest): Promise<ModificationResult> {
     return this.refund(request);
   }
 }

@@ -1,14 +1,19 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
 // GET /portal/payments/{checkoutReference} (docs/portal.md#payments): one payment — a link sale
 // or a saved-card charge — with its link or reference, card, result, the shopper's answers and its
-// refunds, and the forms to refund and reverse it.
+// refunds, and the forms to refund and reverse it; a manual-capture payment also shows its captures
+// and the forms to capture and cancel it.
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { capturesOf, readBalance } from "../db/captures-repository.ts";
 import { findPayment } from "../db/payments-read-repository.ts";
+import { findPayment as findAfterSalePayment } from "../db/payments-repository.ts";
 import { refundsOf } from "../db/refunds-repository.ts";
 import { AppError } from "../domain/errors.ts";
 import { parseDisplayAmount } from "../domain/money/display-amount.ts";
+import { authorisationState, capturedAmount, untouchedBalance } from "../domain/payments/capture.ts";
 import { REFUND_REASONS } from "../domain/payments/rules.ts";
+import { captureOrAdjust } from "../services/capture.ts";
 import { refundPayment } from "../services/refund.ts";
 import { reversePayment } from "../services/reverse.ts";
 import { formatDateTime, formatMoney } from "../web/i18n.ts";
@@ -19,6 +24,7 @@ import { PORTAL_MESSAGES } from "./i18n.ts";
 import { frameOf, sendPortalNotFound, sendPortalPage } from "./render.tsx";
 import { formField } from "./request-state.ts";
 import { IdParams } from "./schemas.ts";
+import { Captures } from "./views/capture.tsx";
 import { Layout } from "./views/layout.tsx";
 import { PaymentReference, StatePill } from "./views/payments-table.tsx";
 import { Refunds } from "./views/refunds.tsx";
@@ -27,8 +33,34 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const options = { schema: { params: IdParams }, attachValidation: true };
 
-  /** The payment's page; `problem` is a refund the services refused, shown beside the refund form. */
-  async function sendPayment(request: FastifyRequest, reply: FastifyReply, id: string, status: number, problem?: string) {
+  /** A manual-capture payment's authorisation as it stands: for the capture card and what refunds may take. */
+  async function captureOf(merchantId: string, payfacReference: string) {
+    const payment = await findAfterSalePayment(deps.db, merchantId, payfacReference);
+    if (!payment?.capture) return undefined;
+    const balance = (await readBalance(deps.db, payfacReference)) ?? untouchedBalance({ ...payment, capture: payment.capture });
+    const now = deps.now();
+    return {
+      manual: payment.capture.manual,
+      state: authorisationState(balance, now),
+      authorised: balance.amount,
+      captured: capturedAmount(balance, now),
+      left: balance.amount - (balance.capturedAmount ?? balance.amount) - balance.captureReservedAmount,
+      captures: await capturesOf(deps.db, merchantId, payfacReference),
+    };
+  }
+
+  /**
+   * The payment's page; `problem` is a refund (or capture) the services refused, shown beside the
+   * refund (or capture) form.
+   */
+  async function sendPayment(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    id: string,
+    status: number,
+    problem?: string,
+    problemAt: "refund" | "capture" = "refund",
+  ) {
     const session = request.portal.session!;
     const { lang } = request.portal;
     const payment = await findPayment(deps.db, session.merchantId, id);
@@ -36,14 +68,25 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
     const m = PORTAL_MESSAGES[lang];
     const refunds = payment.payfacReference ? await refundsOf(deps.db, session.merchantId, payment.payfacReference) : [];
     const taken = refunds.filter((r) => r.state !== "failed").reduce((sum, r) => sum + r.amount, 0);
-    const left = payment.state === "approved" && payment.amount > 0 ? payment.amount - taken : null;
+    const capture =
+      payment.payfacReference && payment.state === "approved" ? await captureOf(session.merchantId, payment.payfacReference) : undefined;
+    // A payment captured later: only captured money can be refunded.
+    const refundable = capture ? capture.captured : payment.amount;
+    const left = payment.state === "approved" && payment.amount > 0 ? Math.max(0, refundable - taken) : null;
     const refunded = refunds.filter((r) => r.state === "succeeded").reduce((sum, r) => sum + r.amount, 0);
     const done = formField(request.query, "refunded") === "1";
+    const captureDone = formField(request.query, "captured") === "1";
     return sendPortalPage(reply, status, (nonce) => (
       <Layout {...frameOf(request, nonce)} title={m.payments.paymentTitle} section="payments">
         <h1>
           {`${m.payments.paymentTitle} ${formatMoney(payment.amount, payment.currency, lang)} `}
-          <StatePill state={payment.state} lang={lang} amount={payment.amount} refunded={refunded} />
+          <StatePill
+            state={payment.state}
+            lang={lang}
+            amount={payment.amount}
+            refunded={refunded}
+            authorisation={capture?.manual ? capture : undefined}
+          />
         </h1>
         <div class="grid two">
           <section class="card">
@@ -95,6 +138,21 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
             {m.payments.refundDone}
           </div>
         ) : null}
+        {captureDone ? (
+          <div class="alert ok" role="status">
+            {m.payments.captureDone}
+          </div>
+        ) : null}
+        {capture?.manual ? (
+          <Captures
+            lang={lang}
+            csrf={session.csrfToken}
+            action={`/portal/payments/${payment.checkoutReference}`}
+            currency={payment.currency}
+            {...capture}
+            problem={problemAt === "capture" ? problem : undefined}
+          />
+        ) : null}
         <Refunds
           lang={lang}
           csrf={session.csrfToken}
@@ -103,7 +161,7 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
           left={left}
           currency={payment.currency}
           leftText={left === null ? "" : formatMoney(left, payment.currency, lang)}
-          problem={problem}
+          problem={problemAt === "refund" ? problem : undefined}
         />
       </Layout>
     ));
@@ -142,4 +200,27 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
       return reply.redirect(`/portal/payments/${payment.checkoutReference}?refunded=1`, 303);
     });
   }
+
+  // Capture goes through the API's own use case (the same reservation and Capture webhook); Cancel
+  // is the reverse action above.
+  app.post("/payments/:id/capture", options, async (request, reply) => {
+    const session = request.portal.session!;
+    const payment = request.validationError ? undefined : await findPayment(deps.db, session.merchantId, request.params.id);
+    if (!payment?.payfacReference) return sendPortalNotFound(request, reply);
+    const amount = parseDisplayAmount(formField(request.body, "amount"), payment.currency);
+    if (amount === null) {
+      const text = PORTAL_MESSAGES[request.portal.lang].form.problems.notAmount!;
+      return sendPayment(request, reply, payment.checkoutReference, 400, text, "capture");
+    }
+    try {
+      const input = { payfacReference: payment.payfacReference, amount, currency: payment.currency };
+      await captureOrAdjust({ ...deps, log: request.log }, session.merchantId, "capture", input);
+    } catch (error) {
+      if (!(error instanceof AppError) || error.status >= 500) throw error;
+      const text = asSentence(errorText(error, "capture", request.portal.lang));
+      return sendPayment(request, reply, payment.checkoutReference, 400, text, "capture");
+    }
+    request.log.info({ checkoutReference: payment.checkoutReference }, "payment captured in the portal");
+    return reply.redirect(`/portal/payments/${payment.checkoutReference}?captured=1`, 303);
+  });
 }

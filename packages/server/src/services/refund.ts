@@ -6,6 +6,7 @@
 //   refundablePayment ─► rules ─► reserveRefund ─► askProcessorToModify ─► settleModification (+ outbox)
 import type { KeyedEffect } from "../db/idempotency-repository.ts";
 import { reserveRefund } from "../db/refunds-repository.ts";
+import { refundableTotal } from "../domain/payments/capture.ts";
 import { checkMerchantReference, checkRefundAmount, type RefundReason, refundTooHigh } from "../domain/payments/rules.ts";
 import { newUpperAlnum } from "../ids.ts";
 import type { AfterSaleServiceDeps } from "./deps.ts";
@@ -35,6 +36,8 @@ export async function refundPayment(
     payment,
     { payfacReference: newUpperAlnum(16), kind: "refund", amount, merchantReference, refundReason: input.refundReason ?? null },
     keyed && ((trx, refund) => keyed.answered(trx, receipt(refund))),
+    // A payment captured later: only its captured money can be refunded.
+    (balance) => ({ total: refundableTotal(balance, deps.now()), release: false }),
   );
   if (reservation.kind === "too-high") throw refundTooHigh(payment, amount, reservation.left, reservation.pending);
   return receipt(await askProcessorToModify(deps, payment, reservation.refund));

@@ -1,8 +1,11 @@
 // Reverse a payment (docs/api.md#reverse): cancel it, or refund whatever of it is not yet
 // refunded (a half-refunded payment gets its other half back). Reserved like a refund, and its
-// result arrives as a Refund webhook too, as the live gateway's plugins expect.
+// result arrives as a Refund webhook too, as the live gateway's plugins expect. On a manual-capture
+// authorisation it refunds the captured part and releases the rest, still one Refund webhook
+// (docs/api.md#capture-and-adjust).
 import type { KeyedEffect } from "../db/idempotency-repository.ts";
 import { reserveRefund } from "../db/refunds-repository.ts";
+import { reversalScope } from "../domain/payments/capture.ts";
 import { checkMerchantReference, nothingToReverse } from "../domain/payments/rules.ts";
 import { newUpperAlnum } from "../ids.ts";
 import type { AfterSaleServiceDeps } from "./deps.ts";
@@ -28,6 +31,7 @@ export async function reversePayment(
     payment,
     { payfacReference: newUpperAlnum(16), kind: "reversal", amount: "rest", merchantReference, refundReason: null },
     keyed && ((trx, refund) => keyed.answered(trx, receipt(refund))),
+    (balance) => reversalScope(balance, deps.now()),
   );
   if (reservation.kind === "too-high") throw nothingToReverse(payment, reservation.pending);
   return receipt(await askProcessorToModify(deps, payment, reservation.refund));

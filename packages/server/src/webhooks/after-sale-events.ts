@@ -1,6 +1,8 @@
 // What the after-sale operations tell the merchant's webhook endpoints (docs/webhooks.md): an
-// Authorization for a charge of a saved card, a Refund for a refund or reversal, a TokenDisabled.
+// Authorization for a charge of a saved card, a Refund for a refund or reversal, a TokenDisabled, a
+// Capture or an Adjustment of a manual-capture authorisation.
 // Pure; the services write them to the outbox in the transaction that records the result.
+import type { CaptureRecord } from "../db/captures-repository.ts";
 import type { PaymentRecord } from "../db/payments-repository.ts";
 import type { RefundRecord } from "../db/refunds-repository.ts";
 import type { SavedCard } from "../db/saved-cards-repository.ts";
@@ -64,6 +66,34 @@ export function refundEvent(payment: PaymentRecord, refund: RefundRecord): Payme
         modificationType: refund.kind === "reversal" ? "Reversal" : "Refund",
         refundReason: refund.refundReason,
         modificationReference: refund.merchantReference,
+      }),
+    },
+  };
+}
+
+/**
+ * The Capture of a capture (payfacReference the capture's own, amount what it took) or the
+ * Adjustment of an adjustment (amount the new authorised total), about the original payment.
+ */
+export function captureEvent(payment: PaymentRecord, capture: CaptureRecord): PaymentEvent {
+  const success = capture.state === "approved";
+  const eventType = capture.kind === "adjustment" ? "Adjustment" : "Capture";
+  return {
+    eventType,
+    message: {
+      checkoutReference: payment.checkoutReference,
+      payfacReference: capture.payfacReference,
+      merchantReference: payment.merchantReference,
+      amount: String(capture.amount),
+      currency: capture.currency,
+      reason: success ? "" : (capture.failureReason ?? "Refused"),
+      success: String(success),
+      additionalData: additionalData(eventType, {
+        cardNumber: payment.cardMasked,
+        cardSummary: payment.cardLast4,
+        paymentMethod: payment.cardBrand,
+        originalPayfacReference: capture.originalPayfacReference,
+        modificationReference: capture.merchantReference,
       }),
     },
   };

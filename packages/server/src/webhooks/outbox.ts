@@ -5,8 +5,11 @@ import { type Kysely, type RawBuilder, sql } from "kysely";
 import type { DB } from "../db/schema.ts";
 import { newDeliveryIdSql } from "../ids.ts";
 
-/** Authorization and Tokenization from the checkout; Refund and TokenDisabled after the sale (docs/webhooks.md). */
-export type WebhookEventType = "Authorization" | "Tokenization" | "Refund" | "TokenDisabled";
+/**
+ * Authorization and Tokenization from the checkout; Refund, TokenDisabled, Capture and Adjustment
+ * after the sale (docs/webhooks.md).
+ */
+export type WebhookEventType = "Authorization" | "Tokenization" | "Refund" | "TokenDisabled" | "Capture" | "Adjustment";
 
 /** The message of docs/webhooks.md#the-message (all values strings) before signing; hmacSignature is added at send time. */
 export interface UnsignedPaymentMessage {

@@ -3,7 +3,8 @@
 // the server's own errors.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { ADOBE_COMMERCE_SESSION, SESSION_ERRORS, WOOCOMMERCE_SESSION } from "../../src/api/openapi-examples-sessions.ts";
+import { ADJUST, ADOBE_COMMERCE_SESSION, CAPTURE, SESSION_ERRORS, WOOCOMMERCE_SESSION } from "../../src/api/openapi-examples-sessions.ts";
+import { paidSession } from "../support/capture.ts";
 import { testBackends } from "../support/databases.ts";
 import { assertError, assertOk } from "../support/fixtures.ts";
 import { assertSameShape, documentedServer } from "../support/openapi-examples.ts";
@@ -45,6 +46,35 @@ for (const backend of testBackends()) {
       const noCard = await server.api("POST", "/api/v1/payment/disable-token", request("post", "/payment/disable-token", "disable"));
       assertError(noCard, 404, "2014");
       assert.equal(noCard.body.errorMessage, SESSION_ERRORS.tokenNotFound.errorMessage);
+    });
+
+    it("capture and adjust, as the examples show", async () => {
+      const { server } = served;
+      assert.deepEqual(request("post", "/modification/capture", "partial"), CAPTURE);
+      assert.deepEqual(request("post", "/modification/adjust", "newTotal"), ADJUST);
+      const withReference = (message: string, payfacReference: string) => message.replaceAll(CAPTURE.payfacReference, payfacReference);
+      const manual = await paidSession(server, { reference: "1042", isManualCapture: true, isPreAuth: true });
+      const adjusted = await server.api("POST", "/api/v1/modification/adjust", {
+        ...ADJUST,
+        payfacReference: manual.payfacReference,
+        amount: 489000,
+      });
+      assertOk(adjusted);
+      assertSameShape(example("post", "/modification/adjust", 200, "received"), adjusted.body);
+      const captured = await server.api("POST", "/api/v1/modification/capture", { ...CAPTURE, payfacReference: manual.payfacReference });
+      assertOk(captured);
+      assertSameShape(example("post", "/modification/capture", 200, "received"), captured.body);
+      const tooHigh = await server.api("POST", "/api/v1/modification/capture", {
+        ...CAPTURE,
+        payfacReference: manual.payfacReference,
+        amount: 300000,
+      });
+      assertError(tooHigh, 400, "2019");
+      assert.equal(tooHigh.body.errorMessage, withReference(SESSION_ERRORS.captureTooHigh.errorMessage, manual.payfacReference));
+      const automatic = await paidSession(server, { reference: "1043" });
+      const refused = await server.api("POST", "/api/v1/modification/capture", { ...CAPTURE, payfacReference: automatic.payfacReference });
+      assertError(refused, 409, "3003");
+      assert.equal(refused.body.errorMessage, withReference(SESSION_ERRORS.notManualCapture.errorMessage, automatic.payfacReference));
     });
   });
 }

@@ -1,4 +1,4 @@
-// The SDK's session methods (createSession, getSessionStatus) against the real server on every
+// The SDK's session methods (createSession, getSessionStatus, capture, adjust) against the real server on every
 // backend: a session made with the SDK is paid on its page and reads Completed; a missing one is a
 // PaylinkApiError with the server's code.
 import assert from "node:assert/strict";
@@ -39,6 +39,43 @@ for (const backend of testBackends()) {
       const payment = await paylink.getPayment(status.payfacReference!);
       assert.equal(payment.merchantReference, "sdk-order-1");
       assert.equal(payment.checkoutReference, created.checkoutReference);
+    });
+
+    it("captures a manual-capture session's payment in parts and adjusts a pre-authorisation", async () => {
+      const created = await paylink.createSession({
+        amount: 259000,
+        currency: "ISK",
+        reference: "sdk-order-2",
+        terminalIdentifier: server.terminalIdentifier,
+        returnUrl: "https://shop.example/return",
+        isManualCapture: true,
+        isPreAuth: true,
+      });
+      assert.equal((await paySession(server.baseUrl, created.checkoutReference)).status, 303);
+      const { payfacReference } = await paylink.getSessionStatus(created.checkoutReference);
+      const adjusted = await paylink.adjust({
+        reference: "sdk-order-2",
+        payfacReference: payfacReference!,
+        amount: 300000,
+        currency: "ISK",
+      });
+      assert.equal(adjusted.status, "Received");
+      const first = await paylink.capture(
+        { reference: "sdk-order-2", payfacReference: payfacReference!, amount: "100000", currency: "ISK" },
+        { idempotencyKey: `sdk-capture-1-${backend.name}` },
+      );
+      assert.equal(first.status, "Received");
+      assert.notEqual(first.payfacReference, payfacReference);
+      await assert.rejects(
+        paylink.capture({ payfacReference: payfacReference!, amount: 200100, currency: "ISK" }),
+        (error: unknown) => error instanceof PaylinkApiError && `${error.status} ${error.errorCode}` === "400 2019",
+      );
+      const payment = await paylink.getPayment(payfacReference!);
+      assert.deepEqual([payment.amount, payment.isManualCapture, payment.capturedAmount], [300000, true, 100000]);
+      assert.deepEqual(
+        payment.captures?.map((c) => [c.payfacReference, c.amount, c.status]),
+        [[first.payfacReference, 100000, "Approved"]],
+      );
     });
 
     it("rejects an unknown session with 404 2014", async () => {

@@ -7,6 +7,8 @@
 //     SDK's types describe;
 //   - error codes: the SDK knows exactly the catalogue's codes.
 import type {
+  AdjustRequest,
+  CaptureRequest,
   ChargeTokenRequest,
   ChargeTokenResponse,
   CreatePaymentLinkRequest,
@@ -35,6 +37,8 @@ import type {
 } from "paylink-sdk";
 import type { Static } from "typebox";
 import type {
+  AdjustBody,
+  CaptureBody,
   ChargeTokenBody,
   ChargeTokenResponse as ChargeTokenResponseSchema,
   DisableTokenBody,
@@ -99,6 +103,8 @@ export const errorCodes: Same<KnownErrorCode, ErrorCode> = true;
 export const chargeTokenRequest: Agree<ChargeTokenRequest, Static<typeof ChargeTokenBody>> = true;
 export const refundRequest: Agree<RefundRequest, Static<typeof RefundBody>> = true;
 export const reverseRequest: Agree<ReverseRequest, Static<typeof ReverseBody>> = true;
+export const captureRequest: Agree<CaptureRequest, Static<typeof CaptureBody>> = true;
+export const adjustRequest: Agree<AdjustRequest, Static<typeof AdjustBody>> = true;
 export const disableTokenRequest: Agree<DisableTokenRequest, Static<typeof DisableTokenBody>> = true;
 export const chargeTokenResponse: Agree<Static<typeof ChargeTokenResponseSchema>, ChargeTokenResponse> = true;
 export const modificationResponse: Agree<Static<typeof ModificationResponseSchema>, ModificationResponse> = true;

@@ -77,6 +77,10 @@ export const en = {
     states: {
       approved: "Approved",
       partlyRefunded: "Partly refunded",
+      authorisedNotCaptured: "Authorised, not captured",
+      partlyCaptured: "Partly captured",
+      cancelled: "Cancelled",
+      lapsed: "Lapsed, not captured",
       refunded: "Refunded",
       declined: "Declined",
       failed: "Failed",
@@ -293,6 +297,21 @@ export const en = {
     refundDone: "The refund was sent; its result also arrives as a Refund webhook.",
     refundStates: { pending: "Pending", succeeded: "Refunded", failed: "Failed" } as Record<string, string>,
     kinds: { refund: "Refund", reversal: "Reversal" } as Record<string, string>,
+    captureTitle: "Capture",
+    captured: (captured: string, authorised: string) => `Captured ${captured} of ${authorised} authorised.`,
+    noCaptures: "Authorised for manual capture; nothing captured yet.",
+    captureAmount: (left: string) => `Amount to capture (at most ${left})`,
+    captureButton: "Capture",
+    cancelButton: "Cancel",
+    cancelHint: "Releases what is not captured and refunds what is.",
+    captureDone: "The capture was sent; its result also arrives as a Capture webhook.",
+    captureStates: { reserved: "Pending", unknown: "Pending", approved: "Captured", declined: "Failed" } as Record<string, string>,
+    authorisationStates: {
+      open: "Authorised, can be captured",
+      captured: "Captured in full",
+      released: "Released (cancelled)",
+      lapsed: "Lapsed: not captured within 7 days",
+    } as Record<string, string>,
     /** The API's refund reasons (the wire values stay as they are), as a merchant reads them. */
     refundReasons: {
       OTHER: "Other",

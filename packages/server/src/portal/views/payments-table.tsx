@@ -2,7 +2,7 @@
 // The payments table of the overview and of the payments page: date, type (link sale or saved
 // card), reference, amount, card, result (refunds told apart, domain/payments/shown-state.ts).
 import type { PaymentRow } from "../../db/payments-read-repository.ts";
-import { shownState } from "../../domain/payments/shown-state.ts";
+import { type ShownAuthorisation, shownState } from "../../domain/payments/shown-state.ts";
 import { formatDateTime, formatMoney, type Lang } from "../../web/i18n.ts";
 import { PORTAL_MESSAGES } from "../i18n.ts";
 import { TableHead, TableWrap } from "./table.tsx";
@@ -57,8 +57,20 @@ export function PaymentReference(props: { payment: PaymentRow }) {
   );
 }
 
-export function StatePill(props: { state: string; lang: Lang; amount?: number; refunded?: number | undefined }) {
-  const state = shownState(props.state, props.amount ?? 0, props.refunded ?? 0);
-  const tone = state === "approved" || state === "partlyRefunded" ? "ok" : state === "declined" || state === "failed" ? "bad" : "";
+export function StatePill(props: {
+  state: string;
+  lang: Lang;
+  amount?: number;
+  refunded?: number | undefined;
+  authorisation?: ShownAuthorisation | undefined;
+}) {
+  const state = shownState(props.state, props.amount ?? 0, props.refunded ?? 0, props.authorisation);
+  const tone = ["approved", "partlyRefunded", "partlyCaptured"].includes(state)
+    ? "ok"
+    : state === "declined" || state === "failed"
+      ? "bad"
+      : state === "authorisedNotCaptured"
+        ? "warn"
+        : "";
   return <span class={`pill ${tone}`}>{PORTAL_MESSAGES[props.lang].payment.states[state] ?? state}</span>;
 }
