@@ -6,7 +6,7 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { capturesOf, readBalance } from "../db/captures-repository.ts";
-import { findPayment } from "../db/payments-read-repository.ts";
+import { findPayment, type PaymentRow } from "../db/payments-read-repository.ts";
 import { findPayment as findAfterSalePayment } from "../db/payments-repository.ts";
 import { refundsOf } from "../db/refunds-repository.ts";
 import { AppError } from "../domain/errors.ts";
@@ -23,8 +23,9 @@ import { asSentence, errorText } from "./error-text.ts";
 import { PORTAL_MESSAGES } from "./i18n.ts";
 import { frameOf, sendPortalNotFound, sendPortalPage } from "./render.tsx";
 import { formField } from "./request-state.ts";
-import { IdParams } from "./schemas.ts";
+import { IdParams, PaymentActionParams } from "./schemas.ts";
 import { Captures } from "./views/capture.tsx";
+import { sendConfirmPage } from "./views/confirm.tsx";
 import { Layout } from "./views/layout.tsx";
 import { PaymentReference, StatePill } from "./views/payments-table.tsx";
 import { Refunds } from "./views/refunds.tsx";
@@ -49,6 +50,19 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
     };
   }
 
+  /** What of a payment's money went back, is captured, and is left to refund. */
+  async function moneyOf(merchantId: string, payment: PaymentRow) {
+    const refunds = payment.payfacReference ? await refundsOf(deps.db, merchantId, payment.payfacReference) : [];
+    const taken = refunds.filter((r) => r.state !== "failed").reduce((sum, r) => sum + r.amount, 0);
+    const capture =
+      payment.payfacReference && payment.state === "approved" ? await captureOf(merchantId, payment.payfacReference) : undefined;
+    // A payment captured later: only captured money can be refunded.
+    const refundable = capture ? capture.captured : payment.amount;
+    const left = payment.state === "approved" && payment.amount > 0 ? Math.max(0, refundable - taken) : null;
+    const refunded = refunds.filter((r) => r.state === "succeeded").reduce((sum, r) => sum + r.amount, 0);
+    return { refunds, capture, left, refunded };
+  }
+
   /**
    * The payment's page; `problem` is a refund (or capture) the services refused, shown beside the
    * refund (or capture) form.
@@ -66,14 +80,7 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
     const payment = await findPayment(deps.db, session.merchantId, id);
     if (!payment) return sendPortalNotFound(request, reply);
     const m = PORTAL_MESSAGES[lang];
-    const refunds = payment.payfacReference ? await refundsOf(deps.db, session.merchantId, payment.payfacReference) : [];
-    const taken = refunds.filter((r) => r.state !== "failed").reduce((sum, r) => sum + r.amount, 0);
-    const capture =
-      payment.payfacReference && payment.state === "approved" ? await captureOf(session.merchantId, payment.payfacReference) : undefined;
-    // A payment captured later: only captured money can be refunded.
-    const refundable = capture ? capture.captured : payment.amount;
-    const left = payment.state === "approved" && payment.amount > 0 ? Math.max(0, refundable - taken) : null;
-    const refunded = refunds.filter((r) => r.state === "succeeded").reduce((sum, r) => sum + r.amount, 0);
+    const { refunds, capture, left, refunded } = await moneyOf(session.merchantId, payment);
     const done = formField(request.query, "refunded") === "1";
     const captureDone = formField(request.query, "captured") === "1";
     return sendPortalPage(reply, status, (nonce) => (
@@ -155,7 +162,6 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
         ) : null}
         <Refunds
           lang={lang}
-          csrf={session.csrfToken}
           action={`/portal/payments/${payment.checkoutReference}`}
           refunds={refunds}
           left={left}
@@ -170,6 +176,39 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
   app.get("/payments/:id", options, async (request, reply) =>
     request.validationError ? sendPortalNotFound(request, reply) : sendPayment(request, reply, request.params.id, 200),
   );
+
+  // Refund and reverse (and Cancel, which is reverse) ask first: their buttons lead to a question
+  // page (a GET: the refund's amount is read and shown there, nothing changes) whose form posts.
+  app.get("/payments/:id/:action", { schema: { params: PaymentActionParams }, attachValidation: true }, async (request, reply) => {
+    const session = request.portal.session!;
+    const payment = request.validationError ? undefined : await findPayment(deps.db, session.merchantId, request.params.id);
+    if (!payment?.payfacReference || payment.state !== "approved") return sendPortalNotFound(request, reply);
+    const { lang } = request.portal;
+    const m = PORTAL_MESSAGES[lang].payments;
+    const path = `/portal/payments/${payment.checkoutReference}`;
+    if (request.params.action === "reverse") {
+      const question = { question: m.confirmReverse, consequence: m.confirmReverseText, button: m.reverseButton };
+      return sendConfirmPage(request, reply, { ...question, action: `${path}/reverse`, back: path, section: "payments" });
+    }
+    const typed = formField(request.query, "amount");
+    const amount = parseDisplayAmount(typed, payment.currency, lang);
+    if (amount === null) return sendPayment(request, reply, payment.checkoutReference, 400, PORTAL_MESSAGES[lang].form.problems.notAmount!);
+    // More than is left is refused here, before the question (the refund's own check stays the last word).
+    const { left } = await moneyOf(session.merchantId, payment);
+    if (left !== null && amount > left) {
+      return sendPayment(request, reply, payment.checkoutReference, 400, m.refundTooMuch(formatMoney(left, payment.currency, lang)));
+    }
+    const refundReason = REFUND_REASONS.find((r) => r === formField(request.query, "refundReason")) ?? "OTHER";
+    return sendConfirmPage(request, reply, {
+      question: m.confirmRefund(formatMoney(amount, payment.currency, lang)),
+      consequence: m.confirmRefundText,
+      action: `${path}/refund`,
+      button: m.refundButton,
+      back: path,
+      section: "payments",
+      fields: { amount: typed, refundReason },
+    });
+  });
 
   // Refund and reverse go through the API's own services (the same rules, reservations and Refund
   // webhooks); a refusal (too much, nothing left) is shown on the page.
@@ -207,7 +246,7 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
     const session = request.portal.session!;
     const payment = request.validationError ? undefined : await findPayment(deps.db, session.merchantId, request.params.id);
     if (!payment?.payfacReference) return sendPortalNotFound(request, reply);
-    const amount = parseDisplayAmount(formField(request.body, "amount"), payment.currency);
+    const amount = parseDisplayAmount(formField(request.body, "amount"), payment.currency, request.portal.lang);
     if (amount === null) {
       const text = PORTAL_MESSAGES[request.portal.lang].form.problems.notAmount!;
       return sendPayment(request, reply, payment.checkoutReference, 400, text, "capture");

@@ -9,6 +9,8 @@ const Key = Type.String({ pattern: "^[A-Za-z0-9_-]{1,64}$" });
 export const ReferenceParams = Type.Object({ reference: Key });
 export const IdParams = Type.Object({ id: Key });
 export const WebhookDeliveryParams = Type.Object({ id: Key, deliveryId: Key });
+/** A payment's action that asks first. */
+export const PaymentActionParams = Type.Object({ id: Key, action: Type.Union([Type.Literal("refund"), Type.Literal("reverse")]) });
 
 const Text = Type.Optional(Type.String({ maxLength: 200 }));
 

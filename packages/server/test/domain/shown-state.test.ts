@@ -21,6 +21,10 @@ describe("a payment captured later, as the portal names it", () => {
     assert.equal(shownState("approved", 1000, 1000, { state: "released", captured: 0 }), "cancelled", "a release is no refund");
     assert.equal(shownState("approved", 1000, 0, { state: "lapsed", captured: 0 }), "lapsed");
     assert.equal(shownState("approved", 1000, 0, { state: "captured", captured: 1000 }), "approved");
-    assert.equal(shownState("approved", 1000, 1000, { state: "released", captured: 400 }), "refunded", "captured part refunded, rest released");
+    assert.equal(
+      shownState("approved", 1000, 1000, { state: "released", captured: 400 }),
+      "refunded",
+      "captured part refunded, rest released",
+    );
   });
 });

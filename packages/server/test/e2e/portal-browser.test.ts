@@ -86,7 +86,7 @@ describe("portal pages in Chromium", { skip: skipWithoutChromium }, () => {
 
   /** Submits the form that `button` belongs to and waits for the answer to load. */
   async function submit(page: Page, button: string): Promise<void> {
-    await Promise.all([page.waitForResponse((r) => r.request().method() === "POST"), page.getByRole("button", { name: button }).click()]);
+    await Promise.all([page.waitForResponse((r) => r.request().isNavigationRequest()), page.getByRole("button", { name: button }).click()]);
     await page.waitForLoadState();
   }
 
@@ -131,6 +131,10 @@ describe("portal pages in Chromium", { skip: skipWithoutChromium }, () => {
         await submit(page, "Refund");
         await page.getByRole("alert").waitFor();
         await checkPage(page, "portal-payment-detail-refund-refused");
+        await page.getByLabel(/Amount to refund/).fill("100");
+        await submit(page, "Refund");
+        await checkPage(page, "portal-payment-refund-question");
+        await visit(`/portal/payments/${checkoutReference}/reverse`, "payment-reverse-question");
 
         await visit("/portal/developers", "developers");
         await page.getByLabel("Name", { exact: true }).fill(`Shop server (${size})`);

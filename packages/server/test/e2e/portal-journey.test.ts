@@ -164,6 +164,10 @@ for (const backend of testBackends()) {
       );
       await page.getByLabel(/Amount to refund/).fill("6430");
       await page.getByLabel("Reason").selectOption("RETURN");
+      // The refund asks first, naming the amount; its button does it.
+      await clickAndWait(page, /\/refund\?amount=6430/, () => page.getByRole("button", { name: "Refund", exact: true }).click());
+      await page.getByRole("heading", { name: "Refund ISK 6,430 to the shopper?" }).waitFor();
+      assert.equal((await server.db.selectFrom("refunds").select("payfac_reference").execute()).length, 0, "asking refunds nothing");
       await clickAndWait(page, /refunded=1$/, () => page.getByRole("button", { name: "Refund", exact: true }).click());
       const refunds = page.locator("[data-refunds] tbody tr");
       assert.equal(await refunds.count(), 1);

@@ -34,7 +34,15 @@ for (const backend of testBackends()) {
       const path = `/portal/payments/${checkoutReference}`;
       let page = await portal.get(path);
       assert.match(page.text, /Amount to refund \(at most ISK 4,890\)/);
-      const half = await portal.post(`${path}/refund`, { amount: "2445", refundReason: "RETURN" }, page);
+      const asked = await portal.get(`${path}/refund?amount=2445&refundReason=RETURN`);
+      assert.match(asked.text, /Refund ISK 2,445 to the shopper\?/);
+      assert.match(asked.html, /<input type="hidden" name="amount" value="2445"\/>/);
+      assert.equal(
+        (await portal.get(`${path}/refund?amount=9999&refundReason=RETURN`)).status,
+        400,
+        "more than the payment is refused before asking",
+      );
+      const half = await portal.post(`${path}/refund`, { amount: "2445", refundReason: "RETURN" }, asked);
       assert.equal(half.status, 303, half.text.slice(0, 300));
       page = await portal.get(`${path}?refunded=1`);
       assert.match(page.text, /The refund was sent/);

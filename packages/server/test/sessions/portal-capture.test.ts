@@ -70,10 +70,16 @@ for (const backend of testBackends()) {
       const { checkoutReference, payfacReference } = await paidSession(server, { reference: "WC-7002", isManualCapture: true });
       const path = await pagePath(checkoutReference);
       let page = await portal.get(path);
-      const cancelled = await portal.post(`${path}/reverse`, {}, page);
+      assert.match(page.html, /pill warn">Authorised, not captured</);
+      assert.doesNotMatch(page.html, /<form method="post" action="[^"]*\/reverse"/, "Cancel asks first");
+      const question = await portal.get(`${path}/reverse`);
+      assert.match(question.text, /Give back the rest of this payment\?/);
+      assert.equal((await eventsOf(payfacReference, "Refund")).length, 0, "asking cancels nothing");
+      const cancelled = await portal.post(`${path}/reverse`, {}, question);
       assert.equal(cancelled.status, 303);
       page = await portal.get(path);
       assert.match(page.text, /Released \(cancelled\)/);
+      assert.match(page.html, /<span class="pill ">Cancelled<\/span>/, "a release is not called a refund");
       assert.doesNotMatch(page.html, /action="[^"]*\/capture"/);
       assert.equal((await eventsOf(payfacReference, "Refund")).length, 1);
       // Posted again (a stale page): refused by the rules, shown on the page.

@@ -87,9 +87,9 @@ export class PortalClient {
   }
 }
 
-/** The HTML of the form posting to `action`, or the whole page when there is none. */
+/** The HTML of the form posting to `action` (a GET form with that address is no such form), or the whole page when there is none. */
 function formHtml(html: string, action: string): string {
-  const start = html.indexOf(`action="${action}"`);
+  const start = html.indexOf(`<form method="post" action="${action}"`);
   if (start < 0) return html;
   const end = html.indexOf("</form>", start);
   return html.slice(start, end < 0 ? undefined : end);

@@ -292,6 +292,12 @@ export const en = {
     refundAmount: (left: string) => `Amount to refund (at most ${left})`,
     refundReason: "Reason",
     refundButton: "Refund",
+    confirmRefund: (amount: string) => `Refund ${amount} to the shopper?`,
+    refundTooMuch: (left: string) => `That is more than is left to refund: at most ${left}.`,
+    confirmRefundText: "The money goes back to the card the payment was made with. This cannot be undone.",
+    confirmReverse: "Give back the rest of this payment?",
+    confirmReverseText:
+      "Everything not refunded yet goes back to the shopper's card, and an authorisation not captured is released. This cannot be undone.",
     reverseButton: "Reverse the rest",
     reverseHint: "Cancels the payment, or refunds whatever of it is not refunded yet.",
     refundDone: "The refund was sent; its result also arrives as a Refund webhook.",

@@ -290,6 +290,12 @@ export const is: Messages = {
     refundAmount: (left: string) => `Upphæð til endurgreiðslu (mest ${left})`,
     refundReason: "Ástæða",
     refundButton: "Endurgreiða",
+    confirmRefund: (amount: string) => `Endurgreiða ${amount} til kaupandans?`,
+    refundTooMuch: (left: string) => `Það er meira en eftir er að endurgreiða: mest ${left}.`,
+    confirmRefundText: "Upphæðin fer aftur á kortið sem greitt var með. Það er ekki hægt að afturkalla.",
+    confirmReverse: "Skila afganginum af þessari greiðslu?",
+    confirmReverseText:
+      "Allt sem ekki hefur verið endurgreitt fer aftur á kort kaupandans og heimild sem ekki var innheimt er losuð. Það er ekki hægt að afturkalla.",
     reverseButton: "Bakfæra afganginn",
     reverseHint: "Ógildir greiðsluna, eða endurgreiðir það sem ekki hefur þegar verið endurgreitt.",
     refundDone: "Endurgreiðslan var send; niðurstaðan berst líka sem Refund-vefkrókur.",

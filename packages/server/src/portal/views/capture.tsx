@@ -80,15 +80,13 @@ export function Captures(props: {
               </div>
             </form>
           ) : null}
-          <form method="post" action={`${props.action}/reverse`}>
-            <Csrf token={props.csrf} />
-            <div class="field">
-              <span class="hint">{m.cancelHint}</span>
-              <button type="submit" class="danger">
-                {m.cancelButton}
-              </button>
-            </div>
-          </form>
+          {/* Cancelling asks first, on a page of its own. */}
+          <div class="field">
+            <span class="hint">{m.cancelHint}</span>
+            <a class="button danger" href={`${props.action}/reverse`}>
+              {m.cancelButton}
+            </a>
+          </div>
         </div>
       ) : null}
     </section>

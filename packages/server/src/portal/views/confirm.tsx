@@ -14,6 +14,8 @@ export interface Confirmation {
   button: string;
   /** Where "Cancel" leads. */
   back: string;
+  /** What the form posts besides the CSRF token (the amount of a refund asked about). */
+  fields?: Record<string, string>;
   section: "links" | "payments" | "developers";
 }
 
@@ -26,6 +28,9 @@ export function sendConfirmPage(request: FastifyRequest, reply: FastifyReply, c:
         <p>{c.consequence}</p>
         <form method="post" action={c.action} class="actions">
           <Csrf token={request.portal.session!.csrfToken} />
+          {Object.entries(c.fields ?? {}).map(([name, value]) => (
+            <input key={name} type="hidden" name={name} value={value} />
+          ))}
           <button type="submit" class="danger">
             {c.button}
           </button>

@@ -5,12 +5,10 @@ import type { RefundRecord } from "../../db/refunds-repository.ts";
 import { REFUND_REASONS } from "../../domain/payments/rules.ts";
 import { formatDateTime, formatMoney, type Lang } from "../../web/i18n.ts";
 import { PORTAL_MESSAGES } from "../i18n.ts";
-import { Csrf } from "./layout.tsx";
 import { TableHead, TableWrap } from "./table.tsx";
 
 export function Refunds(props: {
   lang: Lang;
-  csrf: string;
   action: string;
   refunds: RefundRecord[];
   /** What is left to refund (amount minus refunded and pending), or null when nothing can be. */
@@ -64,8 +62,8 @@ export function Refunds(props: {
       ) : null}
       {props.left !== null && props.left > 0 ? (
         <div class="row">
-          <form method="post" action={`${props.action}/refund`} class="row">
-            <Csrf token={props.csrf} />
+          {/* Both ask first: the refund form leads to its question (a GET), which posts it. */}
+          <form method="get" action={`${props.action}/refund`} class="row">
             <div class="field">
               <label for="refund-amount">{m.refundAmount(props.leftText)}</label>
               <input id="refund-amount" name="amount" inputmode="decimal" required />
@@ -84,15 +82,12 @@ export function Refunds(props: {
               <button type="submit">{m.refundButton}</button>
             </div>
           </form>
-          <form method="post" action={`${props.action}/reverse`}>
-            <Csrf token={props.csrf} />
-            <div class="field">
-              <span class="hint">{m.reverseHint}</span>
-              <button type="submit" class="danger">
-                {m.reverseButton}
-              </button>
-            </div>
-          </form>
+          <div class="field">
+            <span class="hint">{m.reverseHint}</span>
+            <a class="button danger" href={`${props.action}/reverse`}>
+              {m.reverseButton}
+            </a>
+          </div>
         </div>
       ) : null}
     </section>
