@@ -11,6 +11,7 @@ import { reserveSale } from "../../src/db/reservations-repository.ts";
 import { cartDigest } from "../../src/domain/links/cart.ts";
 import type { TokenChargeRequest } from "../../src/payments/processor.ts";
 import { SandboxProcessor } from "../../src/payments/sandbox.ts";
+import { reconcileStalePayments } from "../../src/services/reconcile-payments.ts";
 import { testBackends } from "../support/databases.ts";
 import { as } from "../support/fixtures.ts";
 import { type MerchantFixture, startSecondInstance, startTestServer, type TestServer } from "../support/harness.ts";
@@ -207,6 +208,50 @@ for (const backend of testBackends()) {
       });
       assert.equal(reservation.kind, "unavailable");
       assert.deepEqual(await submissionsOf(i.checkoutReference), []);
+    });
+
+    it("a saved-card attempt whose answer never came is reversed as a token charge, and the session can be paid", async () => {
+      const saver = await session({ reference: "order-L", recurringProcessingModel: "CardOnFile", merchantShopperReference: "shopper-70" });
+      assert.equal((await paySession(server.baseUrl, saver.checkoutReference)).status, 303);
+      const [saved] = await submissionsOf(saver.checkoutReference);
+      const token = saved!.token!;
+      const { checkoutReference } = await session({ reference: "order-M", merchantShopperReference: "shopper-70" });
+      const link = (await loadCheckoutLink(server.db, checkoutReference))!;
+      // A crash between the reservation and the processor's answer: the attempt stays pending.
+      const reservation = await reserveSale(server.db, {
+        linkReference: checkoutReference,
+        attemptKey: null,
+        answers: [],
+        card: { brand: saved!.card_brand!, masked: saved!.card_masked!, last4: saved!.card_last4!, expiry: saved!.card_expiry! },
+        now: new Date(),
+        shownPrice: { amount: link.terms.amount, currency: link.terms.currency, cart: cartDigest(link.terms.items) },
+        paidWithToken: token,
+      });
+      assert.equal(reservation.kind, "reserved");
+      const attempt = reservation.kind === "reserved" ? reservation.checkoutReference : "";
+      await server.db
+        .updateTable("submissions")
+        .set({ created_at: new Date(Date.now() - 3_600_000) })
+        .where("id", "=", attempt)
+        .execute();
+
+      const reversals: string[] = [];
+      const sandbox = new SandboxProcessor();
+      const tokenProcessor = Object.assign(Object.create(sandbox) as SandboxProcessor, {
+        reverseCharge: async (reference: string) => void reversals.push(`charge:${reference}`),
+      });
+      const processor = Object.assign(Object.create(sandbox) as SandboxProcessor, {
+        reverseAttempt: async (reference: string) => void reversals.push(`attempt:${reference}`),
+      });
+      const log = { warn() {}, error() {}, info() {} };
+      assert.equal(await reconcileStalePayments({ db: server.db, processor, tokenProcessor, log }, checkoutReference), 1);
+      assert.deepEqual(reversals, [`charge:${attempt}`], "reversed as a token charge, not as a card authorisation");
+      const [abandoned] = await submissionsOf(checkoutReference);
+      assert.equal(abandoned?.state, "abandoned");
+
+      const page = await getPage(server.baseUrl, `/checkout/${checkoutReference}`);
+      const paid = await postSessionForm(server.baseUrl, checkoutReference, { ...hiddenInputs(page.html), savedCard: token });
+      assert.equal(paid.status, 303, "the slot was released");
     });
 
     it(`8 tabs pay with the saved card at once: one charge${backend.name === "postgres" ? " (two app instances)" : ""}`, async () => {
