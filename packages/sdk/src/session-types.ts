@@ -37,7 +37,7 @@ export interface CreateSessionRequest {
   isPreAuth?: boolean | null;
   /** Also save the card. */
   recurringProcessingModel?: RecurringProcessingModel | null;
-  /** 3–200 characters: your shopper; cards saved here are kept under it. */
+  /** 3–200 characters: your shopper; cards saved here are kept under it, and your later sessions with it offer them. */
   merchantShopperReference?: string | null;
   /** The shopper's e-mail. */
   shopperContact?: string | null;

@@ -163,6 +163,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           },
           now,
           processor,
+          tokenProcessor: afterSaleProcessor,
           rateLimits,
           ...(deps.duplicateWaitMs !== undefined ? { duplicateWaitMs: deps.duplicateWaitMs } : {}),
         }),

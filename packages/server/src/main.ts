@@ -120,7 +120,7 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
   reconciler = setInterval(() => {
     if (database.kind === "postgres")
       deleteOldRateCounters(database.db).catch((error) => logger.warn({ err: error }, "rate counter clean-up failed"));
-    reconcileStalePayments({ db: database.db, processor, log: logger }).catch((error) =>
+    reconcileStalePayments({ db: database.db, processor, tokenProcessor: processor, log: logger }).catch((error) =>
       logger.warn({ err: error }, "payment reconciliation failed"),
     );
     // Refunds whose processor answer was lost are asked again; saved-card charges with a lost answer are reversed.

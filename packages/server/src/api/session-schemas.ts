@@ -63,7 +63,12 @@ export const CreateSessionBody = Type.Object(
     isPreAuth: Optional(Type.Boolean({ description: "The authorisation may be adjusted before capture." })),
     recurringProcessingModel: Optional(StringEnum(RECURRING_PROCESSING_MODELS, "Also save the card.")),
     merchantShopperReference: Optional(
-      Type.String({ minLength: 3, maxLength: 200, description: "Your shopper: cards saved here are kept under it." }),
+      Type.String({
+        minLength: 3,
+        maxLength: 200,
+        description:
+          "Your shopper: a card saved by this session is kept under it, and your later sessions with the same value offer this shopper's saved cards first (never another merchant's).",
+      }),
     ),
     shopperContact: Optional(Type.String({ maxLength: 254, description: "The shopper's e-mail." })),
     abandonUrl: Optional(HttpUrl('The page\'s "back to the shop".')),

@@ -52,6 +52,11 @@ input:focus,textarea:focus{outline:3px solid var(--accent);outline-offset:1px;bo
 a:focus-visible,button:focus-visible{outline:3px solid var(--accent);outline-offset:3px}
 [aria-invalid=true]{border:2px solid #b3261e}
 .error{color:#b3261e;font-weight:550;font-size:.925rem;margin:6px 0 0}
+.saved{margin:0 0 16px}
+.choice{display:flex;align-items:center;gap:10px;margin:0 0 8px;padding:10px 12px;border:1px solid #8d97a3;border-radius:8px;font-weight:500;cursor:pointer}
+.choice input{width:20px;height:20px;min-height:0;margin:0;flex:none;accent-color:var(--accent)}
+.choice:has(input:checked){border-color:var(--accent);box-shadow:0 0 0 1px var(--accent)}
+form:has(.saved input[data-saved]:checked) .newcard{display:none}
 .pair{display:grid;grid-template-columns:1fr 1fr;gap:12px}
 .pay{display:block;width:100%;min-height:56px;margin-top:8px;border:0;border-radius:10px;background:var(--brand);color:var(--on-brand);font:inherit;font-size:1.15rem;font-weight:700;cursor:pointer}
 .pay:hover{filter:brightness(.93)}

@@ -1,7 +1,7 @@
 // What the checkout's routes need from outside, and what they share once the plugin has started.
 import type { Database } from "../db/connect.ts";
 import type { RateLimits } from "../http/rate-limit.ts";
-import type { PaymentProcessor } from "../payments/processor.ts";
+import type { AfterSaleProcessor, PaymentProcessor } from "../payments/processor.ts";
 import type { CheckoutBrake } from "./brake.ts";
 import type { FirstViewCache } from "./first-view-cache.ts";
 
@@ -13,6 +13,8 @@ export interface CheckoutDeps {
   readonly publicBaseUrl: string;
   now: () => Date;
   processor: PaymentProcessor;
+  /** Charges a session shopper's saved card; absent, the session page offers none. */
+  tokenProcessor?: AfterSaleProcessor;
   /** Tests shorten it; see DUPLICATE_WAIT_MS. */
   duplicateWaitMs?: number;
   /** None when absent (tests). */

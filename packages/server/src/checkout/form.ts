@@ -19,16 +19,23 @@ export interface FieldError {
 /** What the page may show again after a failed attempt: never the card number or the CVC. */
 export type RedisplayValues = Partial<Record<FormField, string>>;
 
-export interface ValidCheckout {
-  card: CardDetails;
+export interface ValidCheckout<Card = CardDetails> {
+  card: Card;
   /** Safe to store: brand, masked number, last four, `MM/YYYY`. */
-  cardSummary: { brand: string; masked: string; last4: string; expiry: string };
+  cardSummary: Card extends null ? null : { brand: string; masked: string; last4: string; expiry: string };
   answers: Array<{ field: ShopperField; value: string }>;
 }
 
-export type CheckoutFormResult =
-  | { ok: true; value: ValidCheckout; redisplay: RedisplayValues }
+export type CheckoutFormResult<Card = CardDetails> =
+  | { ok: true; value: ValidCheckout<Card>; redisplay: RedisplayValues }
   | { ok: false; errors: FieldError[]; redisplay: RedisplayValues };
+
+/** The form paid with a saved card (the `savedCard` field): the shopper fields only, no card fields. */
+export function readSavedCardForm(body: Record<string, unknown>, shopperInfo: ShopperInfo[]): CheckoutFormResult<null> {
+  const { errors, redisplay, answers } = readShopperFields(body, shopperInfo);
+  if (errors.length > 0) return { ok: false, errors, redisplay };
+  return { ok: true, redisplay, value: { card: null, cardSummary: null, answers } };
+}
 
 /**
  * A posted field as one string: repeated fields take the first value; anything else is empty.
@@ -57,6 +64,27 @@ export function visibleShopperFields(shopperInfo: ShopperInfo[]): ShopperInfo[] 
 }
 
 export function readCheckoutForm(body: Record<string, unknown>, shopperInfo: ShopperInfo[], now: Date): CheckoutFormResult {
+  const { errors, redisplay, answers } = readShopperFields(body, shopperInfo);
+  readCardFields(body, now, errors, redisplay);
+  const numberText = formText(body, "cardNumber");
+  const digits = numberText.replace(/[\s-]/g, "");
+  const expiry = parseExpiry(formText(body, "cardExpiry"), now);
+  const cvc = formText(body, "cardCvc").trim();
+  const holder = formText(body, "cardHolder").trim().replace(/\s+/g, " ");
+  if (errors.length > 0 || typeof expiry !== "object") return { ok: false, errors, redisplay };
+  const { brand } = cardBrand(digits);
+  return {
+    ok: true,
+    redisplay,
+    value: {
+      card: { number: digits, expiryMonth: expiry.month, expiryYear: expiry.year, cvc, holder },
+      cardSummary: { brand, masked: maskCardNumber(digits), last4: lastFour(digits), expiry: formatExpiry(expiry.month, expiry.year) },
+      answers,
+    },
+  };
+}
+
+function readShopperFields(body: Record<string, unknown>, shopperInfo: ShopperInfo[]) {
   const errors: FieldError[] = [];
   const redisplay: RedisplayValues = {};
   const answers: ValidCheckout["answers"] = [];
@@ -88,7 +116,10 @@ export function readCheckoutForm(body: Record<string, unknown>, shopperInfo: Sho
       }
     }
   }
+  return { errors, redisplay, answers };
+}
 
+function readCardFields(body: Record<string, unknown>, now: Date, errors: FieldError[], redisplay: RedisplayValues): void {
   const numberText = formText(body, "cardNumber");
   const digits = numberText.replace(/[\s-]/g, "");
   if (digits === "") errors.push({ field: "cardNumber", problem: "card_number_required" });
@@ -109,18 +140,6 @@ export function readCheckoutForm(body: Record<string, unknown>, shopperInfo: Sho
   redisplay.cardHolder = holderText.slice(0, 200);
   const holder = holderText.trim().replace(/\s+/g, " ");
   if (holder.length > CARD_HOLDER_MAX_LENGTH) errors.push({ field: "cardHolder", problem: "card_holder_too_long" });
-
-  if (errors.length > 0 || typeof expiry !== "object") return { ok: false, errors, redisplay };
-  const { brand } = cardBrand(digits);
-  return {
-    ok: true,
-    redisplay,
-    value: {
-      card: { number: digits, expiryMonth: expiry.month, expiryYear: expiry.year, cvc, holder },
-      cardSummary: { brand, masked: maskCardNumber(digits), last4: lastFour(digits), expiry: formatExpiry(expiry.month, expiry.year) },
-      answers,
-    },
-  };
 }
 
 /**

@@ -15,6 +15,7 @@ import { issueFormToken, type ShownPrice } from "./form-token.ts";
 import { sendPage, sendRenderedPage } from "./page-response.tsx";
 import type { CheckoutAlert } from "./views/alerts.tsx";
 import { CheckoutPage, type CheckoutPageProps } from "./views/checkout-page.tsx";
+import type { SavedCardOption } from "./views/saved-cards.tsx";
 import { StatusPage } from "./views/status-page.tsx";
 
 export interface CheckoutView {
@@ -24,6 +25,9 @@ export interface CheckoutView {
   values: RedisplayValues;
   errors: FieldError[];
   alert?: CheckoutAlert;
+  /** A session shopper's saved cards (none for a link). */
+  savedCards?: SavedCardOption[];
+  savedCardChoice?: string;
 }
 
 export function sendCheckoutPage(reply: FastifyReply, status: number, link: CheckoutLink, view: CheckoutView) {
@@ -41,10 +45,12 @@ export function sendFirstView(
   reply: FastifyReply,
   firstViews: FirstViewCache,
   link: CheckoutLink,
-  view: { lang: Lang; theme: PageTheme; formToken: string },
+  view: { lang: Lang; theme: PageTheme; formToken: string; savedCards?: SavedCardOption[] },
 ) {
   const shown: CheckoutView = { ...view, values: {}, errors: [] };
-  if (link.terms.shopperInfo.some((entry) => entry.prefilledValue !== null)) return sendCheckoutPage(reply, 200, link, shown);
+  // A page with a shopper's own details (prefilled fields, saved cards) is rendered each time.
+  const ownDetails = link.terms.shopperInfo.some((entry) => entry.prefilledValue !== null) || (view.savedCards?.length ?? 0) > 0;
+  if (ownDetails) return sendCheckoutPage(reply, 200, link, shown);
   // The key is the props themselves (markers in place of the nonce and the token), so whatever
   // the page is rendered from is in it.
   const props = checkoutPageProps(link, shown, NONCE_MARKER, FORM_TOKEN_MARKER);
@@ -68,6 +74,8 @@ function checkoutPageProps(link: CheckoutLink, view: CheckoutView, nonce: string
     errors: view.errors,
     alert: view.alert,
     switchHref: switchHref(link, view.lang),
+    savedCards: view.savedCards ?? [],
+    savedCardChoice: view.savedCardChoice,
   };
 }
 

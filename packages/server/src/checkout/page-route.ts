@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { loadCheckoutLink } from "../db/checkout-repository.ts";
 import { linkStatus } from "../domain/links/status.ts";
+import { offeredSavedCards } from "../services/shopper-saved-cards.ts";
 import { isLang } from "../web/i18n.ts";
 import { pageTheme } from "../web/theme.ts";
 import type { CheckoutContext } from "./deps.ts";
@@ -29,6 +30,7 @@ export function pageRoute(fastify: FastifyInstance, { deps, formKey, firstViews 
     const status = linkStatus(link, deps.now());
     if (status !== "Active") return sendStatusPage(reply, link, lang, theme, status);
     const formToken = issueFormToken(formKey, reference, deps.now(), priceOf(link));
-    return sendFirstView(reply, firstViews, link, { lang, theme, formToken });
+    const savedCards = await offeredSavedCards(deps, link);
+    return sendFirstView(reply, firstViews, link, { lang, theme, formToken, savedCards });
   });
 }

@@ -5,12 +5,13 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { loadCheckoutLink } from "../db/checkout-repository.ts";
 import { linkStatus } from "../domain/links/status.ts";
-import { type PayByLinkDeps, payByLink } from "../services/pay-by-link.ts";
+import { type PayByLinkDeps, type PaymentRequest, payByLink } from "../services/pay-by-link.ts";
+import { chosenSavedCard, offeredSavedCards } from "../services/shopper-saved-cards.ts";
 import { isLang } from "../web/i18n.ts";
 import { crossSite } from "../web/security.ts";
 import { pageTheme } from "../web/theme.ts";
 import type { CheckoutContext } from "./deps.ts";
-import { formText, readCheckoutForm } from "./form.ts";
+import { type CheckoutFormResult, formText, readCheckoutForm, readSavedCardForm } from "./form.ts";
 import { issueFormToken, newAttemptKey, verifyFormToken } from "./form-token.ts";
 import { MESSAGES, requestedLang } from "./i18n.ts";
 import { priceOf, samePrice, sendCheckoutPage, sendPriceChanged, sendStatusPage } from "./link-pages.tsx";
@@ -32,6 +33,7 @@ export function payRoute(fastify: FastifyInstance, { deps, formKey, brake }: Che
   const payDeps = (request: FastifyRequest): PayByLinkDeps => ({
     db: deps.db,
     processor: deps.processor,
+    tokenProcessor: deps.tokenProcessor,
     now: deps.now,
     log: request.log,
     duplicateWaitMs: deps.duplicateWaitMs ?? DUPLICATE_WAIT_MS,
@@ -64,7 +66,19 @@ export function payRoute(fastify: FastifyInstance, { deps, formKey, brake }: Che
     try {
       if (body === undefined) return sendMessagePage(reply, 415, lang, theme, m.badRequestTitle, m.badRequestText);
 
-      const form = readCheckoutForm(body, link.terms.shopperInfo, now);
+      // A saved card chosen on a session's page: only the shopper fields are read, and the card
+      // must be one this page offers (this merchant's, this shopper's, not disabled, not expired).
+      const savedCardChoice = formText(body, "savedCard");
+      const chosen = savedCardChoice === "" ? undefined : await chosenSavedCard(deps, link, savedCardChoice);
+      if (savedCardChoice !== "" && !chosen) {
+        await attempt.finish(true);
+        return sendMessagePage(reply, 400, lang, theme, m.savedCardRefusedTitle, m.savedCardRefusedText);
+      }
+      const form: CheckoutFormResult<PaymentRequest["card"]> = chosen
+        ? withSavedCard(readSavedCardForm(body, link.terms.shopperInfo), chosen)
+        : readCheckoutForm(body, link.terms.shopperInfo, now);
+      const savedCards = await offeredSavedCards(deps, link);
+      const again = { savedCards, savedCardChoice };
       const token = verifyFormToken(formKey, reference, formText(body, "csrfToken"), now);
       if (!token || crossSite(request, deps.publicBaseUrl)) {
         // Nothing is recorded. The page comes back with a fresh token and the shopper's details.
@@ -75,6 +89,7 @@ export function payRoute(fastify: FastifyInstance, { deps, formKey, brake }: Che
           values: form.redisplay,
           errors: [],
           alert: { kind: "expired-form" },
+          ...again,
         });
       }
       if (!samePrice(token, link)) {
@@ -90,6 +105,7 @@ export function payRoute(fastify: FastifyInstance, { deps, formKey, brake }: Che
           formToken: formText(body, "csrfToken"),
           values: form.redisplay,
           errors: form.errors,
+          ...again,
         });
       }
 
@@ -109,6 +125,7 @@ export function payRoute(fastify: FastifyInstance, { deps, formKey, brake }: Che
           values: form.redisplay,
           errors: [],
           alert,
+          ...again,
         });
       switch (outcome.kind) {
         case "approved": {
@@ -148,6 +165,10 @@ export function payRoute(fastify: FastifyInstance, { deps, formKey, brake }: Che
           const now2 = deps.now();
           const currentStatus = linkStatus(current, now2);
           if (currentStatus !== "Active") return sendStatusPage(reply, current, lang, theme, currentStatus);
+          // The saved card was disabled after the form was read: nothing was charged.
+          if (chosen && !(await chosenSavedCard(deps, current, savedCardChoice))) {
+            return sendMessagePage(reply, 400, lang, theme, m.savedCardRefusedTitle, m.savedCardRefusedText);
+          }
           if (!samePrice(token, current)) {
             return sendPriceChanged(reply, formKey, current, { lang, theme, values: form.redisplay }, now2);
           }
@@ -163,6 +184,15 @@ export function payRoute(fastify: FastifyInstance, { deps, formKey, brake }: Che
       await attempt.finish(false);
     }
   });
+}
+
+/** The shopper fields of a form paid with a saved card, with the card to charge. */
+function withSavedCard(
+  form: CheckoutFormResult<null>,
+  chosen: NonNullable<Awaited<ReturnType<typeof chosenSavedCard>>>,
+): CheckoutFormResult<PaymentRequest["card"]> {
+  if (!form.ok) return form;
+  return { ok: true, redisplay: form.redisplay, value: { ...form.value, card: chosen.choice, cardSummary: chosen.summary } };
 }
 
 /** The parsed form, or undefined when the request did not send a form. */

@@ -39,7 +39,7 @@ export interface PaymentFilter {
   to?: Date | undefined;
   state?: (typeof FINISHED_STATES)[number] | undefined;
   source?: PaymentSource | undefined;
-  /** Part of a reference (checkout, payfac, link, the merchant's own) or of the link's description. */
+  /** Part of a reference (checkout, payfac, link or session, the merchant's own, a session's order id) or of the link's description. */
   search?: string | undefined;
 }
 
@@ -92,7 +92,11 @@ function paymentsUnion(db: Kysely<DB>, merchantId: string, filter: PaymentFilter
   }
   if (pattern) {
     links = links.where((eb) =>
-      eb.or(["s.id", "s.payfac_reference", "s.link_reference", "l.description"].map((c) => eb(eb.ref(c as "s.id"), "ilike", pattern))),
+      eb.or(
+        ["s.id", "s.payfac_reference", "s.link_reference", "l.description", "l.order_reference"].map((c) =>
+          eb(eb.ref(c as "s.id"), "ilike", pattern),
+        ),
+      ),
     );
     tokens = tokens.where((eb) =>
       eb.or(["t.id", "t.payfac_reference", "t.merchant_reference"].map((c) => eb(eb.ref(c as "t.id"), "ilike", pattern))),

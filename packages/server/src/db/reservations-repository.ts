@@ -35,6 +35,8 @@ export interface NewSubmission {
   now: Date;
   /** The price and cart digest the shopper's page showed (from the signed form token); the link must still ask them. */
   shownPrice: { amount: number; currency: string; cart: string };
+  /** The saved card's token this attempt charges; absent when a card was typed in. */
+  paidWithToken?: string | null;
 }
 
 export type Reservation =
@@ -65,13 +67,14 @@ export async function reserveSale(db: Database, input: NewSubmission): Promise<R
           AND sales_count + reserved_count < ${SALE_CAP}
           AND amount = ${shownPrice.amount} AND currency = ${shownPrice.currency}
           AND NOT EXISTS (SELECT 1 FROM earlier)
+          AND NOT EXISTS (SELECT 1 FROM disabled_tokens WHERE token = ${input.paidWithToken ?? null})
           AND ${COMMIT_WITHOUT_WAITING}
         RETURNING amount, currency, items, is_manual_capture, ${sql.join(LINK_STATUS_COLUMNS.map((column) => sql.ref(column)))}
       ), pending AS (
         INSERT INTO submissions (id, link_reference, answers, amount, currency, state,
-                                 card_brand, card_masked, card_last4, card_expiry, attempt_key, manual_capture)
+                                 card_brand, card_masked, card_last4, card_expiry, attempt_key, manual_capture, paid_with_token)
         SELECT ${checkoutReference}, ${linkReference}, ${JSON.stringify(input.answers)}::jsonb, amount, currency, 'pending',
-               ${card.brand}, ${card.masked}, ${card.last4}, ${card.expiry}, ${attemptKey}, is_manual_capture
+               ${card.brand}, ${card.masked}, ${card.last4}, ${card.expiry}, ${attemptKey}, is_manual_capture, ${input.paidWithToken ?? null}
         FROM slot
         RETURNING ${sql.join(SUBMISSION_COLUMNS.map((column) => sql.ref(column)))}
       )
@@ -246,15 +249,18 @@ function resultColumns(recorded: RecordedResult, outcome: ProcessorOutcome, void
  * Reservations older than the TTL, oldest first: their outcome never arrived (their process died
  * between reserve and result, or the processor's reply was lost). The reconciler reverses them.
  */
-export async function findStalePendingSubmissions(db: Database, linkReference?: string): Promise<string[]> {
+export async function findStalePendingSubmissions(
+  db: Database,
+  linkReference?: string,
+): Promise<Array<{ checkoutReference: string; paidWithToken: string | null }>> {
   let query = db
     .selectFrom("submissions")
-    .select("id")
+    .select(["id", "paid_with_token"])
     .where("state", "=", "pending")
     .where("created_at", "<", sql<Date>`now() - (${RESERVATION_TTL_SECONDS} * interval '1 second')`);
   if (linkReference !== undefined) query = query.where("link_reference", "=", linkReference);
   const rows = await query.orderBy("created_at").limit(SWEEP_LIMIT).execute();
-  return rows.map((row) => row.id);
+  return rows.map((row) => ({ checkoutReference: row.id, paidWithToken: row.paid_with_token }));
 }
 
 /**

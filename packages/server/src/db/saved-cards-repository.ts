@@ -79,3 +79,61 @@ export async function markTokenDisabled(trx: Kysely<DB>, merchantId: string, tok
     ON CONFLICT (token) DO NOTHING`.execute(trx);
   return Number(result.numAffectedRows ?? 0) > 0;
 }
+
+/** A card saved under a shopper: what the session page may show of it, and whether it can still be charged. */
+export interface ShopperSavedCard {
+  token: string;
+  brand: string;
+  last4: string;
+  masked: string;
+  /** `MM/YYYY`. */
+  expiry: string;
+  usage: string | null;
+  recurringProcessingModel: string | null;
+  disabled: boolean;
+}
+
+interface ShopperSavedCardRow {
+  token: string;
+  card_brand: string | null;
+  card_last4: string | null;
+  card_masked: string | null;
+  card_expiry: string | null;
+  card_usage: string | null;
+  recurring_processing_model: string | null;
+  disabled: boolean;
+}
+
+/**
+ * The cards saved by this merchant's sessions that named this merchantShopperReference, newest
+ * first, one row per token (docs/api.md#hosted-checkout-sessions). With `token`, only that card:
+ * another merchant's or another shopper's token is not found.
+ */
+export async function findShopperSavedCards(
+  db: Kysely<DB>,
+  merchantId: string,
+  shopperReference: string,
+  token?: string,
+): Promise<ShopperSavedCard[]> {
+  const oneToken = token === undefined ? sql`` : sql`AND s.token = ${token}`;
+  const result = await sql<ShopperSavedCardRow>`
+    SELECT token, card_brand, card_last4, card_masked, card_expiry, card_usage, recurring_processing_model, disabled FROM (
+      SELECT DISTINCT ON (s.token) s.token, s.card_brand, s.card_last4, s.card_masked, s.card_expiry, s.card_usage,
+             l.recurring_processing_model, s.created_at,
+             EXISTS (SELECT 1 FROM disabled_tokens d WHERE d.token = s.token) AS disabled
+      FROM payment_links l JOIN submissions s ON s.link_reference = l.reference
+      WHERE l.merchant_id = ${merchantId} AND l.kind = 'session' AND l.merchant_shopper_reference = ${shopperReference}
+        AND s.state = 'approved' AND s.token IS NOT NULL ${oneToken}
+      ORDER BY s.token, s.created_at
+    ) saved ORDER BY created_at DESC, token LIMIT 20`.execute(db);
+  return result.rows.map((row) => ({
+    token: row.token,
+    brand: row.card_brand ?? "OT",
+    last4: row.card_last4 ?? "",
+    masked: row.card_masked ?? "",
+    expiry: row.card_expiry ?? "",
+    usage: row.card_usage,
+    recurringProcessingModel: row.recurring_processing_model,
+    disabled: Boolean(row.disabled),
+  }));
+}

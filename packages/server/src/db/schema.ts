@@ -128,6 +128,8 @@ export interface SubmissionsTable {
   cancel_pending: Generated<boolean>;
   /** Authorised for manual capture, as its session asked (migration 0027). */
   manual_capture: Generated<boolean>;
+  /** The saved card's token a session's payment charged; null when a card was typed in (migration 0029). */
+  paid_with_token: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ServerSecretsTable {

@@ -13,6 +13,11 @@ export interface ServiceDeps {
 /** A use case that calls the processor for the checkout (payments and card saves). */
 export interface CheckoutServiceDeps extends ServiceDeps {
   processor: PaymentProcessor;
+  /**
+   * Charges a session shopper's saved card as the session's payment (the processor of saved-card
+   * charges); absent, no saved card is offered.
+   */
+  tokenProcessor?: AfterSaleProcessor | undefined;
 }
 
 /** A use case that calls the processor after the sale (token charges, refunds, reversals). */

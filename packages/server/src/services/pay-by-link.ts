@@ -13,9 +13,10 @@ import type { CheckoutLink } from "../db/checkout-repository.ts";
 import { reserveSale } from "../db/reservations-repository.ts";
 import { type Answer, findSubmission, type SubmissionRecord } from "../db/submissions-repository.ts";
 import { isUniqueViolation } from "../db/unique-violation.ts";
+import type { RecurringProcessingModel } from "../domain/links/types.ts";
 import type { ProcessorOutcome, VoidReason } from "../domain/payments/payment-outcome.ts";
 import { errorName } from "../payments/error-name.ts";
-import type { AuthorizeResult, CardDetails } from "../payments/processor.ts";
+import type { AuthorizeResult, CardDetails, SavedCardFacts } from "../payments/processor.ts";
 import { notifyWebhookWorker } from "../webhooks/outbox.ts";
 import type { CheckoutServiceDeps } from "./deps.ts";
 import { cancelVoidedApproval, reconcileStalePayments, reverseUnknownAttempt } from "./reconcile-payments.ts";
@@ -32,9 +33,20 @@ export interface PayByLinkDeps extends CheckoutServiceDeps {
   duplicateWaitMs: number;
 }
 
+/**
+ * A saved card of this session's shopper, chosen on the page (docs/api.md#hosted-checkout-sessions):
+ * charged by its token, as the session's one payment.
+ */
+export interface SavedCardChoice {
+  token: string;
+  facts: SavedCardFacts;
+  /** The model the card was saved with: a later charge of it is that kind of payment. */
+  recurringProcessingModel: RecurringProcessingModel | null;
+}
+
 /** What the shopper's valid form says. */
 export interface PaymentRequest {
-  card: CardDetails;
+  card: CardDetails | SavedCardChoice;
   /** Safe to store: brand, masked number, last four, `MM/YYYY`. */
   cardSummary: { brand: string; masked: string; last4: string; expiry: string };
   answers: Answer[];
@@ -62,12 +74,17 @@ export type PayOutcome =
   | { kind: "unconfirmed" };
 
 export async function payByLink(deps: PayByLinkDeps, link: CheckoutLink, request: PaymentRequest): Promise<PayOutcome> {
+  const saved = "token" in request.card ? request.card : null;
+  const { processor, tokenProcessor } = deps;
+  // Offered only where a processor charges tokens (the page reads the same test).
+  if (saved && !tokenProcessor) return { kind: "failed" };
   const newSubmission = {
     linkReference: link.reference,
     attemptKey: request.attemptKey,
     shownPrice: request.shownPrice,
     answers: request.answers,
     card: request.cardSummary,
+    paidWithToken: saved?.token ?? null,
   };
   let reservation = await reserveSale(deps.db, { ...newSubmission, now: deps.now() });
   // Slots held by attempts whose outcome never arrived are released first, then tried again.
@@ -82,27 +99,39 @@ export async function payByLink(deps: PayByLinkDeps, link: CheckoutLink, request
   let answer: AuthorizeResult | undefined;
   try {
     // Raced against the timeout too: a processor client that ignores its signal cannot hold the shopper.
-    answer = await pTimeout(
-      deps.processor.authorize({
-        kind: tokenize ? "tokenization" : "payment",
-        amount: tokenize ? 0 : amount,
-        currency,
-        card: request.card,
-        saveCard: tokenize || link.terms.recurringProcessingModel !== null,
-        recurringProcessingModel: link.terms.recurringProcessingModel,
-        checkoutReference,
-        // A session's payment is the shop's order.
-        merchantReference: link.session?.orderReference ?? link.reference,
-        signal: AbortSignal.timeout(PROCESSOR_TIMEOUT_MS),
-      }),
-      { milliseconds: PROCESSOR_TIMEOUT_MS },
-    );
+    // A session's payment is the shop's order.
+    const merchantReference = link.session?.orderReference ?? link.reference;
+    const signal = AbortSignal.timeout(PROCESSOR_TIMEOUT_MS);
+    const call =
+      saved && tokenProcessor
+        ? tokenProcessor.chargeToken({
+            token: saved.token,
+            card: saved.facts,
+            amount,
+            currency,
+            recurringProcessingModel: saved.recurringProcessingModel,
+            checkoutReference,
+            merchantReference,
+            signal,
+          })
+        : processor.authorize({
+            kind: tokenize ? "tokenization" : "payment",
+            amount: tokenize ? 0 : amount,
+            currency,
+            card: request.card as CardDetails,
+            saveCard: tokenize || link.terms.recurringProcessingModel !== null,
+            recurringProcessingModel: link.terms.recurringProcessingModel,
+            checkoutReference,
+            merchantReference,
+            signal,
+          });
+    answer = await pTimeout(call, { milliseconds: PROCESSOR_TIMEOUT_MS });
   } catch (error) {
     // Never log the error object whole: a processor client might put the request in it.
     deps.log.warn({ checkoutReference, paymentLinkReference: link.reference, error: errorName(error) }, "payment processor call failed");
     // The outcome is unknown: the card may have been charged. Undo the attempt before saying
     // "not charged"; if that cannot be confirmed, keep the slot and let the reconciler finish it.
-    if (!(await reverseUnknownAttempt(deps, checkoutReference))) return { kind: "unconfirmed" };
+    if (!(await reverseUnknownAttempt(deps, checkoutReference, saved?.token))) return { kind: "unconfirmed" };
   }
 
   const outcome = processorOutcome(answer);

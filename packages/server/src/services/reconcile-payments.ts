@@ -13,15 +13,24 @@ import type { CheckoutServiceDeps } from "./deps.ts";
 
 const REVERSE_TIMEOUT_MS = 10_000;
 
-export type ReconcileDeps = Pick<CheckoutServiceDeps, "db" | "processor" | "log">;
+export type ReconcileDeps = Pick<CheckoutServiceDeps, "db" | "processor" | "tokenProcessor" | "log">;
 
 /**
  * Asks the processor to reverse one attempt; true once it confirmed. Never throws: a failure is
- * logged (with the references an operator needs) and tried again by the next sweep.
+ * logged (with the references an operator needs) and tried again by the next sweep. An attempt
+ * that charged a saved card (`paidWithToken`) is undone as a token charge.
  */
-export async function reverseUnknownAttempt(deps: ReconcileDeps, checkoutReference: string): Promise<boolean> {
+export async function reverseUnknownAttempt(
+  deps: ReconcileDeps,
+  checkoutReference: string,
+  paidWithToken?: string | null,
+): Promise<boolean> {
   try {
-    await pTimeout(deps.processor.reverseAttempt(checkoutReference), { milliseconds: REVERSE_TIMEOUT_MS });
+    const { processor, tokenProcessor } = deps;
+    if (paidWithToken && !tokenProcessor) throw new Error("no processor of saved-card charges to reverse this attempt with");
+    const reversal =
+      paidWithToken && tokenProcessor ? tokenProcessor.reverseCharge(checkoutReference) : processor.reverseAttempt(checkoutReference);
+    await pTimeout(reversal, { milliseconds: REVERSE_TIMEOUT_MS });
     return true;
   } catch (error) {
     deps.log.error(
@@ -55,8 +64,8 @@ export async function cancelVoidedApproval(deps: ReconcileDeps, checkoutReferenc
 export async function reconcileStalePayments(deps: ReconcileDeps, linkReference?: string): Promise<number> {
   const stale = await findStalePendingSubmissions(deps.db, linkReference);
   let released = 0;
-  for (const checkoutReference of stale) {
-    if (!(await reverseUnknownAttempt(deps, checkoutReference))) continue;
+  for (const { checkoutReference, paidWithToken } of stale) {
+    if (!(await reverseUnknownAttempt(deps, checkoutReference, paidWithToken))) continue;
     if (await abandonSubmission(deps.db, checkoutReference)) {
       released += 1;
       deps.log.warn({ checkoutReference }, "payment attempt with an unknown outcome reversed at the processor and abandoned");

@@ -41,5 +41,30 @@ for (const backend of testBackends()) {
       assert.doesNotMatch(links.html, new RegExp(checkoutReference));
       assert.equal((await portal.get(`/portal/links/${checkoutReference}`)).status, 404);
     });
+
+    it("the payments search finds a session's payment by its order id, whole or in part, and in the CSV", async () => {
+      const { checkoutReference } = await createSession(server, { reference: "WC-ORDER-7788" });
+      assert.equal((await paySession(server.baseUrl, checkoutReference)).status, 303);
+      const other = await createSession(server, { reference: "WC-ORDER-9911" });
+      assert.equal((await paySession(server.baseUrl, other.checkoutReference)).status, 303);
+      const { id } = await server.db
+        .selectFrom("submissions")
+        .select("id")
+        .where("link_reference", "=", checkoutReference)
+        .executeTakeFirstOrThrow();
+
+      for (const search of ["WC-ORDER-7788", "order-77", "7788"]) {
+        const found = await portal.get(`/portal/payments?search=${encodeURIComponent(search)}`);
+        assert.equal(found.status, 200);
+        assert.match(found.html, new RegExp(`/portal/payments/${id}`), search);
+        assert.doesNotMatch(found.text, /WC-ORDER-9911/, search);
+      }
+      const none = await portal.get("/portal/payments?search=WC-ORDER-0000");
+      assert.doesNotMatch(none.html, new RegExp(`/portal/payments/${id}`));
+      const csv = await portal.get("/portal/payments.csv?search=WC-ORDER-7788");
+      assert.equal(csv.status, 200);
+      assert.match(csv.text, /WC-ORDER-7788/);
+      assert.doesNotMatch(csv.text, /WC-ORDER-9911/);
+    });
   });
 }

@@ -14,6 +14,7 @@ import { CardFields } from "./card-fields.tsx";
 import { fieldErrorTexts } from "./field.tsx";
 import { Layout, LockIcon } from "./layout.tsx";
 import { OrderSummary } from "./order-summary.tsx";
+import { type SavedCardOption, SavedCards } from "./saved-cards.tsx";
 import { ShopperFields } from "./shopper-fields.tsx";
 
 export interface CheckoutPageProps {
@@ -26,6 +27,10 @@ export interface CheckoutPageProps {
   errors: FieldError[];
   alert?: CheckoutAlert | undefined;
   switchHref: string;
+  /** A session shopper's saved cards, offered above the card form; empty otherwise. */
+  savedCards?: SavedCardOption[] | undefined;
+  /** The `savedCard` choice posted before ("" a new card), when the form comes back. */
+  savedCardChoice?: string | undefined;
 }
 
 export function CheckoutPage(props: CheckoutPageProps) {
@@ -54,7 +59,10 @@ export function CheckoutPage(props: CheckoutPageProps) {
             {props.alert ? <AlertBox alert={props.alert} m={m} tokenize={tokenize} /> : null}
             {props.errors.length > 0 ? <ErrorSummary m={m} errors={errors} /> : null}
             <ShopperFields m={m} shopperInfo={terms.shopperInfo} values={props.values} errors={errors} />
-            <CardFields m={m} values={props.values} errors={errors} />
+            {props.savedCards?.length ? <SavedCards m={m} cards={props.savedCards} chosen={props.savedCardChoice} /> : null}
+            <div class="newcard">
+              <CardFields m={m} values={props.values} errors={errors} />
+            </div>
 
             <button type="submit" class="pay" data-busy={m.busyButton}>
               {tokenize ? m.saveButton : m.payButton(formatMoney(terms.amount, terms.currency, lang))}
