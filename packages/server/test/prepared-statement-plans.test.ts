@@ -66,6 +66,8 @@ function cases(merchant: MerchantFixture): Record<string, Case> {
   return {
     api_link_with_submissions: { parameters: [QUIET, merchant.merchantId], rows: 1 },
     api_link_summaries: { parameters: [merchant.merchantId, 0, 20], rows: 20 },
+    checkout_page: { parameters: [BUSY, "link"], rows: 1 },
+    checkout_page_visit: { parameters: [BUSY, "link"], rows: 1 },
     api_insert_link_if_references_valid: {
       parameters: [
         "plan-test-new",

@@ -12,7 +12,7 @@ export function qrRoute(fastify: FastifyInstance, { deps }: CheckoutContext): vo
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get("/:reference/qr.svg", { schema: { hide: true, params: LinkParams }, attachValidation: true }, async (request, reply) => {
     const { reference } = request.params;
-    const link = pathRejected(request) ? undefined : await loadCheckoutLink(deps.db, reference);
+    const link = pathRejected(request) ? undefined : await loadCheckoutLink(deps.db, reference, { kind: "link" });
     if (!link) return sendCheckoutNotFound(request, reply);
     const svg = await QRCode.toString(linkUrl(deps.publicBaseUrl, reference), { type: "svg", errorCorrectionLevel: "M", margin: 2 });
     return (

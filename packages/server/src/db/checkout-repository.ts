@@ -2,11 +2,9 @@
 // counter, and the key its form tokens are signed with. Reservations and submissions have their
 // own repositories.
 import { randomBytes } from "node:crypto";
-import { sql } from "kysely";
 import type { Database } from "./connect.ts";
-import { COMMIT_WITHOUT_WAITING } from "./durable-commit.ts";
 import { LINK_RECORD_COLUMNS, type LinkRecordRow, type PaymentLinkRecord, toRecord } from "./links-repository.ts";
-import { runCompiledPrepared } from "./prepared.ts";
+import { type PreparedStatement, preparedStatement, runPrepared } from "./prepared.ts";
 
 export interface CheckoutTheme {
   themeKey: string;
@@ -22,8 +20,6 @@ export interface CheckoutLink extends PaymentLinkRecord {
   theme: CheckoutTheme | null;
 }
 
-const COLUMNS = sql.join([...LINK_RECORD_COLUMNS, "reserved_count"].map((column) => sql.ref(column)));
-
 type PageRow = LinkRecordRow & {
   reserved_count: number;
   merchant_name: string;
@@ -34,7 +30,36 @@ type PageRow = LinkRecordRow & {
 };
 
 /**
- * The link (or session, by `kind`) with what its checkout page shows besides the terms (merchant name, theme), in one
+ * The page's read around a statement `l` that finds the link by reference ($1) and kind ($2). The
+ * theme is found by its key, its owner checked in `IS TRUE` (db/prepared.ts says why).
+ */
+function pageRead(name: string, link: string): PreparedStatement {
+  return preparedStatement(
+    name,
+    `WITH l AS (${link})
+     SELECT l.*, m.name AS merchant_name, t.theme_key AS theme_theme_key, t.name AS theme_name, t.primary_color, t.logo_sha256
+     FROM l JOIN merchants m ON m.id = l.merchant_id
+     LEFT JOIN themes t ON t.theme_key = l.theme_key AND (t.merchant_id = l.merchant_id) IS TRUE`,
+  );
+}
+
+const COLUMNS = [...LINK_RECORD_COLUMNS, "reserved_count"].join(", ");
+
+// A visit is counted in the same statement as the read: the link's row, which every shopper of
+// the link updates, is held only while PostgreSQL runs it, never across a round trip. A visit is a
+// statistic: its commit does not wait for the disk (set_config below, for this transaction only),
+// and nobody waits for it afterwards either.
+const READ_COUNTING_VISIT = pageRead(
+  "checkout_page_visit",
+  `UPDATE payment_links SET visit_count = visit_count + 1
+   WHERE reference = $1 AND kind = $2 AND set_config('synchronous_commit', 'off', true) IS NOT NULL
+   RETURNING ${COLUMNS}`,
+);
+const READ = pageRead("checkout_page", `SELECT ${COLUMNS} FROM payment_links WHERE reference = $1 AND kind = $2`);
+
+/**
+ * The link (or session, by `kind`: a link's page never shows a session, nor a session's page a
+ * link) with what its checkout page shows besides the terms (merchant name, theme), in one
  * statement. With `countVisit` the same statement adds the visit (one atomic increment, whatever
  * the link's status) and the link is read as the increment left it. Undefined when the link does
  * not exist (then no visit is counted).
@@ -42,22 +67,9 @@ type PageRow = LinkRecordRow & {
 export async function loadCheckoutLink(
   db: Database,
   reference: string,
-  options: { countVisit?: boolean; kind?: "link" | "session" } = {},
+  options: { countVisit?: boolean; kind: "link" | "session" },
 ): Promise<CheckoutLink | undefined> {
-  const read = (link: ReturnType<typeof sql>) => sql<PageRow>`
-    WITH l AS (${link})
-    SELECT l.*, m.name AS merchant_name, t.theme_key AS theme_theme_key, t.name AS theme_name, t.primary_color, t.logo_sha256
-    FROM l JOIN merchants m ON m.id = l.merchant_id
-    LEFT JOIN themes t ON t.theme_key = l.theme_key AND t.merchant_id = l.merchant_id`;
-  // A visit is counted in the same statement as the read: the link's row, which every shopper of
-  // the link updates, is held only while PostgreSQL runs it, never across a round trip. A visit is a
-  // statistic: its commit does not wait for the disk, and nobody waits for it afterwards either.
-  // A link's page never shows a session, nor a session's page a link.
-  const kind = options.kind ? sql`AND kind = ${options.kind}` : sql``;
-  const link = options.countVisit
-    ? sql`UPDATE payment_links SET visit_count = visit_count + 1 WHERE reference = ${reference} ${kind} AND ${COMMIT_WITHOUT_WAITING} RETURNING ${COLUMNS}`
-    : sql`SELECT ${COLUMNS} FROM payment_links WHERE reference = ${reference} ${kind}`;
-  const result = await runCompiledPrepared(db, read(link).compile(db));
+  const result = await runPrepared<PageRow>(db, options.countVisit ? READ_COUNTING_VISIT : READ, [reference, options.kind]);
   const row = result.rows[0];
   if (!row) return undefined;
   return {

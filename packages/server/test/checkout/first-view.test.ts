@@ -100,7 +100,7 @@ for (const backend of testBackends()) {
         const kept = await getPage(server.baseUrl, `/pay/${reference}?lang=${lang}`);
         const nonce = nonceOf(kept.headers)!;
         const formToken = hiddenInputs(kept.html).csrfToken!;
-        const link = (await loadCheckoutLink(server.db, reference))!;
+        const link = (await loadCheckoutLink(server.db, reference, { kind: "link" }))!;
         const fresh = renderDocument(
           h(CheckoutPage, {
             lang,

@@ -126,7 +126,7 @@ for (const backend of testBackends()) {
         shownPrice,
       });
       assert.equal(reservation.kind, "reserved");
-      const link = await loadCheckoutLink(db, reference);
+      const link = await loadCheckoutLink(db, reference, { kind: "link" });
       assert.ok(link && reservation.kind === "reserved");
       return { reference, link, checkoutReference: reservation.checkoutReference, attempt: reservation.attempt };
     };

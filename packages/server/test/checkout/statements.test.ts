@@ -71,7 +71,7 @@ for (const backend of testBackends()) {
       assert.equal(reservation.kind, "reserved");
       if (reservation.kind !== "reserved") return;
       const payfac = "payfacReference" in outcome ? { ...outcome, payfacReference: `PF${payments}` } : outcome;
-      const link = (await loadCheckoutLink(db, "preparedpay")) as CheckoutLink;
+      const link = (await loadCheckoutLink(db, "preparedpay", { kind: "link" })) as CheckoutLink;
       const recorded = await recordPaymentOutcome(
         { db, now: () => now },
         { checkoutReference: reservation.checkoutReference, link, outcome: payfac, answer: undefined },
@@ -85,15 +85,19 @@ for (const backend of testBackends()) {
 
     it("count visits, take the brake and a slot, and record every kind of result, twice on one connection", async () => {
       for (const round of [1, 2]) {
-        const visited = await loadCheckoutLink(db, "preparedpay", { countVisit: true });
+        const visited = await loadCheckoutLink(db, "preparedpay", { countVisit: true, kind: "link" });
         assert.equal(visited?.visitCount, round);
         assert.equal(visited?.merchantName, "Prepared checkout");
-        assert.equal((await loadCheckoutLink(db, "preparedpay"))?.visitCount, round, "a read without a visit counts none");
+        assert.equal(
+          (await loadCheckoutLink(db, "preparedpay", { kind: "link" }))?.visitCount,
+          round,
+          "a read without a visit counts none",
+        );
         for (const outcome of OUTCOMES) await payOnce(outcome);
-        const link = await loadCheckoutLink(db, "preparedpay");
+        const link = await loadCheckoutLink(db, "preparedpay", { kind: "link" });
         assert.deepEqual([link?.salesCount, link?.reservedCount], [round, 0], "one sale per round, no slot left held");
       }
-      assert.equal(await loadCheckoutLink(db, "nosuchlink", { countVisit: true }), undefined);
+      assert.equal(await loadCheckoutLink(db, "nosuchlink", { countVisit: true, kind: "link" }), undefined);
       const brake = await database.db.selectFrom("checkout_attempts").select(["failures", "in_flight"]).executeTakeFirstOrThrow();
       assert.deepEqual([brake.failures, brake.in_flight], [2, 0], "the two declines kept, every attempt finished");
     });
@@ -101,9 +105,9 @@ for (const backend of testBackends()) {
     it("keep working when a migration adds columns to payment_links and submissions under a running instance", async () => {
       await sql`ALTER TABLE payment_links ADD COLUMN later_column text`.execute(database.db);
       await sql`ALTER TABLE submissions ADD COLUMN later_column text`.execute(database.db);
-      assert.equal((await loadCheckoutLink(db, "preparedpay", { countVisit: true }))?.visitCount, 3);
+      assert.equal((await loadCheckoutLink(db, "preparedpay", { countVisit: true, kind: "link" }))?.visitCount, 3);
       for (const outcome of OUTCOMES) await payOnce(outcome);
-      assert.equal((await loadCheckoutLink(db, "preparedpay"))?.salesCount, 3);
+      assert.equal((await loadCheckoutLink(db, "preparedpay", { kind: "link" }))?.salesCount, 3);
     });
   });
 }

@@ -196,7 +196,7 @@ for (const backend of testBackends()) {
       assert.deepEqual(await submissionsOf(i.checkoutReference), []);
 
       // A disable that lands after the page read the form: the reservation itself refuses the token.
-      const link = (await loadCheckoutLink(server.db, i.checkoutReference))!;
+      const link = (await loadCheckoutLink(server.db, i.checkoutReference, { kind: "session" }))!;
       const reservation = await reserveSale(server.db, {
         linkReference: i.checkoutReference,
         attemptKey: null,
@@ -216,7 +216,7 @@ for (const backend of testBackends()) {
       const [saved] = await submissionsOf(saver.checkoutReference);
       const token = saved!.token!;
       const { checkoutReference } = await session({ reference: "order-M", merchantShopperReference: "shopper-70" });
-      const link = (await loadCheckoutLink(server.db, checkoutReference))!;
+      const link = (await loadCheckoutLink(server.db, checkoutReference, { kind: "session" }))!;
       // A crash between the reservation and the processor's answer: the attempt stays pending.
       const reservation = await reserveSale(server.db, {
         linkReference: checkoutReference,
