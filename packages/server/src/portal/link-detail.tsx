@@ -18,6 +18,7 @@ import { PORTAL_MESSAGES } from "./i18n.ts";
 import { frameOf, sendPortalNotFound, sendPortalPage } from "./render.tsx";
 import { formField } from "./request-state.ts";
 import { PageQuery, pageNumber, ReferenceParams } from "./schemas.ts";
+import { cardName, declineReasonText } from "./views/card.tsx";
 import { sendConfirmPage } from "./views/confirm.tsx";
 import { Csrf, Layout } from "./views/layout.tsx";
 import { Pager } from "./views/pager.tsx";
@@ -170,11 +171,11 @@ export function linkDetailRoutes(fastify: FastifyInstance, { deps }: PortalConte
                           </span>
                         ))}
                       </td>
-                      <td class="mono masked-card">{s.cardMasked ? `${s.cardBrand ?? ""} ${s.cardMasked}`.trim() : m.none}</td>
+                      <td class="masked-card">{cardName(s.cardBrand, s.cardMasked) ?? m.none}</td>
                       <td class="num">{formatMoney(s.amount, s.currency, lang)}</td>
                       <td>
                         <StatePill state={s.state} lang={lang} />
-                        {s.reason && s.state !== "approved" ? <span class="hint">{s.reason}</span> : null}
+                        {s.reason && s.state !== "approved" ? <span class="hint">{declineReasonText(lang, s.reason)}</span> : null}
                       </td>
                     </tr>
                   ))}

@@ -25,6 +25,7 @@ import { frameOf, sendPortalNotFound, sendPortalPage } from "./render.tsx";
 import { formField } from "./request-state.ts";
 import { IdParams, PaymentActionParams } from "./schemas.ts";
 import { Captures } from "./views/capture.tsx";
+import { cardName, declineReasonText } from "./views/card.tsx";
 import { sendConfirmPage } from "./views/confirm.tsx";
 import { Layout } from "./views/layout.tsx";
 import { PaymentReference, StatePill } from "./views/payments-table.tsx";
@@ -111,15 +112,21 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
               <dt>{m.payments.payfacReference}</dt>
               <dd class="mono">{payment.payfacReference ?? m.none}</dd>
               <dt>{m.payment.card}</dt>
-              <dd class="mono">
-                {payment.cardMasked ? `${payment.cardBrand ?? ""} ${payment.cardMasked} ${payment.cardExpiry ?? ""}`.trim() : m.none}
+              <dd>
+                {cardName(payment.cardBrand, payment.cardMasked) ?? m.none}
+                {payment.cardMasked ? (
+                  <span class="hint mono">
+                    {payment.cardMasked}
+                    {payment.cardExpiry ? ` · ${m.payments.expires(payment.cardExpiry)}` : ""}
+                  </span>
+                ) : null}
               </dd>
               <dt>{m.payments.authCode}</dt>
               <dd class="mono">{payment.authCode ?? m.none}</dd>
               {payment.reason && payment.state !== "approved" ? (
                 <>
                   <dt>{m.payments.reason}</dt>
-                  <dd>{payment.reason}</dd>
+                  <dd>{declineReasonText(lang, payment.reason)}</dd>
                 </>
               ) : null}
             </dl>

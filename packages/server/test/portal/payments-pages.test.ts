@@ -169,6 +169,41 @@ for (const backend of testBackends()) {
       }
     });
 
+    test("a card is named as a person names it, and a decline reason is in the page's language", async () => {
+      await server.db
+        .insertInto("token_payments")
+        .values({
+          id: "CARDNAME0A",
+          merchant_id: server.merchantId,
+          terminal_identifier: server.terminalIdentifier,
+          token: "TOKEN0000000000A",
+          merchant_reference: "card-name",
+          amount: 2500,
+          currency: "ISK",
+          state: "declined",
+          reason: "Expired Card",
+          payfac_reference: "PFCARDNAME0A",
+          card_brand: "VI",
+          card_masked: "411111******1111",
+          card_last4: "1111",
+          card_expiry: "03/2030",
+        })
+        .execute();
+      await portal.get("/portal/overview?lang=is");
+      try {
+        const page = await portal.get("/portal/payments/CARDNAME0A");
+        assert.match(page.text, /Visa •••• 1111/);
+        assert.match(page.text, /411111\*{6}1111 · gildir til 03\/2030/);
+        assert.match(page.text, /Kortið er útrunnið/);
+        assert.doesNotMatch(page.text, /Expired Card|VI 411111/);
+        const list = await portal.get("/portal/payments?result=declined");
+        assert.match(list.text, /Visa •••• 1111/);
+      } finally {
+        await portal.get("/portal/overview?lang=en");
+        await server.db.deleteFrom("token_payments").where("id", "=", "CARDNAME0A").execute();
+      }
+    });
+
     test("the CSV opens in an Icelandic spreadsheet: a byte-order mark, ; between cells, decimal commas", async () => {
       const fourth = await addMerchantFixture(server.db);
       await server.db

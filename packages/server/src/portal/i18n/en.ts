@@ -284,6 +284,13 @@ export const en = {
     payfacReference: "payfacReference",
     authCode: "Authorisation code",
     reason: "Reason",
+    declineReasons: {
+      Refused: "Refused by the issuer",
+      "Expired Card": "The card has expired",
+      "CVC Declined": "Security code declined",
+      "Not enough balance": "Not enough balance",
+    } as Record<string, string>,
+    expires: (expiry: string) => `expires ${expiry}`,
     refunds: "Refunds",
     refunded: "Refunded",
     noRefunds: "No refunds.",

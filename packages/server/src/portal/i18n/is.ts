@@ -282,6 +282,13 @@ export const is: Messages = {
     payfacReference: "payfacReference",
     authCode: "Heimildarnúmer",
     reason: "Ástæða",
+    declineReasons: {
+      Refused: "Útgefandi hafnaði",
+      "Expired Card": "Kortið er útrunnið",
+      "CVC Declined": "Öryggiskóða hafnað",
+      "Not enough balance": "Ekki næg innstæða",
+    } as Record<string, string>,
+    expires: (expiry: string) => `gildir til ${expiry}`,
     refunds: "Endurgreiðslur",
     refunded: "Endurgreitt",
     noRefunds: "Engar endurgreiðslur.",

@@ -5,6 +5,7 @@ import type { PaymentRow } from "../../db/payments-read-repository.ts";
 import { type ShownAuthorisation, shownState } from "../../domain/payments/shown-state.ts";
 import { formatDateTime, formatMoney, type Lang } from "../../web/i18n.ts";
 import { PORTAL_MESSAGES } from "../i18n.ts";
+import { cardName } from "./card.tsx";
 import { TableHead, TableWrap } from "./table.tsx";
 
 /** `refunded`: confirmed refunds per payfacReference (db/refunds-repository.ts refundedAmounts). */
@@ -30,7 +31,7 @@ export function PaymentsTable(props: { payments: PaymentRow[]; lang: Lang; refun
                 {formatMoney(p.amount, p.currency, props.lang)}
               </td>
               <td class="mono masked-card" data-label={m.payment.card}>
-                {p.cardMasked ? `${p.cardBrand ?? ""} ${p.cardMasked}`.trim() : m.none}
+                {cardName(p.cardBrand, p.cardMasked) ?? m.none}
               </td>
               <td data-label={m.payment.result}>
                 <StatePill state={p.state} lang={props.lang} amount={p.amount} refunded={props.refunded.get(p.payfacReference ?? "")} />
