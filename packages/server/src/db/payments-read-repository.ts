@@ -3,6 +3,7 @@
 // at a time or one by its reference (the overview's sums are in portal-overview-repository.ts).
 // Read-only; every query is scoped to one merchant.
 import { type Kysely, sql } from "kysely";
+import { shopperEmailOf } from "../domain/payments/shopper-email.ts";
 import type { Database } from "./connect.ts";
 import { pageTotal } from "./page-total.ts";
 import { PAYMENT_FACT_COLUMNS, type PaymentFactColumns, type PaymentFacts, paymentFactsOf } from "./payment-facts.ts";
@@ -29,6 +30,8 @@ export interface PaymentRow extends PaymentFacts {
   state: string;
   /** The shopper's answers to the link's fields; none for a token payment. */
   answers: Answer[];
+  /** A session's shopperContact or the e-mail typed into the form (domain/payments/shopper-email.ts). */
+  shopperEmail: string | null;
   createdAt: Date;
 }
 
@@ -39,7 +42,11 @@ export interface PaymentFilter {
   to?: Date | undefined;
   state?: (typeof FINISHED_STATES)[number] | undefined;
   source?: PaymentSource | undefined;
-  /** Part of a reference (checkout, payfac, link or session, the merchant's own, a session's order id) or of the link's description. */
+  /**
+   * Part of a reference (checkout, payfac, link or session, the merchant's own, a session's order
+   * id), of the link's description or of the shopper's answers (e-mail, name) or contact; four
+   * digits also find the card's last four.
+   */
   search?: string | undefined;
 }
 
@@ -62,6 +69,7 @@ function paymentsUnion(db: Kysely<DB>, merchantId: string, filter: PaymentFilter
       "s.currency",
       "s.state",
       sql<Answer[]>`s.answers`.as("answers"),
+      "l.shopper_contact",
       ...PAYMENT_FACT_COLUMNS.map((column) => `s.${column}` as const),
       "s.created_at",
     ]);
@@ -79,6 +87,7 @@ function paymentsUnion(db: Kysely<DB>, merchantId: string, filter: PaymentFilter
       "t.currency",
       "t.state",
       sql<Answer[]>`'[]'::jsonb`.as("answers"),
+      sql<string | null>`NULL::text`.as("shopper_contact"),
       ...PAYMENT_FACT_COLUMNS.map((column) => `t.${column}` as const),
       "t.created_at",
     ]);
@@ -90,16 +99,23 @@ function paymentsUnion(db: Kysely<DB>, merchantId: string, filter: PaymentFilter
     links = links.where("s.created_at", "<", filter.to);
     tokens = tokens.where("t.created_at", "<", filter.to);
   }
-  if (pattern) {
+  if (pattern && filter.search) {
+    const lastFour = /^\d{4}$/.test(filter.search) ? filter.search : null;
     links = links.where((eb) =>
-      eb.or(
-        ["s.id", "s.payfac_reference", "s.link_reference", "l.description", "l.order_reference"].map((c) =>
+      eb.or([
+        ...["s.id", "s.payfac_reference", "s.link_reference", "l.description", "l.order_reference", "l.shopper_contact"].map((c) =>
           eb(eb.ref(c as "s.id"), "ilike", pattern),
         ),
-      ),
+        // The answers' values (e-mail, name, phone), not their field names.
+        eb(sql`jsonb_path_query_array(s.answers, '$[*].value')::text`, "ilike", pattern),
+        ...(lastFour ? [eb("s.card_last4", "=", lastFour)] : []),
+      ]),
     );
     tokens = tokens.where((eb) =>
-      eb.or(["t.id", "t.payfac_reference", "t.merchant_reference"].map((c) => eb(eb.ref(c as "t.id"), "ilike", pattern))),
+      eb.or([
+        ...["t.id", "t.payfac_reference", "t.merchant_reference"].map((c) => eb(eb.ref(c as "t.id"), "ilike", pattern)),
+        ...(lastFour ? [eb("t.card_last4", "=", lastFour)] : []),
+      ]),
     );
   }
   return filter.source === "link" ? links : filter.source === "token" ? tokens : links.unionAll(tokens);
@@ -120,6 +136,7 @@ interface PaymentColumns extends PaymentFactColumns {
   currency: string;
   state: string;
   answers: Answer[];
+  shopper_contact: string | null;
   created_at: Date | string;
 }
 
@@ -135,6 +152,7 @@ function toPaymentRow(row: PaymentColumns): PaymentRow {
     currency: row.currency,
     state: row.state,
     answers: row.answers,
+    shopperEmail: shopperEmailOf(row.answers, row.shopper_contact),
     createdAt: new Date(row.created_at),
   };
 }

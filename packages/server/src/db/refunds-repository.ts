@@ -220,3 +220,23 @@ export async function refundedAmounts(db: Kysely<DB>, payfacReferences: string[]
     .execute();
   return new Map(rows.map((row) => [row.payfac_reference, Number(row.refunded_amount)]));
 }
+
+/** When each payment's confirmed refunds completed, oldest first, by the payment's payfacReference. */
+export async function refundDates(db: Kysely<DB>, payfacReferences: string[]): Promise<Map<string, Date[]>> {
+  const dates = new Map<string, Date[]>();
+  if (payfacReferences.length === 0) return dates;
+  const rows = await db
+    .selectFrom("refunds")
+    .select(["original_payfac_reference", "completed_at"])
+    .where("original_payfac_reference", "in", payfacReferences)
+    .where("state", "=", "succeeded")
+    .orderBy("completed_at")
+    .execute();
+  for (const row of rows) {
+    if (row.completed_at === null) continue;
+    const list = dates.get(row.original_payfac_reference) ?? [];
+    list.push(new Date(row.completed_at));
+    dates.set(row.original_payfac_reference, list);
+  }
+  return dates;
+}

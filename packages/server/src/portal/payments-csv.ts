@@ -8,7 +8,7 @@
 import { Readable } from "node:stream";
 import type { Database } from "../db/connect.ts";
 import { type PaymentFilter, type PaymentRow, type PaymentsCursor, paymentsAfter } from "../db/payments-read-repository.ts";
-import { refundedAmounts } from "../db/refunds-repository.ts";
+import { refundDates, refundedAmounts } from "../db/refunds-repository.ts";
 import { formatDisplayAmount } from "../domain/money/display-amount.ts";
 import type { Lang } from "../web/i18n.ts";
 
@@ -28,6 +28,8 @@ export const CSV_HEADER = [
   "merchantReference",
   "amountMinorUnits",
   "refundedMinorUnits",
+  "refundDates",
+  "shopperEmail",
 ];
 
 /** Excel takes a UTF-8 file for UTF-8 only when it starts with this mark. */
@@ -55,7 +57,16 @@ export function csvCell(value: string, separator: CsvFormat["separator"] = ","):
   return /["\r\n]/.test(safe) || safe.includes(separator) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
-export function csvRow(payment: PaymentRow, refundedAmount: number, format: CsvFormat = csvFormat("en")): string {
+/** What the CSV shows of a payment's refunds: the confirmed amount and when each one completed. */
+export interface CsvRefunds {
+  amount: number;
+  dates: Date[];
+}
+
+const NO_REFUNDS: CsvRefunds = { amount: 0, dates: [] };
+
+export function csvRow(payment: PaymentRow, refunds: CsvRefunds = NO_REFUNDS, format: CsvFormat = csvFormat("en")): string {
+  const refundedAmount = refunds.amount;
   const decimal = (amount: number) => formatDisplayAmount(amount, payment.currency).replace(".", format.decimalMark);
   return [
     payment.createdAt.toISOString(),
@@ -73,6 +84,9 @@ export function csvRow(payment: PaymentRow, refundedAmount: number, format: CsvF
     payment.merchantReference ?? "",
     String(payment.amount),
     String(refundedAmount),
+    // Times in UTC like the first column; a space between two refunds' times.
+    refunds.dates.map((date) => date.toISOString()).join(" "),
+    payment.shopperEmail ?? "",
   ]
     .map((cell) => csvCell(cell, format.separator))
     .join(format.separator);
@@ -97,11 +111,11 @@ export async function paymentsCsv(
   const format = csvFormat(lang);
   const readBatch = async (after: PaymentsCursor | undefined) => {
     const { payments, next } = await paymentsAfter(db, merchantId, filter, after, batchSize);
-    const refunded = await refundedAmounts(
-      db,
-      payments.flatMap((p) => (p.payfacReference ? [p.payfacReference] : [])),
-    );
-    const text = payments.map((payment) => `${csvRow(payment, refunded.get(payment.payfacReference ?? "") ?? 0, format)}\r\n`).join("");
+    const references = payments.flatMap((p) => (p.payfacReference ? [p.payfacReference] : []));
+    const [refunded, dates] = await Promise.all([refundedAmounts(db, references), refundDates(db, references)]);
+    const refundsOf = (reference: string | null): CsvRefunds =>
+      reference === null ? NO_REFUNDS : { amount: refunded.get(reference) ?? 0, dates: dates.get(reference) ?? [] };
+    const text = payments.map((payment) => `${csvRow(payment, refundsOf(payment.payfacReference), format)}\r\n`).join("");
     return { text, next };
   };
   const first = await readBatch(undefined);

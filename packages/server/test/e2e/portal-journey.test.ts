@@ -270,8 +270,9 @@ for (const backend of testBackends()) {
       const row = Object.fromEntries(cells);
       assert.match(row.date!, new RegExp(`^${today}T`));
       assert.match(row.payfacReference!, /\S/);
+      assert.match(row.refundDates!, new RegExp(`^${today}T[\\d:.]+Z$`), "when the refund completed");
       assert.deepEqual(
-        { ...row, date: "", payfacReference: "" },
+        { ...row, date: "", payfacReference: "", refundDates: "" },
         {
           date: "",
           checkoutReference,
@@ -288,6 +289,8 @@ for (const backend of testBackends()) {
           merchantReference: "",
           amountMinorUnits: "1286000",
           refundedMinorUnits: "643000",
+          refundDates: "",
+          shopperEmail: "",
         },
       );
       assert.match(row.cardBrand!, /^(VI|Visa|visa)$/);

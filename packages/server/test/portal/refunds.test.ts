@@ -9,7 +9,7 @@ import { getLink } from "../support/fixtures.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
 import { testKeyring } from "../support/keyring.ts";
 import { type PortalClient, signedIn } from "../support/portal.ts";
-import { createLink, pay } from "../support/shopper.ts";
+import { cardFields, createLink, pay } from "../support/shopper.ts";
 
 for (const backend of testBackends()) {
   describe(`portal refunds (${backend.name})`, () => {
@@ -28,8 +28,9 @@ for (const backend of testBackends()) {
       const reference = await createLink(server, {
         amount: 489000,
         items: [{ name: "Peysa", quantity: 1, unitPrice: 489000, amountWithoutDiscount: 489000, amount: 489000 }],
+        shopperInfo: [{ field: "EmailAddress", requirementType: "Required" }],
       });
-      await pay(server.baseUrl, reference);
+      await pay(server.baseUrl, reference, { ...cardFields(), EmailAddress: "gudrun@example.is" });
       const checkoutReference = (await getLink(server, reference)).submissions[0].checkoutReference as string;
       const path = `/portal/payments/${checkoutReference}`;
       let page = await portal.get(path);
@@ -64,7 +65,12 @@ for (const backend of testBackends()) {
 
       const today = new Date().toISOString().slice(0, 10);
       const csv = (await portal.get(`/portal/payments.csv?from=${today}&to=${today}`)).html;
-      assert.match(csv, new RegExp(`${checkoutReference},.*,approved,2445,linkSale,,\\d+,244500\\r\\n`));
+      const refundedAt = "\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z";
+      assert.match(csv, new RegExp(`${checkoutReference},.*,approved,2445,linkSale,,\\d+,244500,${refundedAt},gudrun@example\\.is\\r\\n`));
+      // The list finds the payment by the shopper's e-mail and by the card's last four digits.
+      for (const search of ["gudrun@example", "1111"])
+        assert.match((await portal.get(`/portal/payments?search=${encodeURIComponent(search)}`)).html, new RegExp(checkoutReference));
+      assert.doesNotMatch((await portal.get("/portal/payments?search=nobody%40example.is")).html, new RegExp(checkoutReference));
 
       const reversed = await portal.post(`${path}/reverse`, {}, page);
       assert.equal(reversed.status, 303);

@@ -100,7 +100,7 @@ for (const backend of testBackends()) {
       const rows = csv.html.trim().split("\r\n");
       assert.equal(
         rows[0],
-        "date,checkoutReference,payfacReference,paymentLinkReference,description,amount,currency,cardBrand,cardLast4,result,refundedAmount,paymentType,merchantReference,amountMinorUnits,refundedMinorUnits",
+        "date,checkoutReference,payfacReference,paymentLinkReference,description,amount,currency,cardBrand,cardLast4,result,refundedAmount,paymentType,merchantReference,amountMinorUnits,refundedMinorUnits,refundDates,shopperEmail",
       );
       assert.equal(rows.length, 5, `the sale, the saved card's link payment, its charge, the declined one: ${csv.html}`);
       const approved = rows.find((row) => row.includes(ofA.payment))!.split(",");
@@ -117,6 +117,8 @@ for (const backend of testBackends()) {
         "",
         "48900",
         "0",
+        "",
+        "",
       ]);
       const charged = rows.find((row) => row.includes(ofA.tokenPayment))!.split(",");
       assert.deepEqual(charged.slice(2), [
@@ -133,6 +135,8 @@ for (const backend of testBackends()) {
         `order-${server.merchantId}`,
         "129900",
         "0",
+        "",
+        "",
       ]);
       assert.match(approved[0]!, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
       assert.ok(rows.some((row) => row.includes(",declined,0,linkSale,,")));

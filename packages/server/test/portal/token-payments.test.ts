@@ -106,7 +106,7 @@ for (const backend of testBackends()) {
       const today = new Date().toISOString().slice(0, 10);
       const csv = (await portal.get(`/portal/payments.csv?from=${today}&to=${today}`)).html.trim().split("\r\n");
       assert.equal(csv.length, 6, "header and five payments");
-      assert.match(csv[0]!, /,refundedAmount,paymentType,merchantReference,amountMinorUnits,refundedMinorUnits$/);
+      assert.match(csv[0]!, /,refundedAmount,paymentType,merchantReference,amountMinorUnits,refundedMinorUnits,refundDates,shopperEmail$/);
       const row = csv.find((line) => line.includes(approved.checkoutReference))!.split(",");
       assert.deepEqual(row.slice(1), [
         approved.checkoutReference,
@@ -123,7 +123,10 @@ for (const backend of testBackends()) {
         "invoice-7781",
         "129900",
         "60000",
+        row[15],
+        "",
       ]);
+      assert.match(row[15]!, new RegExp(`^${today}T[\\d:.]+Z$`), "when the refund completed");
       assert.ok(csv.some((line) => line.includes(refused.checkoutReference) && line.includes(",declined,0,savedCard,renewal-0042,")));
       assert.ok(csv.some((line) => line.includes(sale.payfacReference) && line.includes(",linkSale,,")));
 
