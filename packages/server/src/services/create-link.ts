@@ -1,10 +1,14 @@
 // Create a payment link (docs/api.md#create): the link rules (domain/links) and the checks against
-// the merchant's terminal and theme, for the API and the portal's form alike.
+// the merchant's terminal and theme, for the API and the portal's form alike. The link and its
+// audit-log entry are written together (docs/portal.md#audit-log).
 import type { Database } from "../db/connect.ts";
 import type { KeyedEffect } from "../db/idempotency-repository.ts";
 import { insertLink, insertLinkIfReferencesValid } from "../db/links-repository.ts";
+import type { Actor } from "../domain/audit/actor.ts";
+import type { AuditEvent } from "../domain/audit/entry.ts";
 import { type CreateLinkRequest, termsFromCreateRequest } from "../domain/links/create.ts";
 import { newLinkReference } from "../ids.ts";
+import { recordAudit } from "./audit.ts";
 import type { ServiceDeps } from "./deps.ts";
 import { checkTheme, terminalAccepting } from "./merchant-references.ts";
 
@@ -12,18 +16,27 @@ import { checkTheme, terminalAccepting } from "./merchant-references.ts";
 export async function createLink(
   deps: ServiceDeps,
   merchantId: string,
+  actor: Actor,
   request: CreateLinkRequest,
   keyed?: KeyedEffect<string>,
 ): Promise<string> {
   const terms = termsFromCreateRequest(request, deps.now());
   const reference = newLinkReference();
-  const insert = async (trx: Database) => {
+  const audit: AuditEvent = {
+    merchantId,
+    actor,
+    action: "link.create",
+    object: { type: "payment-link", id: reference },
+    details: { type: terms.type, amount: terms.amount, currency: terms.currency },
+  };
+  const insert = async (db: Database) => {
     // One round trip when the terminal and theme are right; otherwise the checks report which is wrong.
-    if (!(await insertLinkIfReferencesValid(trx, reference, merchantId, terms))) {
-      await terminalAccepting(trx, merchantId, terms.terminalIdentifier, terms.currency);
-      await checkTheme(trx, merchantId, terms.themeKey);
-      await insertLink(trx, reference, merchantId, terms);
-    }
+    if (await insertLinkIfReferencesValid(db, reference, merchantId, terms, audit)) return;
+    await terminalAccepting(db, merchantId, terms.terminalIdentifier, terms.currency);
+    await checkTheme(db, merchantId, terms.themeKey);
+    // Rare: the references became valid between the two reads. The link and its entry still go together.
+    if (db.isTransaction) await insertWithAudit(db, reference, merchantId, terms, audit);
+    else await db.transaction().execute((trx) => insertWithAudit(trx, reference, merchantId, terms, audit));
   };
   if (!keyed) await insert(deps.db);
   else
@@ -33,4 +46,15 @@ export async function createLink(
     });
   deps.log.info({ paymentLinkReference: reference }, "payment link created");
   return reference;
+}
+
+async function insertWithAudit(
+  trx: Database,
+  reference: string,
+  merchantId: string,
+  terms: Parameters<typeof insertLink>[3],
+  audit: AuditEvent,
+) {
+  await insertLink(trx, reference, merchantId, terms);
+  await recordAudit(trx, audit);
 }
