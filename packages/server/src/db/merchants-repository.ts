@@ -108,7 +108,10 @@ export async function findApiKeyByHash(db: Database, keyHash: string): Promise<C
   return key;
 }
 
-/** Revokes a key; this process refuses it from the moment this returns, other instances within about a second. */
+/**
+ * Revokes a key; this process refuses it from the moment this returns, other instances within
+ * about a second. Inside a caller's transaction, call forgetCachedApiKeys after its commit.
+ */
 export async function revokeApiKey(db: Database, merchantId: string, keyId: string): Promise<boolean> {
   const result = await db
     .updateTable("api_keys")
@@ -119,6 +122,11 @@ export async function revokeApiKey(db: Database, merchantId: string, keyId: stri
     .executeTakeFirst();
   apiKeyCacheOf(db).forgetAll();
   return result.numUpdatedRows > 0n;
+}
+
+/** Empties this process's key cache (db/api-key-cache.ts), after a key change committed. */
+export function forgetCachedApiKeys(db: Database): void {
+  apiKeyCacheOf(db).forgetAll();
 }
 
 export async function createTheme(

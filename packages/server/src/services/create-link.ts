@@ -1,9 +1,10 @@
 // Create a payment link (docs/api.md#create): the link rules (domain/links) and the checks against
 // the merchant's terminal and theme, for the API and the portal's form alike. The link and its
 // audit-log entry are written together (docs/portal.md#audit-log).
-import type { Database } from "../db/connect.ts";
+import type { Transaction } from "kysely";
 import type { KeyedEffect } from "../db/idempotency-repository.ts";
 import { insertLink, insertLinkIfReferencesValid } from "../db/links-repository.ts";
+import type { DB } from "../db/schema.ts";
 import type { Actor } from "../domain/audit/actor.ts";
 import type { AuditEvent } from "../domain/audit/entry.ts";
 import { type CreateLinkRequest, termsFromCreateRequest } from "../domain/links/create.ts";
@@ -29,16 +30,21 @@ export async function createLink(
     object: { type: "payment-link", id: reference },
     details: { type: terms.type, amount: terms.amount, currency: terms.currency },
   };
-  const insert = async (db: Database) => {
+  const insert = async (trx?: Transaction<DB>) => {
+    const db = trx ?? deps.db;
     // One round trip when the terminal and theme are right; otherwise the checks report which is wrong.
     if (await insertLinkIfReferencesValid(db, reference, merchantId, terms, audit)) return;
     await terminalAccepting(db, merchantId, terms.terminalIdentifier, terms.currency);
     await checkTheme(db, merchantId, terms.themeKey);
     // Rare: the references became valid between the two reads. The link and its entry still go together.
-    if (db.isTransaction) await insertWithAudit(db, reference, merchantId, terms, audit);
-    else await db.transaction().execute((trx) => insertWithAudit(trx, reference, merchantId, terms, audit));
+    const linkWithEntry = async (t: Transaction<DB>) => {
+      await insertLink(t, reference, merchantId, terms);
+      await recordAudit(t, audit);
+    };
+    if (trx) await linkWithEntry(trx);
+    else await deps.db.transaction().execute(linkWithEntry);
   };
-  if (!keyed) await insert(deps.db);
+  if (!keyed) await insert();
   else
     await deps.db.transaction().execute(async (trx) => {
       await insert(trx);
@@ -46,15 +52,4 @@ export async function createLink(
     });
   deps.log.info({ paymentLinkReference: reference }, "payment link created");
   return reference;
-}
-
-async function insertWithAudit(
-  trx: Database,
-  reference: string,
-  merchantId: string,
-  terms: Parameters<typeof insertLink>[3],
-  audit: AuditEvent,
-) {
-  await insertLink(trx, reference, merchantId, terms);
-  await recordAudit(trx, audit);
 }

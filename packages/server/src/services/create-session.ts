@@ -1,7 +1,8 @@
 // Create a hosted-checkout session (docs/api.md#hosted-checkout-sessions): the session rules
 // (domain/sessions), the merchant's terminal and theme, and the row that makes it a one-sale link.
-import type { Database } from "../db/connect.ts";
+import type { Transaction } from "kysely";
 import type { KeyedEffect } from "../db/idempotency-repository.ts";
+import type { DB } from "../db/schema.ts";
 import { insertSession } from "../db/sessions-repository.ts";
 import type { Actor } from "../domain/audit/actor.ts";
 import { sessionFromCreateRequest } from "../domain/sessions/create.ts";
@@ -21,7 +22,7 @@ export async function createSession(
 ): Promise<string> {
   const { terms, session } = sessionFromCreateRequest(request, deps.now());
   const reference = newSessionReference();
-  const insert = async (db: Database) => {
+  const insert = async (db: Transaction<DB>) => {
     await terminalAccepting(db, merchantId, terms.terminalIdentifier, terms.currency);
     await checkTheme(db, merchantId, terms.themeKey);
     await insertSession(db, reference, merchantId, terms, session);

@@ -22,6 +22,7 @@ export const AUDIT_ACTIONS = [
   "webhook.update",
   "webhook.delete",
   "webhook.enable",
+  "webhook.disable",
   "webhook.secret-reveal",
   "webhook.secret-rotate",
   "theme.create",
