@@ -1,12 +1,12 @@
 // The audit log (docs/portal.md#audit-log): one INSERT that joins the caller's transaction, and the
 // merchant's entries newest first, filtered and paged. Nothing here updates or deletes: the table's
 // trigger would refuse it anyway (migration 0032).
-import { sql, type Transaction } from "kysely";
+import { type Selectable, sql, type Transaction } from "kysely";
 import { type Actor, actorId, actorLabel } from "../domain/audit/actor.ts";
 import type { AuditDetails, AuditEvent } from "../domain/audit/entry.ts";
 import type { Database } from "./connect.ts";
 import { pageTotal, WINDOW_TOTAL } from "./page-total.ts";
-import type { DB } from "./schema.ts";
+import type { AuditLogTable, DB } from "./schema.ts";
 
 type Queryable = Database | Transaction<DB>;
 
@@ -55,18 +55,49 @@ export async function insertAuditEntry(db: Queryable, event: AuditEvent): Promis
   await db.insertInto("audit_log").values(auditColumns(event)).execute();
 }
 
-export async function listAuditEntries(
-  db: Database,
-  merchantId: string,
-  filter: AuditFilter,
-  page: { offset: number; limit: number },
-): Promise<{ entries: AuditEntry[]; totalCount: number }> {
+/**
+ * Where a read in batches (the CSV) goes on: after this entry, newest first. Its time is read from
+ * the row in SQL: a JavaScript Date keeps milliseconds, the column microseconds.
+ */
+export interface AuditCursor {
+  id: string;
+}
+
+function filtered(db: Database, merchantId: string, filter: AuditFilter) {
   let query = db.selectFrom("audit_log").where("merchant_id", "=", merchantId);
   if (filter.action) query = query.where("action", "=", filter.action);
   if (filter.actor) query = query.where(sql<string>`lower(actor_label)`, "=", filter.actor.trim().toLowerCase());
   if (filter.objectId) query = query.where("object_id", "=", filter.objectId.trim());
   if (filter.from) query = query.where("created_at", ">=", filter.from);
   if (filter.before) query = query.where("created_at", "<", filter.before);
+  return query;
+}
+
+/** A batch of entries after `after` (from the newest when undefined), and where the next batch starts. */
+export async function auditEntriesAfter(
+  db: Database,
+  merchantId: string,
+  filter: AuditFilter,
+  after: AuditCursor | undefined,
+  limit: number,
+): Promise<{ entries: AuditEntry[]; next: AuditCursor | undefined }> {
+  let query = filtered(db, merchantId, filter);
+  if (after) {
+    query = query.where(sql<boolean>`(created_at, id) < (SELECT a.created_at, a.id FROM audit_log a WHERE a.id = ${after.id}::bigint)`);
+  }
+  const rows = await query.selectAll().orderBy("created_at", "desc").orderBy("id", "desc").limit(limit).execute();
+  const entries = rows.map(toEntry);
+  const last = entries[entries.length - 1];
+  return { entries, next: entries.length === limit && last ? { id: last.id } : undefined };
+}
+
+export async function listAuditEntries(
+  db: Database,
+  merchantId: string,
+  filter: AuditFilter,
+  page: { offset: number; limit: number },
+): Promise<{ entries: AuditEntry[]; totalCount: number }> {
+  const query = filtered(db, merchantId, filter);
   const rows = await query
     .selectAll()
     .select(WINDOW_TOTAL)
@@ -78,18 +109,22 @@ export async function listAuditEntries(
   const totalCount = await pageTotal(rows, () => query.select((eb) => eb.fn.countAll<string>().as("count")).executeTakeFirstOrThrow());
   return {
     totalCount,
-    entries: rows.map((row) => ({
-      id: String(row.id),
-      merchantId: row.merchant_id,
-      actorKind: row.actor_kind as Actor["kind"],
-      actorId: row.actor_id,
-      actorLabel: row.actor_label,
-      action: row.action,
-      objectType: row.object_type,
-      objectId: row.object_id,
-      address: row.address,
-      details: (row.details ?? {}) as AuditDetails,
-      createdAt: row.created_at,
-    })),
+    entries: rows.map(toEntry),
+  };
+}
+
+function toEntry(row: Selectable<AuditLogTable>): AuditEntry {
+  return {
+    id: String(row.id),
+    merchantId: row.merchant_id,
+    actorKind: row.actor_kind as Actor["kind"],
+    actorId: row.actor_id,
+    actorLabel: row.actor_label,
+    action: row.action,
+    objectType: row.object_type,
+    objectId: row.object_id,
+    address: row.address,
+    details: (row.details ?? {}) as AuditDetails,
+    createdAt: row.created_at,
   };
 }
