@@ -131,15 +131,21 @@ function AuditTable(props: { entries: AuditEntry[]; lang: Lang }) {
               <td data-label={m.when}>
                 <time datetime={entry.createdAt.toISOString()}>{formatDateTime(entry.createdAt, props.lang)}</time>
               </td>
-              <td data-label={m.who}>{entry.actorKind === "operator" ? m.operator : entry.actorLabel}</td>
-              <td data-label={m.what}>{m.actions[entry.action] ?? entry.action}</td>
+              <td data-label={m.who}>
+                <span>{entry.actorKind === "operator" ? m.operator : entry.actorLabel}</span>
+              </td>
+              <td data-label={m.what}>
+                <span>{m.actions[entry.action] ?? entry.action}</span>
+              </td>
               <td data-label={m.object}>
                 <ObjectLink entry={entry} />
               </td>
               <td class="mono" data-label={m.address}>
-                {entry.address ?? "—"}
+                <span>{entry.address ?? "—"}</span>
               </td>
-              <td data-label={m.details}>{detailsText(entry, props.lang)}</td>
+              <td data-label={m.details}>
+                <span>{detailsText(entry, props.lang)}</span>
+              </td>
             </tr>
           ))}
         </tbody>
