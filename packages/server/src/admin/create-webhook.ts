@@ -1,6 +1,7 @@
 // POST /admin/v1/merchants/{id}/webhooks: a new endpoint; its apiKey and hmacKey are returned in clear, once.
 
 import { createWebhookEndpoint } from "../db/webhook-endpoints-repository.ts";
+import { urlHost } from "../domain/audit/entry.ts";
 import { adminActor } from "../http/actor.ts";
 import type { TypedApp } from "../http/typed-app.ts";
 import { changeAndRecord } from "../services/audit.ts";
@@ -32,7 +33,7 @@ export function registerCreateWebhook(app: TypedApp, deps: AdminDeps) {
           actor,
           action: "webhook.create",
           object: { type: "webhook-endpoint", id: endpoint.webhookId },
-          details: { url },
+          details: { host: urlHost(url) },
         }),
       );
       return {

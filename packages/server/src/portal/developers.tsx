@@ -10,6 +10,7 @@ import { listApiKeys, listTerminals } from "../db/merchant-reads-repository.ts";
 import { createApiKey, forgetCachedApiKeys, revokeApiKey } from "../db/merchants-repository.ts";
 import { createWebhookEndpoint, listWebhookEndpoints } from "../db/webhook-endpoints-repository.ts";
 import { endpointHealth } from "../db/webhook-health-repository.ts";
+import { urlHost } from "../domain/audit/entry.ts";
 import { AppError } from "../domain/errors.ts";
 import { webhookAuthorizationError } from "../domain/webhooks/authorization-value.ts";
 import { checkWebhookUrl } from "../net/outbound-guard.ts";
@@ -228,7 +229,7 @@ export function developersRoutes(fastify: FastifyInstance, { deps }: PortalConte
         actor,
         action: "webhook.create",
         object: { type: "webhook-endpoint", id: created.endpoint.webhookId },
-        details: { url },
+        details: { host: urlHost(url) },
       }),
     );
     request.log.info({ webhookId: endpoint.webhookId }, "webhook endpoint added in the portal");

@@ -59,3 +59,8 @@ export function changedFields(request: object, except: readonly string[] = []): 
     .map(([name]) => name)
     .sort();
 }
+
+/** A URL's host only: a webhook URL's path or query may carry the receiver's own secret. */
+export function urlHost(url: string): string {
+  return URL.canParse(url) ? new URL(url).host : "";
+}
