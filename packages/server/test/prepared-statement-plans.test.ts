@@ -85,6 +85,13 @@ function cases(merchant: MerchantFixture): Record<string, Case> {
         null,
         null,
         merchant.terminalIdentifier,
+        "operator",
+        null,
+        "admin API",
+        "link.create",
+        "payment-link",
+        "127.0.0.1",
+        "{}",
       ],
       wrote: async (trx) => {
         const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM payment_links WHERE reference = 'plan-test-new'`.execute(

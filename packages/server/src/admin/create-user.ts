@@ -2,8 +2,10 @@ import { createPortalUser } from "../db/merchants-repository.ts";
 import { isUniqueViolation } from "../db/unique-violation.ts";
 import { AppError } from "../domain/errors.ts";
 import { checkShopperValue } from "../domain/links/shopper-fields.ts";
+import { adminActor } from "../http/actor.ts";
 import type { TypedApp } from "../http/typed-app.ts";
 import { hashPassword } from "../security/passwords.ts";
+import { changeAndRecord } from "../services/audit.ts";
 import { requireMerchant } from "./checks.ts";
 import type { AdminDeps } from "./deps.ts";
 import { CreateUserBody, MerchantParams } from "./schemas.ts";
@@ -19,7 +21,19 @@ export function registerCreateUser(app: TypedApp, deps: AdminDeps) {
         throw new AppError("UnsupportedValue", `email ${JSON.stringify(email)} is not an e-mail address.`);
       await requireMerchant(deps.db, merchantId);
       try {
-        return await createPortalUser(deps.db, merchantId, email.trim(), await hashPassword(password));
+        const passwordHash = await hashPassword(password);
+        const actor = adminActor(request);
+        return await changeAndRecord(
+          deps.db,
+          (trx) => createPortalUser(trx, merchantId, email.trim(), passwordHash),
+          ({ userId }) => ({
+            merchantId,
+            actor,
+            action: "user.create",
+            object: { type: "user", id: userId },
+            details: { email: email.trim() },
+          }),
+        );
       } catch (error) {
         if (isUniqueViolation(error))
           throw new AppError("StateConflict", `A portal user with e-mail ${JSON.stringify(email)} already exists.`);

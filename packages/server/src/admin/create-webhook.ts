@@ -1,7 +1,10 @@
 // POST /admin/v1/merchants/{id}/webhooks: a new endpoint; its apiKey and hmacKey are returned in clear, once.
 
 import { createWebhookEndpoint } from "../db/webhook-endpoints-repository.ts";
+import { urlHost } from "../domain/audit/entry.ts";
+import { adminActor } from "../http/actor.ts";
 import type { TypedApp } from "../http/typed-app.ts";
+import { changeAndRecord } from "../services/audit.ts";
 import { checkedWebhookUrl, requireMerchant } from "./checks.ts";
 import type { AdminDeps } from "./deps.ts";
 import { CreateWebhookBody, MerchantParams } from "./schemas.ts";
@@ -21,7 +24,18 @@ export function registerCreateWebhook(app: TypedApp, deps: AdminDeps) {
       const { merchantId } = request.params;
       const url = checkedWebhookUrl(request.body.url, deps.allowPrivateTargets);
       await requireMerchant(deps.db, merchantId);
-      const { endpoint, secrets } = await createWebhookEndpoint(deps.db, deps.keyring, merchantId, { url, apiKey: request.body.apiKey });
+      const actor = adminActor(request);
+      const { endpoint, secrets } = await changeAndRecord(
+        deps.db,
+        (trx) => createWebhookEndpoint(trx, deps.keyring, merchantId, { url, apiKey: request.body.apiKey }),
+        ({ endpoint }) => ({
+          merchantId,
+          actor,
+          action: "webhook.create",
+          object: { type: "webhook-endpoint", id: endpoint.webhookId },
+          details: { host: urlHost(url) },
+        }),
+      );
       return {
         webhookId: endpoint.webhookId,
         url: endpoint.url,

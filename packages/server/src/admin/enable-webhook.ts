@@ -2,7 +2,9 @@
 // endpoint gets no new deliveries; the ones already queued wait and go out when it is enabled again.
 
 import { updateWebhookEndpoint } from "../db/webhook-endpoints-repository.ts";
+import { adminActor } from "../http/actor.ts";
 import type { TypedApp } from "../http/typed-app.ts";
+import { changeAndRecord } from "../services/audit.ts";
 import { notifyWebhookWorker } from "../webhooks/outbox.ts";
 import { requireMerchant, webhookNotFound } from "./checks.ts";
 import type { AdminDeps } from "./deps.ts";
@@ -23,7 +25,18 @@ export function registerEnableWebhook(app: TypedApp, deps: AdminDeps) {
       async (request) => {
         const { merchantId, webhookId } = request.params;
         await requireMerchant(deps.db, merchantId);
-        const endpoint = await updateWebhookEndpoint(deps.db, deps.keyring, merchantId, webhookId, { enabled });
+        const actor = adminActor(request);
+        const endpoint = await changeAndRecord(
+          deps.db,
+          (trx) => updateWebhookEndpoint(trx, deps.keyring, merchantId, webhookId, { enabled }),
+          (found) =>
+            found && {
+              merchantId,
+              actor,
+              action: enabled ? "webhook.enable" : "webhook.disable",
+              object: { type: "webhook-endpoint", id: webhookId },
+            },
+        );
         if (!endpoint) throw webhookNotFound(webhookId);
         if (enabled) notifyWebhookWorker();
         return presentEndpoint(endpoint);

@@ -13,6 +13,7 @@ import { registerCreateWebhook } from "./create-webhook.ts";
 import type { AdminDeps } from "./deps.ts";
 import { registerEnableWebhook } from "./enable-webhook.ts";
 import { registerListApiKeys } from "./list-api-keys.ts";
+import { registerListAudit } from "./list-audit.ts";
 import { registerListDeliveries } from "./list-deliveries.ts";
 import { registerListMerchants } from "./list-merchants.ts";
 import { registerListTerminals } from "./list-terminals.ts";
@@ -48,4 +49,5 @@ export async function adminRoutes(instance: FastifyInstance, deps: AdminDeps) {
   registerEnableWebhook(app, deps);
   registerListDeliveries(app, deps);
   registerResendDelivery(app, deps);
+  registerListAudit(app, deps);
 }

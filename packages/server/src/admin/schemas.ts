@@ -82,3 +82,17 @@ export const DeliveriesQuery = Type.Object(
 );
 
 export const MerchantsQuery = Type.Object({ page: Page, pageSize: PageSize }, { additionalProperties: false });
+
+/** Filters of the audit log's read (docs/admin-api.md#audit-log); dates are instants (ISO 8601). */
+export const AuditQuery = Type.Object(
+  {
+    page: Page,
+    pageSize: PageSize,
+    action: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "one action name, e.g. payment.refund" })),
+    actor: Type.Optional(Type.String({ minLength: 1, maxLength: 320, description: "a person's e-mail or an API key's prefix" })),
+    objectId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    from: Type.Optional(Type.String({ format: "date-time", description: "entries at or after this instant" })),
+    to: Type.Optional(Type.String({ format: "date-time", description: "entries before this instant" })),
+  },
+  { additionalProperties: false },
+);

@@ -1,9 +1,12 @@
 // POST /admin/v1/merchants/{id}/themes/{themeKey} (docs/admin-api.md#themes): change a theme's name,
 // colour or logo, by the rules of creating one (requiredName, the body schema, takeLogo).
 import { findTheme, updateTheme } from "../db/merchants-repository.ts";
+import { changedFields } from "../domain/audit/entry.ts";
 import { AppError } from "../domain/errors.ts";
 import type { LogoImage } from "../domain/themes/logo.ts";
+import { adminActor } from "../http/actor.ts";
 import type { TypedApp } from "../http/typed-app.ts";
+import { changeAndRecord } from "../services/audit.ts";
 import { requiredName, requireMerchant } from "./checks.ts";
 import type { AdminDeps } from "./deps.ts";
 import { presentTheme } from "./present-merchants.ts";
@@ -37,7 +40,19 @@ export function registerUpdateTheme(app: TypedApp, deps: AdminDeps) {
         logo = taken.logo === null ? null : { image: taken.logo, sourceUrl: taken.sourceUrl };
       }
       if (name === undefined && body.primaryColor === undefined && logo === undefined) return presentTheme(current);
-      const theme = await updateTheme(deps.db, merchantId, themeKey, { name, primaryColor: body.primaryColor, logo });
+      const actor = adminActor(request);
+      const theme = await changeAndRecord(
+        deps.db,
+        (trx) => updateTheme(trx, merchantId, themeKey, { name, primaryColor: body.primaryColor, logo }),
+        (found) =>
+          found && {
+            merchantId,
+            actor,
+            action: "theme.update",
+            object: { type: "theme", id: themeKey },
+            details: { fields: changedFields({ name, primaryColor: body.primaryColor, logo }) },
+          },
+      );
       if (!theme) throw themeNotFound(themeKey);
       return presentTheme(theme);
     },

@@ -1,5 +1,6 @@
 // POST /api/v1/modification/adjust (docs/api.md#capture-and-adjust): change a pre-authorisation's
 // amount before any capture; answered "Received", the result arrives as an Adjustment webhook.
+import { apiActor } from "../http/actor.ts";
 import type { TypedApp } from "../http/typed-app.ts";
 import { adjustPayment } from "../services/adjust.ts";
 import { AdjustBody } from "./after-sale-schemas.ts";
@@ -18,7 +19,7 @@ export function registerAdjust(app: TypedApp, deps: ApiDeps) {
     async (request, reply) => {
       const answer = modificationAnswer(request, reply);
       const serviceDeps = { ...deps, log: request.log };
-      return answer.body(await adjustPayment(serviceDeps, request.merchantId, request.body, answer.effect));
+      return answer.body(await adjustPayment(serviceDeps, request.merchantId, apiActor(request), request.body, answer.effect));
     },
   );
 }

@@ -1,5 +1,6 @@
 // POST /api/v1/modification/capture (docs/api.md#capture-and-adjust): capture a manual-capture
 // authorisation in part or in full; answered "Received", the result arrives as a Capture webhook.
+import { apiActor } from "../http/actor.ts";
 import type { TypedApp } from "../http/typed-app.ts";
 import { captureOrAdjust } from "../services/capture.ts";
 import { CaptureBody } from "./after-sale-schemas.ts";
@@ -18,7 +19,7 @@ export function registerCapture(app: TypedApp, deps: ApiDeps) {
     async (request, reply) => {
       const answer = modificationAnswer(request, reply);
       const serviceDeps = { ...deps, log: request.log };
-      return answer.body(await captureOrAdjust(serviceDeps, request.merchantId, "capture", request.body, answer.effect));
+      return answer.body(await captureOrAdjust(serviceDeps, request.merchantId, apiActor(request), "capture", request.body, answer.effect));
     },
   );
 }

@@ -1,5 +1,6 @@
 // POST /api/v1/paymentlinks/create (docs/api.md#create)
 import { linkUrl } from "../domain/links/url.ts";
+import { apiActor } from "../http/actor.ts";
 import { envelope } from "../http/envelope.ts";
 import { keyedAnswer } from "../http/idempotency.ts";
 import type { TypedApp } from "../http/typed-app.ts";
@@ -26,7 +27,7 @@ export function registerCreateLink(app: TypedApp, deps: ApiDeps) {
         ...envelope(request),
       }));
       const serviceDeps = { ...deps, log: request.log };
-      return answer.body(await createLink(serviceDeps, request.merchantId, request.body, answer.effect));
+      return answer.body(await createLink(serviceDeps, request.merchantId, apiActor(request), request.body, answer.effect));
     },
   );
 }

@@ -1,4 +1,6 @@
 // POST /api/v1/paymentlinks/disable (docs/api.md#disable): idempotent; submissions and tokens are kept.
+
+import { apiActor } from "../http/actor.ts";
 import { envelope } from "../http/envelope.ts";
 import type { TypedApp } from "../http/typed-app.ts";
 import { disableLink } from "../services/disable-link.ts";
@@ -21,7 +23,8 @@ export function registerDisableLink(app: TypedApp, deps: ApiDeps) {
     async (request) => {
       const { paymentLinkReference } = request.body;
       const serviceDeps = { ...deps, log: request.log };
-      if (!(await disableLink(serviceDeps, request.merchantId, paymentLinkReference))) throw notFound(paymentLinkReference);
+      if (!(await disableLink(serviceDeps, request.merchantId, apiActor(request), paymentLinkReference)))
+        throw notFound(paymentLinkReference);
       return envelope(request);
     },
   );

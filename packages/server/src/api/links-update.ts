@@ -1,4 +1,6 @@
 // POST /api/v1/paymentlinks/update (docs/api.md#update)
+
+import { apiActor } from "../http/actor.ts";
 import { envelope } from "../http/envelope.ts";
 import type { TypedApp } from "../http/typed-app.ts";
 import { updateLink } from "../services/update-link.ts";
@@ -21,7 +23,7 @@ export function registerUpdateLink(app: TypedApp, deps: ApiDeps) {
     async (request) => {
       const { body } = request;
       const serviceDeps = { ...deps, log: request.log };
-      if (!(await updateLink(serviceDeps, request.merchantId, body))) throw notFound(body.paymentLinkReference);
+      if (!(await updateLink(serviceDeps, request.merchantId, apiActor(request), body))) throw notFound(body.paymentLinkReference);
       return envelope(request);
     },
   );

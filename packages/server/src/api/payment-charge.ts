@@ -1,5 +1,7 @@
 // POST /api/v1/payment (docs/api.md#charge-a-saved-card): charge a saved card. Approved and refused
 // are both HTTP 200, as the live gateway answers; an unknown outcome is 503 5002, never Authorised.
+
+import { apiActor } from "../http/actor.ts";
 import { envelope } from "../http/envelope.ts";
 import { keyedAnswer } from "../http/idempotency.ts";
 import type { TypedApp } from "../http/typed-app.ts";
@@ -24,7 +26,7 @@ export function registerChargeToken(app: TypedApp, deps: ApiDeps) {
     async (request, reply) => {
       const answer = keyedAnswer(request, reply, (charge: TokenCharge) => ({ ...presentTokenCharge(charge), ...envelope(request) }));
       const serviceDeps = { ...deps, log: request.log };
-      return answer.body(await chargeSavedCard(serviceDeps, request.merchantId, request.body, answer.effect));
+      return answer.body(await chargeSavedCard(serviceDeps, request.merchantId, apiActor(request), request.body, answer.effect));
     },
   );
 }

@@ -1,5 +1,7 @@
 // POST /api/v1/payment/disable-token (docs/api.md#disable-a-saved-card): the live gateway's path
 // and answer for what /tokens/disable does.
+
+import { apiActor } from "../http/actor.ts";
 import { envelope } from "../http/envelope.ts";
 import { keyedAnswer } from "../http/idempotency.ts";
 import type { TypedApp } from "../http/typed-app.ts";
@@ -28,7 +30,9 @@ export function registerPaymentDisableToken(app: TypedApp, deps: ApiDeps) {
         ...envelope(request),
       }));
       const serviceDeps = { ...deps, log: request.log };
-      return answer.body(await disableSavedCard(serviceDeps, request.merchantId, request.body.tokenValue, answer.effect));
+      return answer.body(
+        await disableSavedCard(serviceDeps, request.merchantId, apiActor(request), request.body.tokenValue, answer.effect),
+      );
     },
   );
 }

@@ -1,5 +1,6 @@
 // POST /api/v1/modification/reverse (docs/api.md#reverse): cancel, or refund whatever is not yet
 // refunded; answered "Received", the result arrives as a Refund webhook.
+import { apiActor } from "../http/actor.ts";
 import type { TypedApp } from "../http/typed-app.ts";
 import { reversePayment } from "../services/reverse.ts";
 import { ReverseBody } from "./after-sale-schemas.ts";
@@ -17,7 +18,7 @@ export function registerReverse(app: TypedApp, deps: ApiDeps) {
     async (request, reply) => {
       const answer = modificationAnswer(request, reply);
       const serviceDeps = { ...deps, log: request.log };
-      return answer.body(await reversePayment(serviceDeps, request.merchantId, request.body, answer.effect));
+      return answer.body(await reversePayment(serviceDeps, request.merchantId, apiActor(request), request.body, answer.effect));
     },
   );
 }

@@ -1,5 +1,7 @@
 // POST /api/v1/hostedcheckout and /hostedcheckout/ (docs/api.md#hosted-checkout-sessions): the
 // WooCommerce plugin posts with the trailing slash, others without.
+
+import { apiActor } from "../http/actor.ts";
 import { envelope } from "../http/envelope.ts";
 import { keyedAnswer } from "../http/idempotency.ts";
 import type { TypedApp } from "../http/typed-app.ts";
@@ -35,7 +37,7 @@ export function registerCreateSession(app: TypedApp, deps: ApiDeps) {
           ...envelope(request),
         }));
         const serviceDeps = { ...deps, log: request.log };
-        return answer.body(await createSession(serviceDeps, request.merchantId, request.body, answer.effect));
+        return answer.body(await createSession(serviceDeps, request.merchantId, apiActor(request), request.body, answer.effect));
       },
     );
   }

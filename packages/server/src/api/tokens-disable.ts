@@ -1,4 +1,6 @@
 // POST /api/v1/tokens/disable (docs/api.md#disable-a-saved-card): idempotent; one TokenDisabled.
+
+import { apiActor } from "../http/actor.ts";
 import { envelope } from "../http/envelope.ts";
 import { keyedAnswer } from "../http/idempotency.ts";
 import type { TypedApp } from "../http/typed-app.ts";
@@ -22,7 +24,9 @@ export function registerDisableToken(app: TypedApp, deps: ApiDeps) {
     async (request, reply) => {
       const answer = keyedAnswer(request, reply, () => envelope(request));
       const serviceDeps = { ...deps, log: request.log };
-      return answer.body(await disableSavedCard(serviceDeps, request.merchantId, request.body.tokenValue, answer.effect));
+      return answer.body(
+        await disableSavedCard(serviceDeps, request.merchantId, apiActor(request), request.body.tokenValue, answer.effect),
+      );
     },
   );
 }

@@ -9,6 +9,8 @@ import type { Database } from "./connect.ts";
 
 export interface CachedApiKey {
   keyId: string;
+  /** The key's first characters, as the portal lists it: who made a change, in the audit log. */
+  keyPrefix: string;
   merchantId: string;
   /** When "last used" was last written or read (ms since the epoch), null when never. */
   lastUsedAt: number | null;
@@ -53,15 +55,15 @@ export class ApiKeyCache {
   }
 
   /**
-   * The merchant of a key when this needs no statement at all: the cache is within its second of
-   * trust, holds the key, and the key's "last used" is not due to be written. Otherwise undefined,
-   * and the caller takes the asynchronous way (findMerchantIdByApiKey), which may still succeed.
+   * A key (its merchant and id) when this needs no statement at all: the cache is within its second
+   * of trust, holds the key, and the key's "last used" is not due to be written. Otherwise
+   * undefined, and the caller takes the asynchronous way (findApiKeyByHash), which may still succeed.
    */
-  merchantIdWithoutStatement(keyHash: string): string | undefined {
+  keyWithoutStatement(keyHash: string): CachedApiKey | undefined {
     if (performance.now() - this.#confirmedAt >= API_KEY_CACHE_TRUST_MS) return undefined;
     const key = this.#keys.get(keyHash);
     if (key === undefined || key.lastUsedAt === null || Date.now() - key.lastUsedAt > LAST_USED_WRITE_INTERVAL_MS) return undefined;
-    return key.merchantId;
+    return key;
   }
 
   get(keyHash: string): CachedApiKey | undefined {

@@ -9,8 +9,10 @@
 // snapshot). A link with more submissions than one statement should carry is read again in
 // batches, in one snapshot too (docs/decisions.md#big-link-reads).
 import { type ExpressionBuilder, type Selectable, sql, type Transaction } from "kysely";
+import type { AuditEvent } from "../domain/audit/entry.ts";
 import type { Culture, Item, LinkStatus, LinkTerms, LinkType, RecurringProcessingModel, ShopperInfo } from "../domain/links/types.ts";
 import type { SessionTerms } from "../domain/sessions/types.ts";
+import { auditColumns } from "./audit-repository.ts";
 import type { Database } from "./connect.ts";
 import { isoMillisFromJson } from "./json-timestamp.ts";
 import { linkStatusSql } from "./link-status.ts";
@@ -144,33 +146,42 @@ export async function insertLink(db: Queryable, reference: string, merchantId: s
 }
 
 /**
- * The create's insert with its checks (below); a prepared statement on PostgreSQL (db/prepared.ts).
- * The terminal and the theme are found by their keys, their owner checked as a filter.
+ * The create's insert with its checks (below) and its audit-log entry; a prepared statement on
+ * PostgreSQL (db/prepared.ts). The terminal and the theme are found by their keys, their owner
+ * checked as a filter. The entry is written by the same statement, from the row it inserted: a
+ * link never exists without its entry, and the create stays one round trip.
  */
 const INSERT_LINK_IF_REFERENCES_VALID = preparedStatement(
   "api_insert_link_if_references_valid",
-  `INSERT INTO payment_links (reference, merchant_id, terminal_identifier, type, amount, currency, items, shopper_info,
-                             recurring_processing_model, culture, theme_key, description, return_url, valid_until, max_sales_count)
-   SELECT $1, $2, t.terminal_identifier, $3, $4::bigint, $5, $6::jsonb, $7::jsonb, $8::text, $9, $10::text, $11, $12::text,
-          $13::timestamptz, $14::integer
-   FROM terminals t
-   WHERE t.terminal_identifier = $15 AND (t.merchant_id = $2) IS TRUE
-     AND (t.currencies IS NULL OR $5::text = ANY (t.currencies))
-     AND ($10::text IS NULL OR EXISTS (SELECT 1 FROM themes WHERE theme_key = $10 AND (merchant_id = $2) IS TRUE))`,
+  `WITH link AS (
+     INSERT INTO payment_links (reference, merchant_id, terminal_identifier, type, amount, currency, items, shopper_info,
+                               recurring_processing_model, culture, theme_key, description, return_url, valid_until, max_sales_count)
+     SELECT $1, $2, t.terminal_identifier, $3, $4::bigint, $5, $6::jsonb, $7::jsonb, $8::text, $9, $10::text, $11, $12::text,
+            $13::timestamptz, $14::integer
+     FROM terminals t
+     WHERE t.terminal_identifier = $15 AND (t.merchant_id = $2) IS TRUE
+       AND (t.currencies IS NULL OR $5::text = ANY (t.currencies))
+       AND ($10::text IS NULL OR EXISTS (SELECT 1 FROM themes WHERE theme_key = $10 AND (merchant_id = $2) IS TRUE))
+     RETURNING reference, merchant_id)
+   INSERT INTO audit_log (merchant_id, actor_kind, actor_id, actor_label, action, object_type, object_id, address, details)
+   SELECT link.merchant_id, $16, $17::text, $18, $19, $20, link.reference, $21::text, $22::jsonb FROM link`,
 );
 
 /**
- * Inserts the link only if its terminal is the merchant's and accepts the currency, and its theme
- * (if any) is the merchant's: the checks and the insert in one round trip. False when a check
- * failed and nothing was inserted; the caller then finds out which (services/merchant-references.ts).
+ * Inserts the link, and its audit-log entry, only if its terminal is the merchant's and accepts
+ * the currency, and its theme (if any) is the merchant's: the checks and the inserts in one round
+ * trip. False when a check failed and nothing was inserted; the caller then finds out which
+ * (services/merchant-references.ts).
  */
 export async function insertLinkIfReferencesValid(
   db: Queryable,
   reference: string,
   merchantId: string,
   terms: LinkTerms,
+  audit: AuditEvent,
 ): Promise<boolean> {
   const c = termColumns(terms);
+  const a = auditColumns(audit);
   const result = await runPrepared(db, INSERT_LINK_IF_REFERENCES_VALID, [
     reference,
     merchantId,
@@ -187,6 +198,13 @@ export async function insertLinkIfReferencesValid(
     c.valid_until,
     c.max_sales_count,
     terms.terminalIdentifier,
+    a.actor_kind,
+    a.actor_id,
+    a.actor_label,
+    a.action,
+    a.object_type,
+    a.address,
+    a.details,
   ]);
   return (result.numAffectedRows ?? 0n) > 0n;
 }

@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import type { Selectable } from "kysely";
 import type { LogoImage } from "../domain/themes/logo.ts";
 import { hashApiKey, newApiKey, newApiKeyId, newMerchantId, newTerminalIdentifier, newThemeKey, newUserId } from "../ids.ts";
-import { apiKeyCacheOf, LAST_USED_WRITE_INTERVAL_MS } from "./api-key-cache.ts";
+import { apiKeyCacheOf, type CachedApiKey, LAST_USED_WRITE_INTERVAL_MS } from "./api-key-cache.ts";
 import type { Database } from "./connect.ts";
 import type { ThemesTable } from "./schema.ts";
 
@@ -73,8 +73,13 @@ export function findMerchantIdByApiKey(db: Database, apiKey: string): Promise<st
   return findMerchantIdByKeyHash(db, hashApiKey(apiKey));
 }
 
-/** As findMerchantIdByApiKey, for a caller that has hashed the key already (the API's authentication). */
+/** As findMerchantIdByApiKey, for a caller that has hashed the key already. */
 export async function findMerchantIdByKeyHash(db: Database, keyHash: string): Promise<string | undefined> {
+  return (await findApiKeyByHash(db, keyHash))?.merchantId;
+}
+
+/** An active key's merchant, id and prefix, by its hash (the API's authentication). */
+export async function findApiKeyByHash(db: Database, keyHash: string): Promise<CachedApiKey | undefined> {
   const cache = apiKeyCacheOf(db);
   await cache.confirm();
   let key = cache.get(keyHash);
@@ -82,12 +87,12 @@ export async function findMerchantIdByKeyHash(db: Database, keyHash: string): Pr
     const epoch = cache.epoch;
     const row = await db
       .selectFrom("api_keys")
-      .select(["id", "merchant_id", "last_used_at"])
+      .select(["id", "key_prefix", "merchant_id", "last_used_at"])
       .where("key_hash", "=", keyHash)
       .where("revoked_at", "is", null)
       .executeTakeFirst();
     if (!row) return undefined;
-    key = { keyId: row.id, merchantId: row.merchant_id, lastUsedAt: row.last_used_at?.getTime() ?? null };
+    key = { keyId: row.id, keyPrefix: row.key_prefix, merchantId: row.merchant_id, lastUsedAt: row.last_used_at?.getTime() ?? null };
     cache.remember(keyHash, key, epoch);
   }
   // "Last used" for the portal's key list, written at most once a minute per key and process, not per request.
@@ -100,10 +105,13 @@ export async function findMerchantIdByKeyHash(db: Database, keyHash: string): Pr
       .where("id", "=", key.keyId)
       .execute();
   }
-  return key.merchantId;
+  return key;
 }
 
-/** Revokes a key; this process refuses it from the moment this returns, other instances within about a second. */
+/**
+ * Revokes a key; this process refuses it from the moment this returns, other instances within
+ * about a second. Inside a caller's transaction, call forgetCachedApiKeys after its commit.
+ */
 export async function revokeApiKey(db: Database, merchantId: string, keyId: string): Promise<boolean> {
   const result = await db
     .updateTable("api_keys")
@@ -114,6 +122,11 @@ export async function revokeApiKey(db: Database, merchantId: string, keyId: stri
     .executeTakeFirst();
   apiKeyCacheOf(db).forgetAll();
   return result.numUpdatedRows > 0n;
+}
+
+/** Empties this process's key cache (db/api-key-cache.ts), after a key change committed. */
+export function forgetCachedApiKeys(db: Database): void {
+  apiKeyCacheOf(db).forgetAll();
 }
 
 export async function createTheme(

@@ -307,6 +307,21 @@ export interface SchemaMigrationsTable {
   applied_at: Timestamp;
 }
 
+/** The append-only audit log (migration 0032): a trigger refuses UPDATE and DELETE. */
+export interface AuditLogTable {
+  id: Generated<string>;
+  merchant_id: string;
+  actor_kind: string;
+  actor_id: string | null;
+  actor_label: string;
+  action: string;
+  object_type: string;
+  object_id: string;
+  address: string | null;
+  details: ColumnType<unknown, string, never>;
+  created_at: ColumnType<Date, Date | string | undefined, never>;
+}
+
 export interface DB {
   merchants: MerchantsTable;
   terminals: TerminalsTable;
@@ -331,4 +346,5 @@ export interface DB {
   captures: CapturesTable;
   checkout_attempts: CheckoutAttemptsTable;
   payfac_references: PayfacReferencesTable;
+  audit_log: AuditLogTable;
 }

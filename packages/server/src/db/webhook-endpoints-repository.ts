@@ -2,9 +2,11 @@
 // hmacKey. Both secrets are stored encrypted (security/keyring.ts) and leave this module in clear only
 // when they are created or rotated, or when the merchant asks to see them.
 
+import type { Transaction } from "kysely";
 import { newHmacKey, newWebhookApiKey, newWebhookId } from "../ids.ts";
 import { apiKeyContext, hmacKeyContext, type SecretKeyring } from "../security/keyring.ts";
 import type { Database } from "./connect.ts";
+import type { DB } from "./schema.ts";
 
 export interface WebhookEndpoint {
   webhookId: string;
@@ -155,21 +157,24 @@ export async function updateWebhookEndpoint(
  * the endpoint, in one transaction). Deliveries still owed to it are dropped: a deleted endpoint is owed nothing.
  */
 export async function deleteWebhookEndpoint(db: Database, merchantId: string, webhookId: string): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
-    const owned = await trx
-      .selectFrom("webhook_endpoints")
-      .select("id")
-      .where("id", "=", webhookId)
-      .where("merchant_id", "=", merchantId)
-      .forUpdate()
-      .executeTakeFirst();
-    if (!owned) return false;
-    const deliveries = trx.selectFrom("webhook_deliveries").select("id").where("endpoint_id", "=", webhookId);
-    await trx.deleteFrom("webhook_attempts").where("delivery_id", "in", deliveries).execute();
-    await trx.deleteFrom("webhook_deliveries").where("endpoint_id", "=", webhookId).execute();
-    // Its circuit breaker goes with it (the row refers to the endpoint).
-    await trx.deleteFrom("webhook_endpoint_health").where("endpoint_id", "=", webhookId).execute();
-    await trx.deleteFrom("webhook_endpoints").where("id", "=", webhookId).execute();
-    return true;
-  });
+  return db.transaction().execute((trx) => deleteWebhookEndpointIn(trx, merchantId, webhookId));
+}
+
+/** As deleteWebhookEndpoint, in the caller's transaction (with the deletion's audit-log entry). */
+export async function deleteWebhookEndpointIn(trx: Transaction<DB>, merchantId: string, webhookId: string): Promise<boolean> {
+  const owned = await trx
+    .selectFrom("webhook_endpoints")
+    .select("id")
+    .where("id", "=", webhookId)
+    .where("merchant_id", "=", merchantId)
+    .forUpdate()
+    .executeTakeFirst();
+  if (!owned) return false;
+  const deliveries = trx.selectFrom("webhook_deliveries").select("id").where("endpoint_id", "=", webhookId);
+  await trx.deleteFrom("webhook_attempts").where("delivery_id", "in", deliveries).execute();
+  await trx.deleteFrom("webhook_deliveries").where("endpoint_id", "=", webhookId).execute();
+  // Its circuit breaker goes with it (the row refers to the endpoint).
+  await trx.deleteFrom("webhook_endpoint_health").where("endpoint_id", "=", webhookId).execute();
+  await trx.deleteFrom("webhook_endpoints").where("id", "=", webhookId).execute();
+  return true;
 }

@@ -2,9 +2,10 @@
 // A callback hook (docs/decisions.md#speed-is-guarded): a known key in a trusted cache from an address the brake does not hold
 // is accepted without a promise or a statement; everything else takes the asynchronous way.
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from "fastify";
+import type { CachedApiKey } from "../db/api-key-cache.ts";
 import { apiKeyCacheOf } from "../db/api-key-cache.ts";
 import type { Database } from "../db/connect.ts";
-import { findMerchantIdByKeyHash } from "../db/merchants-repository.ts";
+import { findApiKeyByHash } from "../db/merchants-repository.ts";
 import { AppError } from "../domain/errors.ts";
 import { hashApiKey } from "../ids.ts";
 import { type AuthBrake, NO_AUTH_BRAKE } from "./auth-brake.ts";
@@ -14,13 +15,15 @@ declare module "fastify" {
   interface FastifyRequest {
     /** Set by the API-key check on every authenticated route. */
     merchantId: string;
+    /** The key that authenticated the request (its id and prefix): "who" in the audit log. */
+    apiKey: { keyId: string; keyPrefix: string };
   }
 }
 
 const API_KEY_SHAPE = /^plk_[0-9A-Za-z]{32}$/;
 
 /** What one look-up of a key this instance does not know found. */
-type Lookup = { kind: "found"; merchantId: string } | { kind: "unknown" } | { kind: "braked"; retryAfterSeconds: number };
+type Lookup = { kind: "found"; key: CachedApiKey } | { kind: "unknown" } | { kind: "braked"; retryAfterSeconds: number };
 
 export function apiKeyAuth(db: Database, brake: AuthBrake = NO_AUTH_BRAKE) {
   const cache = apiKeyCacheOf(db);
@@ -33,16 +36,16 @@ export function apiKeyAuth(db: Database, brake: AuthBrake = NO_AUTH_BRAKE) {
   async function lookUpUnknown(request: FastifyRequest, keyHash: string): Promise<Lookup> {
     const slot = await brake.take(request);
     if (slot.blocked) return { kind: "braked", retryAfterSeconds: slot.retryAfterSeconds };
-    let merchantId: string | undefined;
+    let key: CachedApiKey | undefined;
     try {
-      merchantId = await findMerchantIdByKeyHash(db, keyHash);
+      key = await findApiKeyByHash(db, keyHash);
     } catch (error) {
       // Nothing was learnt about the key (the database is away): its place is given back.
       await slot.finish(false);
       throw error;
     }
-    await slot.finish(merchantId === undefined);
-    return merchantId === undefined ? { kind: "unknown" } : { kind: "found", merchantId };
+    await slot.finish(key === undefined);
+    return key === undefined ? { kind: "unknown" } : { kind: "found", key };
   }
 
   async function authenticateAsync(request: FastifyRequest, apiKey: string | undefined, keyHash: string | undefined) {
@@ -53,9 +56,9 @@ export function apiKeyAuth(db: Database, brake: AuthBrake = NO_AUTH_BRAKE) {
     if (keyHash !== undefined && cache.get(keyHash) !== undefined) {
       // A key this instance has found before is no guess: it needs the cache confirmed or "last
       // used" written, not a place in the brake. Revoked meanwhile, it counts like any wrong key.
-      const merchantId = await findMerchantIdByKeyHash(db, keyHash);
-      if (merchantId !== undefined) {
-        request.merchantId = merchantId;
+      const key = await findApiKeyByHash(db, keyHash);
+      if (key !== undefined) {
+        authenticated(request, key);
         return;
       }
       await countFailure(request);
@@ -76,7 +79,7 @@ export function apiKeyAuth(db: Database, brake: AuthBrake = NO_AUTH_BRAKE) {
     const found = await lookup;
     if (found.kind === "braked") throw braked(found.retryAfterSeconds);
     if (found.kind === "found") {
-      request.merchantId = found.merchantId;
+      authenticated(request, found.key);
       return;
     }
     // A request that shared another's look-up of a wrong key cost none, but still counts as one.
@@ -102,15 +105,20 @@ export function apiKeyAuth(db: Database, brake: AuthBrake = NO_AUTH_BRAKE) {
       return;
     }
     if (keyHash !== undefined) {
-      const merchantId = cache.merchantIdWithoutStatement(keyHash);
-      if (merchantId !== undefined) {
-        request.merchantId = merchantId;
+      const key = cache.keyWithoutStatement(keyHash);
+      if (key !== undefined) {
+        authenticated(request, key);
         done();
         return;
       }
     }
     authenticateAsync(request, apiKey, keyHash).then(() => done(), done);
   };
+}
+
+function authenticated(request: FastifyRequest, key: CachedApiKey): void {
+  request.merchantId = key.merchantId;
+  request.apiKey = { keyId: key.keyId, keyPrefix: key.keyPrefix };
 }
 
 function braked(seconds: number): AppError {

@@ -7,18 +7,20 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ComponentChildren } from "preact";
 import { listApiKeys, listTerminals } from "../db/merchant-reads-repository.ts";
-import { createApiKey, revokeApiKey } from "../db/merchants-repository.ts";
+import { createApiKey, forgetCachedApiKeys, revokeApiKey } from "../db/merchants-repository.ts";
 import { createWebhookEndpoint, listWebhookEndpoints } from "../db/webhook-endpoints-repository.ts";
 import { endpointHealth } from "../db/webhook-health-repository.ts";
+import { urlHost } from "../domain/audit/entry.ts";
 import { AppError } from "../domain/errors.ts";
 import { webhookAuthorizationError } from "../domain/webhooks/authorization-value.ts";
 import { checkWebhookUrl } from "../net/outbound-guard.ts";
+import { changeAndRecord } from "../services/audit.ts";
 import { formatDateTime } from "../web/i18n.ts";
 import type { PortalContext } from "./deps.ts";
 import { errorText } from "./error-text.ts";
 import { PORTAL_MESSAGES } from "./i18n.ts";
 import { frameOf, sendPortalNotFound, sendPortalPage } from "./render.tsx";
-import { formField } from "./request-state.ts";
+import { formField, portalActor } from "./request-state.ts";
 import { IdParams } from "./schemas.ts";
 import { showOnce, takeShownOnce } from "./shown-once.ts";
 import { sendConfirmPage } from "./views/confirm.tsx";
@@ -147,7 +149,13 @@ export function developersRoutes(fastify: FastifyInstance, { deps }: PortalConte
 
   app.post("/developers/api-keys", async (request, reply) => {
     const name = formField(request.body, "name").trim().slice(0, 100);
-    const { apiKey, keyId } = await createApiKey(deps.db, request.portal.session!.merchantId, name);
+    const { merchantId } = request.portal.session!;
+    const actor = portalActor(request);
+    const { apiKey, keyId } = await changeAndRecord(
+      deps.db,
+      (trx) => createApiKey(trx, merchantId, name),
+      (created) => ({ merchantId, actor, action: "api-key.create", object: { type: "api-key", id: created.keyId } }),
+    );
     request.log.info({ keyId }, "API key created in the portal");
     showOnce(deps, request, reply, { kind: "api-key", apiKey });
     return reply.redirect("/portal/developers?done=key-created", 303);
@@ -169,7 +177,18 @@ export function developersRoutes(fastify: FastifyInstance, { deps }: PortalConte
   });
 
   app.post("/developers/api-keys/:id/revoke", byId, async (request, reply) => {
-    const revoked = !request.validationError && (await revokeApiKey(deps.db, request.portal.session!.merchantId, request.params.id));
+    const { merchantId } = request.portal.session!;
+    const keyId = request.params.id;
+    const actor = portalActor(request);
+    const revoked =
+      !request.validationError &&
+      (await changeAndRecord(
+        deps.db,
+        (trx) => revokeApiKey(trx, merchantId, keyId),
+        (done) => (done ? { merchantId, actor, action: "api-key.revoke", object: { type: "api-key", id: keyId } } : undefined),
+      ));
+    // After the commit: a look-up during the transaction may have cached the key as still valid.
+    forgetCachedApiKeys(deps.db);
     // Revoking twice is fine; a key of another merchant (or none) is not found.
     if (!revoked && !(await findKey(request.portal.session!.merchantId, request.params.id))) return sendPortalNotFound(request, reply);
     return reply.redirect("/portal/developers?done=revoked", 303);
@@ -200,7 +219,19 @@ export function developersRoutes(fastify: FastifyInstance, { deps }: PortalConte
         </div>,
       );
     }
-    const { endpoint, secrets } = await createWebhookEndpoint(deps.db, deps.keyring, request.portal.session!.merchantId, { url, apiKey });
+    const { merchantId } = request.portal.session!;
+    const actor = portalActor(request);
+    const { endpoint, secrets } = await changeAndRecord(
+      deps.db,
+      (trx) => createWebhookEndpoint(trx, deps.keyring, merchantId, { url, apiKey }),
+      (created) => ({
+        merchantId,
+        actor,
+        action: "webhook.create",
+        object: { type: "webhook-endpoint", id: created.endpoint.webhookId },
+        details: { host: urlHost(url) },
+      }),
+    );
     request.log.info({ webhookId: endpoint.webhookId }, "webhook endpoint added in the portal");
     showOnce(deps, request, reply, { kind: "webhook-keys", why: "added", webhookId: endpoint.webhookId, ...secrets });
     return reply.redirect(`/portal/developers/webhooks/${endpoint.webhookId}?done=added`, 303);

@@ -10,6 +10,7 @@ import { answeredAfterFailedAnswer, unavailableError } from "../http/errors.ts";
 import { errorName } from "../payments/error-name.ts";
 import { baseSecurityHeaders } from "../web/security.ts";
 import { PORTAL_JS } from "./assets.ts";
+import { auditRoutes } from "./audit.tsx";
 import type { PortalContext, PortalDeps } from "./deps.ts";
 import { developersRoutes } from "./developers.tsx";
 import { PORTAL_MESSAGES } from "./i18n.ts";
@@ -81,4 +82,5 @@ export async function portalRoutes(app: FastifyInstance, deps: PortalDeps): Prom
   developersRoutes(app, context);
   webhookEndpointRoutes(app, context);
   themesRoutes(app, context);
+  auditRoutes(app, context);
 }

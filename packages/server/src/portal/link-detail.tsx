@@ -16,7 +16,7 @@ import { shopperFieldLabel } from "../web/shopper-field-labels.ts";
 import type { PortalContext } from "./deps.ts";
 import { PORTAL_MESSAGES } from "./i18n.ts";
 import { frameOf, sendPortalNotFound, sendPortalPage } from "./render.tsx";
-import { formField } from "./request-state.ts";
+import { formField, portalActor } from "./request-state.ts";
 import { PageQuery, pageNumber, ReferenceParams } from "./schemas.ts";
 import { cardName, declineReasonText } from "./views/card.tsx";
 import { sendConfirmPage } from "./views/confirm.tsx";
@@ -216,7 +216,9 @@ export function linkDetailRoutes(fastify: FastifyInstance, { deps }: PortalConte
 
   app.post("/links/:reference/disable", options, async (request, reply) => {
     const merchantId = request.portal.session!.merchantId;
-    const found = !request.validationError && (await disableLink({ ...deps, log: request.log }, merchantId, request.params.reference));
+    const found =
+      !request.validationError &&
+      (await disableLink({ ...deps, log: request.log }, merchantId, portalActor(request), request.params.reference));
     if (!found) return sendPortalNotFound(request, reply);
     return reply.redirect(`/portal/links/${request.params.reference}?done=disabled`, 303);
   });
@@ -227,7 +229,10 @@ export function linkDetailRoutes(fastify: FastifyInstance, { deps }: PortalConte
     // Re-enabling follows the API's update rules (status "Active"), through the same service.
     const found =
       !request.validationError &&
-      (await updateLink({ ...deps, log: request.log }, merchantId, { paymentLinkReference: reference, status: "Active" }));
+      (await updateLink({ ...deps, log: request.log }, merchantId, portalActor(request), {
+        paymentLinkReference: reference,
+        status: "Active",
+      }));
     if (!found) return sendPortalNotFound(request, reply);
     return reply.redirect(`/portal/links/${reference}?done=enabled`, 303);
   });

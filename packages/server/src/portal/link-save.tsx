@@ -15,6 +15,7 @@ import { errorText } from "./error-text.ts";
 import { PORTAL_MESSAGES } from "./i18n.ts";
 import { formFieldOf, formValuesOf, type LinkFormValues, linkRequestOf, readLinkForm } from "./link-form.ts";
 import { frameOf, sendPortalNotFound, sendPortalPage } from "./render.tsx";
+import { portalActor } from "./request-state.ts";
 import { ReferenceParams } from "./schemas.ts";
 import { Layout } from "./views/layout.tsx";
 import { LinkForm } from "./views/link-form.tsx";
@@ -85,7 +86,12 @@ export function linkSaveRoutes(fastify: FastifyInstance, { deps }: PortalContext
 
   app.post("/links/new", async (request, reply) =>
     submit(request, reply, { kind: "create" }, async (body) => {
-      const reference = await createLink({ ...deps, log: request.log }, request.portal.session!.merchantId, checkedCreateRequest(body));
+      const reference = await createLink(
+        { ...deps, log: request.log },
+        request.portal.session!.merchantId,
+        portalActor(request),
+        checkedCreateRequest(body),
+      );
       request.log.info({ paymentLinkReference: reference }, "payment link created in the portal");
       return `/portal/links/${reference}`;
     }),
@@ -113,7 +119,7 @@ export function linkSaveRoutes(fastify: FastifyInstance, { deps }: PortalContext
         terminalIdentifier: link.terms.terminalIdentifier,
         paymentLinkReference: link.reference,
       };
-      if (!(await updateLink({ ...deps, log: request.log }, merchantId, checkedUpdateRequest(update))))
+      if (!(await updateLink({ ...deps, log: request.log }, merchantId, portalActor(request), checkedUpdateRequest(update))))
         throw new AppError("NotFound", "gone");
       return `/portal/links/${link.reference}?saved=1`;
     });

@@ -22,7 +22,7 @@ import type { PortalContext } from "./deps.ts";
 import { asSentence, errorText } from "./error-text.ts";
 import { PORTAL_MESSAGES } from "./i18n.ts";
 import { frameOf, sendPortalNotFound, sendPortalPage } from "./render.tsx";
-import { formField } from "./request-state.ts";
+import { formField, portalActor } from "./request-state.ts";
 import { IdParams, PaymentActionParams } from "./schemas.ts";
 import { Captures } from "./views/capture.tsx";
 import { cardName, declineReasonText } from "./views/card.tsx";
@@ -234,9 +234,9 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
           }
           const reason = REFUND_REASONS.find((r) => r === formField(request.body, "refundReason")) ?? "OTHER";
           const input = { payfacReference: payment.payfacReference, amount, currency: payment.currency, refundReason: reason };
-          await refundPayment(afterSale, session.merchantId, input);
+          await refundPayment(afterSale, session.merchantId, portalActor(request), input);
         } else {
-          await reversePayment(afterSale, session.merchantId, { payfacReference: payment.payfacReference });
+          await reversePayment(afterSale, session.merchantId, portalActor(request), { payfacReference: payment.payfacReference });
         }
       } catch (error) {
         if (!(error instanceof AppError) || error.status >= 500) throw error;
@@ -260,7 +260,7 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
     }
     try {
       const input = { payfacReference: payment.payfacReference, amount, currency: payment.currency };
-      await captureOrAdjust({ ...deps, log: request.log }, session.merchantId, "capture", input);
+      await captureOrAdjust({ ...deps, log: request.log }, session.merchantId, portalActor(request), "capture", input);
     } catch (error) {
       if (!(error instanceof AppError) || error.status >= 500) throw error;
       const text = asSentence(errorText(error, "capture", request.portal.lang));

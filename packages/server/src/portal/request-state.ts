@@ -3,6 +3,7 @@
 // needs the session's CSRF token (else 403, nothing changed).
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { deletePortalSession, findPortalSession, type PortalSession } from "../db/portal-sessions-repository.ts";
+import { type Actor, userActor } from "../domain/audit/actor.ts";
 import type { Lang } from "../web/i18n.ts";
 import { crossSite } from "../web/security.ts";
 import { portalCookie, SESSION_COOKIE } from "./cookies.ts";
@@ -70,4 +71,11 @@ export async function endSession(request: FastifyRequest, reply: FastifyReply, {
   const token = request.cookies[SESSION_COOKIE];
   if (token) await deletePortalSession(deps.db, token);
   reply.clearCookie(SESSION_COOKIE, portalCookie(deps.publicBaseUrl));
+}
+
+/** "Who" of a signed-in portal request, for the audit log: the session's user and the client's address. */
+export function portalActor(request: FastifyRequest): Actor {
+  const session = request.portal.session;
+  if (!session) throw new Error("portalActor needs a signed-in request");
+  return userActor(session, request.ip);
 }

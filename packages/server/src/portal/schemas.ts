@@ -29,6 +29,8 @@ export const PageQuery = Type.Object({ page: Text, lang: Text });
 
 export const PaymentsQuery = Type.Object({ from: Text, to: Text, search: Text, type: Text, result: Text, page: Text, lang: Text });
 
+export const AuditQuery = Type.Object({ action: Text, person: Text, object: Text, from: Text, to: Text, page: Text, lang: Text });
+
 /** A page number from the query (1-based on screen), 1 when missing or unreadable. */
 export function pageNumber(text: string | undefined): number {
   return text && /^\d{1,6}$/.test(text) && Number(text) >= 1 ? Number(text) : 1;

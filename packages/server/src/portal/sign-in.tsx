@@ -3,15 +3,19 @@
 // password start a new session (a fresh random value: no session fixation); wrong ones are counted
 // per account and per address, and past the limit the form answers 429 saying when to try again.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { insertAuditEntry } from "../db/audit-repository.ts";
 import {
   clearSigninFailures,
   createPortalSession,
   deleteOldSigninFailures,
   deleteStalePortalSessions,
   findPortalUserByEmail,
+  type PortalUser,
   releaseSigninSlots,
   takeSigninSlots,
 } from "../db/portal-sessions-repository.ts";
+import { userActor } from "../domain/audit/actor.ts";
+import type { AuditEvent } from "../domain/audit/entry.ts";
 import { accountSubject, addressSubject, SIGNIN_WINDOW_SECONDS, signinWaitSeconds } from "../domain/portal/signin-brake.ts";
 import { clientKey } from "../http/rate-limit.ts";
 import { verifyPassword } from "../security/passwords.ts";
@@ -68,6 +72,9 @@ export function signInRoutes(app: FastifyInstance, context: PortalContext): void
     const passwordOk = await verifyPassword(password, user?.passwordHash ?? DUMMY_HASH);
     if (!user || !passwordOk) {
       request.log.info({ address: clientKey(request) }, "portal sign-in failed");
+      // In the account's merchant's audit log (never the password typed). An e-mail of no account
+      // belongs to no merchant: the brake and the log above keep that one.
+      if (user) await insertAuditEntry(deps.db, signInEvent(user, request.ip, "sign-in.failed"));
       return sendSignIn(request, reply, 401, { notice: "wrong", email, next });
     }
     const [accountSlot, addressSlot] = slots.ids as [number, number];
@@ -77,6 +84,7 @@ export function signInRoutes(app: FastifyInstance, context: PortalContext): void
     await deleteOldSigninFailures(deps.db, since);
     await deleteStalePortalSessions(deps.db, deps.sessionIdleSeconds ?? SESSION_IDLE_SECONDS);
     const token = await createPortalSession(deps.db, user);
+    await insertAuditEntry(deps.db, signInEvent(user, request.ip, "sign-in"));
     reply.setCookie(SESSION_COOKIE, token, portalCookie(deps.publicBaseUrl));
     request.log.info({ userId: user.userId, merchantId: user.merchantId }, "portal sign-in");
     return reply.redirect(safeNext(next), 303);
@@ -128,6 +136,10 @@ export function signInRoutes(app: FastifyInstance, context: PortalContext): void
       </Layout>
     ));
   }
+}
+
+function signInEvent(user: PortalUser, address: string, action: "sign-in" | "sign-in.failed"): AuditEvent {
+  return { merchantId: user.merchantId, actor: userActor(user, address), action, object: { type: "user", id: user.userId } };
 }
 
 /**

@@ -6,13 +6,15 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { takeLogo } from "../admin/take-logo.ts";
 import { listThemes } from "../db/merchant-reads-repository.ts";
 import { createTheme, findTheme, type Theme, updateTheme } from "../db/merchants-repository.ts";
+import { changedFields } from "../domain/audit/entry.ts";
 import { AppError } from "../domain/errors.ts";
+import { changeAndRecord } from "../services/audit.ts";
 import { normaliseHexColour } from "../web/theme.ts";
 import type { PortalContext } from "./deps.ts";
 import { errorText } from "./error-text.ts";
 import { PORTAL_MESSAGES } from "./i18n.ts";
 import { frameOf, sendPortalNotFound, sendPortalPage } from "./render.tsx";
-import { formField } from "./request-state.ts";
+import { formField, portalActor } from "./request-state.ts";
 import { IdParams } from "./schemas.ts";
 import { Layout } from "./views/layout.tsx";
 import { ThemeForm, type ThemeFormValues } from "./views/theme-form.tsx";
@@ -99,12 +101,25 @@ export function themesRoutes(fastify: FastifyInstance, { deps }: PortalContext):
   app.post("/themes", async (request, reply) => {
     const { values, problems, changes } = await readForm(request);
     if (problems.size > 0) return sendThemes(request, reply, 400, { values, problems });
-    const theme = await createTheme(deps.db, request.portal.session!.merchantId, {
-      name: changes.name,
-      primaryColor: changes.primaryColor,
-      logoUrl: changes.logo?.sourceUrl ?? null,
-      logo: changes.logo?.image ?? null,
-    });
+    const { merchantId } = request.portal.session!;
+    const actor = portalActor(request);
+    const theme = await changeAndRecord(
+      deps.db,
+      (trx) =>
+        createTheme(trx, merchantId, {
+          name: changes.name,
+          primaryColor: changes.primaryColor,
+          logoUrl: changes.logo?.sourceUrl ?? null,
+          logo: changes.logo?.image ?? null,
+        }),
+      (created) => ({
+        merchantId,
+        actor,
+        action: "theme.create",
+        object: { type: "theme", id: created.themeKey },
+        details: { name: changes.name },
+      }),
+    );
     return reply.redirect(`/portal/themes/${theme.themeKey}?saved=1`, 303);
   });
 
@@ -124,11 +139,24 @@ export function themesRoutes(fastify: FastifyInstance, { deps }: PortalContext):
     if (!theme) return sendPortalNotFound(request, reply);
     const { values, problems, changes } = await readForm(request);
     if (problems.size > 0) return sendThemes(request, reply, 400, { values, problems, theme });
-    await updateTheme(deps.db, merchantId, theme.themeKey, {
+    const actor = portalActor(request);
+    const themeChanges = {
       name: changes.name,
       primaryColor: changes.primaryColor,
       ...(changes.logo !== undefined ? { logo: changes.logo } : {}),
-    });
+    };
+    await changeAndRecord(
+      deps.db,
+      (trx) => updateTheme(trx, merchantId, theme.themeKey, themeChanges),
+      (found) =>
+        found && {
+          merchantId,
+          actor,
+          action: "theme.update",
+          object: { type: "theme", id: theme.themeKey },
+          details: { fields: changedFields(themeChanges) },
+        },
+    );
     return reply.redirect(`/portal/themes/${theme.themeKey}?saved=1`, 303);
   });
 }

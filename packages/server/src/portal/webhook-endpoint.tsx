@@ -9,16 +9,18 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ComponentChildren } from "preact";
 import { listDeliveries, resendDelivery } from "../db/webhook-deliveries-repository.ts";
 import {
-  deleteWebhookEndpoint,
+  deleteWebhookEndpointIn,
   listWebhookEndpoints,
   revealWebhookSecrets,
   rotateWebhookHmacKey,
   updateWebhookEndpoint,
 } from "../db/webhook-endpoints-repository.ts";
 import { endpointHealth } from "../db/webhook-health-repository.ts";
+import { changedFields } from "../domain/audit/entry.ts";
 import { AppError } from "../domain/errors.ts";
 import { webhookAuthorizationError } from "../domain/webhooks/authorization-value.ts";
 import { checkWebhookUrl } from "../net/outbound-guard.ts";
+import { changeAndRecord } from "../services/audit.ts";
 import { formatDateTime } from "../web/i18n.ts";
 import { notifyWebhookWorker } from "../webhooks/outbox.ts";
 import { enqueueTestMessage } from "../webhooks/test-message.ts";
@@ -26,7 +28,7 @@ import type { PortalContext } from "./deps.ts";
 import { errorText } from "./error-text.ts";
 import { PORTAL_MESSAGES } from "./i18n.ts";
 import { frameOf, sendPortalNotFound, sendPortalPage } from "./render.tsx";
-import { formField } from "./request-state.ts";
+import { formField, portalActor } from "./request-state.ts";
 import { IdParams, WebhookDeliveryParams } from "./schemas.ts";
 import { showOnce, takeShownOnce } from "./shown-once.ts";
 import { sendConfirmPage } from "./views/confirm.tsx";
@@ -193,7 +195,21 @@ export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: Portal
       return sendEndpoint(request, reply, request.params.id, 400, notice(`${m.apiKeyHeader}: ${text}`, ""));
     }
     const changes = { url, apiKey };
-    const endpoint = await updateWebhookEndpoint(deps.db, deps.keyring, request.portal.session!.merchantId, request.params.id, changes);
+    const { merchantId } = request.portal.session!;
+    const webhookId = request.params.id;
+    const actor = portalActor(request);
+    const endpoint = await changeAndRecord(
+      deps.db,
+      (trx) => updateWebhookEndpoint(trx, deps.keyring, merchantId, webhookId, changes),
+      (found) =>
+        found && {
+          merchantId,
+          actor,
+          action: "webhook.update",
+          object: { type: "webhook-endpoint", id: webhookId },
+          details: { fields: changedFields(changes) },
+        },
+    );
     if (!endpoint) return sendPortalNotFound(request, reply);
     return reply.redirect(`/portal/developers/webhooks/${request.params.id}?done=saved`, 303);
   });
@@ -227,9 +243,16 @@ export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: Portal
   for (const action of ["enable", "disable"] as const) {
     app.post(`/developers/webhooks/:id/${action}`, byId, async (request, reply) => {
       const { merchantId } = request.portal.session!;
+      const webhookId = request.params.id;
+      const actor = portalActor(request);
       const changed =
         !request.validationError &&
-        (await updateWebhookEndpoint(deps.db, deps.keyring, merchantId, request.params.id, { enabled: action === "enable" }));
+        (await changeAndRecord(
+          deps.db,
+          (trx) => updateWebhookEndpoint(trx, deps.keyring, merchantId, webhookId, { enabled: action === "enable" }),
+          (found) =>
+            found && { merchantId, actor, action: `webhook.${action}` as const, object: { type: "webhook-endpoint", id: webhookId } },
+        ));
       if (!changed) return sendPortalNotFound(request, reply);
       if (action === "enable") notifyWebhookWorker();
       return reply.redirect(`/portal/developers/webhooks/${request.params.id}?done=${action}d`, 303);
@@ -237,8 +260,16 @@ export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: Portal
   }
 
   app.post("/developers/webhooks/:id/delete", byId, async (request, reply) => {
+    const { merchantId } = request.portal.session!;
+    const webhookId = request.params.id;
+    const actor = portalActor(request);
     const deleted =
-      !request.validationError && (await deleteWebhookEndpoint(deps.db, request.portal.session!.merchantId, request.params.id));
+      !request.validationError &&
+      (await changeAndRecord(
+        deps.db,
+        (trx) => deleteWebhookEndpointIn(trx, merchantId, webhookId),
+        (done) => (done ? { merchantId, actor, action: "webhook.delete", object: { type: "webhook-endpoint", id: webhookId } } : undefined),
+      ));
     if (!deleted) return sendPortalNotFound(request, reply);
     request.log.info({ webhookId: request.params.id }, "webhook endpoint deleted in the portal");
     return reply.redirect("/portal/developers?done=endpoint-deleted", 303);
@@ -249,11 +280,24 @@ export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: Portal
     app.post(`/developers/webhooks/:id/${action}`, byId, async (request, reply) => {
       const { merchantId } = request.portal.session!;
       const id = request.params.id;
+      const actor = portalActor(request);
+      // A reveal changes nothing, but who saw the secrets is worth keeping as much as who replaced them.
       const secrets: { apiKey?: string; hmacKey: string } | undefined = request.validationError
         ? undefined
-        : action === "reveal"
-          ? await revealWebhookSecrets(deps.db, deps.keyring, merchantId, id)
-          : await rotateWebhookHmacKey(deps.db, deps.keyring, merchantId, id);
+        : await changeAndRecord(
+            deps.db,
+            (trx): Promise<{ apiKey?: string; hmacKey: string } | undefined> =>
+              action === "reveal"
+                ? revealWebhookSecrets(trx, deps.keyring, merchantId, id)
+                : rotateWebhookHmacKey(trx, deps.keyring, merchantId, id),
+            (done) =>
+              done && {
+                merchantId,
+                actor,
+                action: action === "reveal" ? "webhook.secret-reveal" : "webhook.secret-rotate",
+                object: { type: "webhook-endpoint", id },
+              },
+          );
       if (!secrets) return sendPortalNotFound(request, reply);
       if (action === "rotate") request.log.info({ webhookId: id }, "webhook HMAC key rotated in the portal");
       const why = action === "reveal" ? "revealed" : "rotated";

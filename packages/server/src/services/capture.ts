@@ -6,12 +6,14 @@
 //   refundablePayment ─► rules ─► reserveCapture ─► askProcessorToCapture ─► settleCapture (+ outbox)
 import { reserveCapture } from "../db/captures-repository.ts";
 import type { KeyedEffect } from "../db/idempotency-repository.ts";
+import type { Actor } from "../domain/audit/actor.ts";
 import { AppError } from "../domain/errors.ts";
 import { checkAdjust, checkCapture } from "../domain/payments/capture.ts";
 import { checkMerchantReference, checkRefundAmount } from "../domain/payments/rules.ts";
 import { wireAmount } from "../domain/sessions/create.ts";
 import type { WireAmount } from "../domain/sessions/types.ts";
 import { newUpperAlnum } from "../ids.ts";
+import { recordAudit } from "./audit.ts";
 import type { AfterSaleServiceDeps } from "./deps.ts";
 import { type ModificationReceipt, receipt, refundablePayment } from "./modification.ts";
 import { askProcessorToCapture } from "./settle-capture.ts";
@@ -29,6 +31,7 @@ export interface CaptureInput {
 export async function captureOrAdjust(
   deps: AfterSaleServiceDeps,
   merchantId: string,
+  actor: Actor,
   kind: "capture" | "adjustment",
   input: CaptureInput,
   keyed?: KeyedEffect<ModificationReceipt>,
@@ -45,7 +48,17 @@ export async function captureOrAdjust(
     payment,
     { payfacReference: newUpperAlnum(16), kind, amount, merchantReference },
     (balance) => (kind === "capture" ? checkCapture(balance, amount, now) : checkAdjust(balance, now)),
-    keyed && ((trx, reserved) => keyed.answered(trx, receipt(reserved))),
+    // The request is recorded with its reservation; its outcome is the capture's state on the payment.
+    async (trx, reserved) => {
+      await recordAudit(trx, {
+        merchantId,
+        actor,
+        action: kind === "capture" ? "payment.capture" : "payment.adjust",
+        object: { type: "payment", id: payment.payfacReference },
+        details: { [kind]: reserved.payfacReference, amount: reserved.amount, currency: reserved.currency },
+      });
+      await keyed?.answered(trx, receipt(reserved));
+    },
   );
   return receipt(await askProcessorToCapture(deps, payment, capture));
 }

@@ -15,6 +15,7 @@ import {
   type TokenPaymentRecord,
 } from "../db/token-payments-repository.ts";
 import { isUniqueViolation } from "../db/unique-violation.ts";
+import type { Actor } from "../domain/audit/actor.ts";
 import { AppError } from "../domain/errors.ts";
 import type { RecurringProcessingModel } from "../domain/links/types.ts";
 import { checkChargeAmount, checkMerchantReference } from "../domain/payments/rules.ts";
@@ -23,6 +24,7 @@ import { errorName } from "../payments/error-name.ts";
 import type { AuthorizeResult } from "../payments/processor.ts";
 import { tokenPaymentEvent } from "../webhooks/after-sale-events.ts";
 import { enqueuePaymentWebhook, notifyWebhookWorker } from "../webhooks/outbox.ts";
+import { recordAudit } from "./audit.ts";
 import { AFTER_SALE_PROCESSOR_TIMEOUT_MS, type AfterSaleServiceDeps } from "./deps.ts";
 import { terminalAccepting } from "./merchant-references.ts";
 import { reverseUnknownCharge } from "./reverse-unknown-charge.ts";
@@ -54,6 +56,7 @@ export interface TokenCharge {
 export async function chargeSavedCard(
   deps: AfterSaleServiceDeps,
   merchantId: string,
+  actor: Actor,
   input: TokenChargeInput,
   keyed?: KeyedEffect<TokenCharge>,
 ): Promise<TokenCharge> {
@@ -87,7 +90,17 @@ export async function chargeSavedCard(
       returnUrl: input.returnUrl ?? null,
       card: facts,
     },
-    keyed && ((trx) => keyed.started(trx, checkoutReference)),
+    // The request is recorded with the pending charge; its outcome is the payment's state.
+    async (trx) => {
+      await recordAudit(trx, {
+        merchantId,
+        actor,
+        action: "token.charge",
+        object: { type: "payment", id: checkoutReference },
+        details: { token, amount, currency, reference },
+      });
+      await keyed?.started(trx, checkoutReference);
+    },
   );
   if (!inserted) throw disabled();
 

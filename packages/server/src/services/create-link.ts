@@ -1,10 +1,15 @@
 // Create a payment link (docs/api.md#create): the link rules (domain/links) and the checks against
-// the merchant's terminal and theme, for the API and the portal's form alike.
-import type { Database } from "../db/connect.ts";
+// the merchant's terminal and theme, for the API and the portal's form alike. The link and its
+// audit-log entry are written together (docs/portal.md#audit-log).
+import type { Transaction } from "kysely";
 import type { KeyedEffect } from "../db/idempotency-repository.ts";
 import { insertLink, insertLinkIfReferencesValid } from "../db/links-repository.ts";
+import type { DB } from "../db/schema.ts";
+import type { Actor } from "../domain/audit/actor.ts";
+import type { AuditEvent } from "../domain/audit/entry.ts";
 import { type CreateLinkRequest, termsFromCreateRequest } from "../domain/links/create.ts";
 import { newLinkReference } from "../ids.ts";
+import { recordAudit } from "./audit.ts";
 import type { ServiceDeps } from "./deps.ts";
 import { checkTheme, terminalAccepting } from "./merchant-references.ts";
 
@@ -12,20 +17,34 @@ import { checkTheme, terminalAccepting } from "./merchant-references.ts";
 export async function createLink(
   deps: ServiceDeps,
   merchantId: string,
+  actor: Actor,
   request: CreateLinkRequest,
   keyed?: KeyedEffect<string>,
 ): Promise<string> {
   const terms = termsFromCreateRequest(request, deps.now());
   const reference = newLinkReference();
-  const insert = async (trx: Database) => {
-    // One round trip when the terminal and theme are right; otherwise the checks report which is wrong.
-    if (!(await insertLinkIfReferencesValid(trx, reference, merchantId, terms))) {
-      await terminalAccepting(trx, merchantId, terms.terminalIdentifier, terms.currency);
-      await checkTheme(trx, merchantId, terms.themeKey);
-      await insertLink(trx, reference, merchantId, terms);
-    }
+  const audit: AuditEvent = {
+    merchantId,
+    actor,
+    action: "link.create",
+    object: { type: "payment-link", id: reference },
+    details: { type: terms.type, amount: terms.amount, currency: terms.currency },
   };
-  if (!keyed) await insert(deps.db);
+  const insert = async (trx?: Transaction<DB>) => {
+    const db = trx ?? deps.db;
+    // One round trip when the terminal and theme are right; otherwise the checks report which is wrong.
+    if (await insertLinkIfReferencesValid(db, reference, merchantId, terms, audit)) return;
+    await terminalAccepting(db, merchantId, terms.terminalIdentifier, terms.currency);
+    await checkTheme(db, merchantId, terms.themeKey);
+    // Rare: the references became valid between the two reads. The link and its entry still go together.
+    const linkWithEntry = async (t: Transaction<DB>) => {
+      await insertLink(t, reference, merchantId, terms);
+      await recordAudit(t, audit);
+    };
+    if (trx) await linkWithEntry(trx);
+    else await deps.db.transaction().execute(linkWithEntry);
+  };
+  if (!keyed) await insert();
   else
     await deps.db.transaction().execute(async (trx) => {
       await insert(trx);

@@ -3,15 +3,18 @@
 // transaction, so repeated or racing calls never send a second one.
 import type { KeyedEffect } from "../db/idempotency-repository.ts";
 import { findSavedCard, markTokenDisabled } from "../db/saved-cards-repository.ts";
+import type { Actor } from "../domain/audit/actor.ts";
 import { AppError } from "../domain/errors.ts";
 import { tokenDisabledEvent } from "../webhooks/after-sale-events.ts";
 import { enqueuePaymentWebhook, notifyWebhookWorker } from "../webhooks/outbox.ts";
+import { recordAudit } from "./audit.ts";
 import type { ServiceDeps } from "./deps.ts";
 
 /** True when this call disabled the card; false when it already was. `keyed`: the Idempotency-Key's answer, stored with the disable. */
 export async function disableSavedCard(
   deps: ServiceDeps,
   merchantId: string,
+  actor: Actor,
   token: string,
   keyed?: KeyedEffect<boolean>,
 ): Promise<boolean> {
@@ -23,6 +26,13 @@ export async function disableSavedCard(
       const event = tokenDisabledEvent(card);
       await enqueuePaymentWebhook(trx, merchantId, event.eventType, event.message);
     }
+    await recordAudit(trx, {
+      merchantId,
+      actor,
+      action: "token.disable",
+      object: { type: "token", id: token },
+      details: { alreadyDisabled: !inserted },
+    });
     await keyed?.answered(trx, inserted);
     return inserted;
   });

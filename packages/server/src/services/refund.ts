@@ -6,9 +6,11 @@
 //   refundablePayment ─► rules ─► reserveRefund ─► askProcessorToModify ─► settleModification (+ outbox)
 import type { KeyedEffect } from "../db/idempotency-repository.ts";
 import { reserveRefund } from "../db/refunds-repository.ts";
+import type { Actor } from "../domain/audit/actor.ts";
 import { refundableTotal } from "../domain/payments/capture.ts";
 import { checkMerchantReference, checkRefundAmount, type RefundReason, refundTooHigh } from "../domain/payments/rules.ts";
 import { newUpperAlnum } from "../ids.ts";
+import { recordAudit } from "./audit.ts";
 import type { AfterSaleServiceDeps } from "./deps.ts";
 import { type ModificationReceipt, receipt, refundablePayment } from "./modification.ts";
 import { askProcessorToModify } from "./settle-modification.ts";
@@ -25,6 +27,7 @@ export interface RefundInput {
 export async function refundPayment(
   deps: AfterSaleServiceDeps,
   merchantId: string,
+  actor: Actor,
   input: RefundInput,
   keyed?: KeyedEffect<ModificationReceipt>,
 ): Promise<ModificationReceipt> {
@@ -35,7 +38,17 @@ export async function refundPayment(
     deps.db,
     payment,
     { payfacReference: newUpperAlnum(16), kind: "refund", amount, merchantReference, refundReason: input.refundReason ?? null },
-    keyed && ((trx, refund) => keyed.answered(trx, receipt(refund))),
+    // The request is recorded with its reservation; its outcome is the refund's state on the payment.
+    async (trx, refund) => {
+      await recordAudit(trx, {
+        merchantId,
+        actor,
+        action: "payment.refund",
+        object: { type: "payment", id: payment.payfacReference },
+        details: { refund: refund.payfacReference, amount: refund.amount, currency: refund.currency },
+      });
+      await keyed?.answered(trx, receipt(refund));
+    },
     // A payment captured later: only its captured money can be refunded.
     (balance) => ({ total: refundableTotal(balance, deps.now()), release: false }),
   );

@@ -5,9 +5,11 @@
 // (docs/api.md#capture-and-adjust).
 import type { KeyedEffect } from "../db/idempotency-repository.ts";
 import { reserveRefund } from "../db/refunds-repository.ts";
+import type { Actor } from "../domain/audit/actor.ts";
 import { reversalScope } from "../domain/payments/capture.ts";
 import { checkMerchantReference, nothingToReverse } from "../domain/payments/rules.ts";
 import { newUpperAlnum } from "../ids.ts";
+import { recordAudit } from "./audit.ts";
 import type { AfterSaleServiceDeps } from "./deps.ts";
 import { type ModificationReceipt, receipt, refundablePayment } from "./modification.ts";
 import { askProcessorToModify } from "./settle-modification.ts";
@@ -21,6 +23,7 @@ export interface ReverseInput {
 export async function reversePayment(
   deps: AfterSaleServiceDeps,
   merchantId: string,
+  actor: Actor,
   input: ReverseInput,
   keyed?: KeyedEffect<ModificationReceipt>,
 ): Promise<ModificationReceipt> {
@@ -30,7 +33,17 @@ export async function reversePayment(
     deps.db,
     payment,
     { payfacReference: newUpperAlnum(16), kind: "reversal", amount: "rest", merchantReference, refundReason: null },
-    keyed && ((trx, refund) => keyed.answered(trx, receipt(refund))),
+    // The request is recorded with its reservation; its outcome is the reversal's state on the payment.
+    async (trx, refund) => {
+      await recordAudit(trx, {
+        merchantId,
+        actor,
+        action: "payment.reverse",
+        object: { type: "payment", id: payment.payfacReference },
+        details: { reversal: refund.payfacReference, amount: refund.amount, currency: refund.currency },
+      });
+      await keyed?.answered(trx, receipt(refund));
+    },
     (balance) => reversalScope(balance, deps.now()),
   );
   if (reservation.kind === "too-high") throw nothingToReverse(payment, reservation.pending);

@@ -9,6 +9,7 @@ import { findLinkWithSubmissions, insertLinkIfReferencesValid, listLinkSummaries
 import { createMerchant, createTerminal } from "../../src/db/merchants-repository.ts";
 import type { CreateLinkRequest } from "../../src/domain/links/create.ts";
 import { termsFromCreateRequest } from "../../src/domain/links/create.ts";
+import { linkCreated } from "../support/audit.ts";
 import { oneSessionOf, type TestDatabase, testBackends } from "../support/databases.ts";
 
 const NAMES = ["api_insert_link_if_references_valid", "api_link_with_submissions", "api_link_summaries"];
@@ -36,7 +37,7 @@ for (const backend of testBackends()) {
     const create = async (reference: string, description: string) => {
       const request = { type: "PayByLink", terminalIdentifier, amount: 500, currency: "ISK", description, items: [] };
       const terms = termsFromCreateRequest(request as unknown as CreateLinkRequest, new Date());
-      return insertLinkIfReferencesValid(db, reference, merchantId, terms);
+      return insertLinkIfReferencesValid(db, reference, merchantId, terms, linkCreated(merchantId, reference));
     };
 
     it("creates, reads and lists through the statements, twice on one connection", async () => {
@@ -56,7 +57,7 @@ for (const backend of testBackends()) {
       // A terminal of no merchant's: nothing inserted.
       const request = { type: "PayByLink", terminalIdentifier: "nosuchterminal", amount: 100, currency: "ISK", items: [] };
       const terms = termsFromCreateRequest(request as unknown as CreateLinkRequest, new Date());
-      assert.equal(await insertLinkIfReferencesValid(db, "prepared9", merchantId, terms), false);
+      assert.equal(await insertLinkIfReferencesValid(db, "prepared9", merchantId, terms, linkCreated(merchantId, "prepared9")), false);
     });
 
     it("are named prepared statements of the session", async () => {

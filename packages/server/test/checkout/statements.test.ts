@@ -15,6 +15,7 @@ import type { CreateLinkRequest } from "../../src/domain/links/create.ts";
 import { termsFromCreateRequest } from "../../src/domain/links/create.ts";
 import type { ProcessorOutcome } from "../../src/domain/payments/payment-outcome.ts";
 import { recordPaymentOutcome } from "../../src/services/record-payment-outcome.ts";
+import { linkCreated } from "../support/audit.ts";
 import { oneSessionOf, type TestDatabase, testBackends } from "../support/databases.ts";
 
 const CARD = { brand: "VISA", masked: "411111******1111", last4: "1111", expiry: "12/30" };
@@ -42,7 +43,10 @@ for (const backend of testBackends()) {
       ({ terminalIdentifier } = await createTerminal(database.db, merchantId, "Till", null));
       const request = { type: "PayByLink", terminalIdentifier, amount: 500, currency: "ISK", description: "Tickets", items: [] };
       const terms = termsFromCreateRequest(request as unknown as CreateLinkRequest, new Date());
-      assert.equal(await insertLinkIfReferencesValid(database.db, "preparedpay", merchantId, terms), true);
+      assert.equal(
+        await insertLinkIfReferencesValid(database.db, "preparedpay", merchantId, terms, linkCreated(merchantId, "preparedpay")),
+        true,
+      );
     });
     after(async () => {
       await close();

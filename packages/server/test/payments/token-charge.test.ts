@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import { verifyPaymentWebhook } from "paylink-sdk";
+import { operatorActor } from "../../src/domain/audit/actor.ts";
 import { SandboxProcessor } from "../../src/payments/sandbox.ts";
 import { chargeSavedCard } from "../../src/services/charge-token.ts";
 import { WebhookWorker } from "../../src/webhooks/worker.ts";
@@ -108,7 +109,7 @@ for (const backend of testBackends()) {
 
       // The sandbox keeps no memory of the card: a new one, as after a restart, decides the same.
       const restarted = { db: server.db, now: () => new Date(), processor: new SandboxProcessor(), log: silent };
-      const again = await chargeSavedCard(restarted, server.merchantId, chargeBody(server, token));
+      const again = await chargeSavedCard(restarted, server.merchantId, operatorActor("127.0.0.1"), chargeBody(server, token));
       assert.equal(again.resultCode, "Refused");
       assert.equal(again.payment.reason, "Not enough balance");
       const read = await server.api("GET", `/api/v1/payments/${refused.body.payfacReference}`);

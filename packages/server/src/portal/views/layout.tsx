@@ -7,7 +7,7 @@ import { PageHead } from "../../web/page-head.tsx";
 import { PORTAL_CSS, PORTAL_JS_PATH } from "../assets.ts";
 import { PORTAL_MESSAGES } from "../i18n.ts";
 
-export type Section = "overview" | "links" | "payments" | "developers" | "themes";
+export type Section = "overview" | "links" | "payments" | "developers" | "themes" | "audit";
 
 export interface Viewer {
   email: string;
@@ -26,7 +26,7 @@ export interface PageFrame {
 
 export function Layout(props: PageFrame & { title: string; section?: Section; children: ComponentChildren }) {
   const m = PORTAL_MESSAGES[props.lang];
-  const sections: Section[] = ["overview", "links", "payments", "developers", "themes"];
+  const sections: Section[] = ["overview", "links", "payments", "developers", "themes", "audit"];
   return (
     <html lang={props.lang}>
       <PageHead title={`${props.title} · Paylink`} nonce={props.nonce} styles={[PORTAL_CSS]} scriptPath={PORTAL_JS_PATH} />
