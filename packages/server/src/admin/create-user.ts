@@ -8,18 +8,20 @@ import { requireMerchant } from "./checks.ts";
 import type { AdminDeps } from "./deps.ts";
 import { CreateUserBody, MerchantParams } from "./schemas.ts";
 
+// Without a role the user is an owner, as every user was before roles (docs/admin-api.md#users).
+
 export function registerCreateUser(app: TypedApp, deps: AdminDeps) {
   app.post(
     "/merchants/:merchantId/users",
     { schema: { tags: ["Admin"], summary: "Create a portal user", params: MerchantParams, body: CreateUserBody } },
     async (request) => {
       const { merchantId } = request.params;
-      const { email, password } = request.body;
+      const { email, password, role = "owner" } = request.body;
       if (checkShopperValue("EmailAddress", email) !== null)
         throw new AppError("UnsupportedValue", `email ${JSON.stringify(email)} is not an e-mail address.`);
       await requireMerchant(deps.db, merchantId);
       try {
-        return await createPortalUser(deps.db, merchantId, email.trim(), await hashPassword(password));
+        return await createPortalUser(deps.db, merchantId, email.trim(), await hashPassword(password), role);
       } catch (error) {
         if (isUniqueViolation(error))
           throw new AppError("StateConflict", `A portal user with e-mail ${JSON.stringify(email)} already exists.`);

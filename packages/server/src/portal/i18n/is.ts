@@ -1,12 +1,21 @@
 // The portal's texts in Icelandic.
 import type { Messages } from "./en.ts";
+import { isAccounts } from "./is-accounts.ts";
 import { isApiErrors } from "./is-api-errors.ts";
 
 export const is: Messages = {
   portal: "Söluaðilavefur",
   switchTo: "English",
   skipToContent: "Beint í efni",
-  nav: { overview: "Yfirlit", links: "Greiðsluhlekkir", payments: "Greiðslur", developers: "Forritarar", themes: "Útlit" },
+  nav: {
+    overview: "Yfirlit",
+    links: "Greiðsluhlekkir",
+    payments: "Greiðslur",
+    developers: "Forritarar",
+    themes: "Útlit",
+    users: "Notendur",
+    account: "Aðgangur",
+  },
   mainMenu: "Aðalvalmynd",
   signedInAs: (email: string) => `Innskráð(ur): ${email}`,
   signOut: "Skrá út",
@@ -34,6 +43,8 @@ export const is: Messages = {
     unavailableTitle: "Paylink er ekki tiltækt í augnablikinu",
     unavailableText: "Við náum ekki sambandi við gögnin okkar núna. Reyndu aftur eftir smástund.",
     back: "Aftur á yfirlit",
+    notAllowedTitle: "Ekki leyft fyrir þitt hlutverk",
+    notAllowedText: "Hlutverk þitt leyfir þetta ekki. Engu var breytt. Eigandi getur breytt hlutverki þínu.",
   },
   overview: {
     title: "Yfirlit",
@@ -292,6 +303,9 @@ export const is: Messages = {
     refundButton: "Endurgreiða",
     confirmRefund: (amount: string) => `Endurgreiða ${amount} til kaupandans?`,
     refundTooMuch: (left: string) => `Það er meira en eftir er að endurgreiða: mest ${left}.`,
+    refundOverLimit: (limit: string) => `Það er meira en hlutverk þitt má endurgreiða í einu: mest ${limit}. Biddu stjórnanda eða eiganda.`,
+    refundNoLimit: (currency: string) =>
+      `Hlutverk þitt má ekki endurgreiða í ${currency}: ekkert endurgreiðsluhámark er sett fyrir hann. Biddu eiganda.`,
     confirmRefundText: "Upphæðin fer aftur á kortið sem greitt var með. Það er ekki hægt að afturkalla.",
     confirmReverse: "Skila afganginum af þessari greiðslu?",
     confirmReverseText:
@@ -352,4 +366,5 @@ export const is: Messages = {
   yes: "Já",
   no: "Nei",
   none: "—",
+  ...isAccounts,
 };
