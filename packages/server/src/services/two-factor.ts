@@ -22,15 +22,13 @@ import {
   totpStep,
 } from "../domain/portal/totp.ts";
 import { randomString } from "../ids.ts";
-import type { SecretKeyring } from "../security/keyring.ts";
+import { type SecretKeyring, totpSecretContext } from "../security/keyring.ts";
 
 interface Deps {
   db: Database;
   keyring: SecretKeyring;
   now: () => Date;
 }
-
-export const totpSecretContext = (userId: string) => `portal_users:${userId}:totp_secret`;
 
 /** The user's secret in clear, for the enrolment page and code checks; null when none is set. */
 export async function readTotpSecret(deps: Deps, userId: string): Promise<{ secret: string | null; enabled: boolean }> {

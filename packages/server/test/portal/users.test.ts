@@ -114,7 +114,6 @@ for (const backend of testBackends()) {
 
     test("an owner requires two-factor of everyone: users without it are sent to set it up, and nowhere else", async () => {
       const merchant = await addMerchantFixture(server.db);
-      const { merchantId } = merchant;
       const boss = await addPortalUser(server, merchant, "strict-boss@example.com", "owner");
       const bossClient = new PortalClient(server.baseUrl);
       await bossClient.signIn(boss.email, boss.password);
