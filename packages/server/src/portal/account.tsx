@@ -85,7 +85,8 @@ export function accountRoutes(fastify: FastifyInstance, { deps }: PortalContext)
             </a>
           </section>
         </div>
-        <section class="card" aria-labelledby="sessions-title">
+        {/* The table's own scroll region is the named landmark; this card is only its frame. */}
+        <div class="card">
           <h2 id="sessions-title">{a.sessionsTitle}</h2>
           <TableWrap label={a.sessionsTitle}>
             <table data-sessions>
@@ -122,7 +123,7 @@ export function accountRoutes(fastify: FastifyInstance, { deps }: PortalContext)
               </button>
             </form>
           ) : null}
-        </section>
+        </div>
       </Layout>
     ));
   }

@@ -76,10 +76,8 @@ export function usersRoutes(fastify: FastifyInstance, { deps }: PortalContext): 
             {problemText}
           </div>
         ) : null}
-        <section class="card" aria-labelledby="users-title">
-          <h2 id="users-title" class="sr-only">
-            {u.title}
-          </h2>
+        {/* The table's own scroll region is the named landmark; this card is only its frame. */}
+        <div class="card">
           <TableWrap label={u.title}>
             <table data-users>
               <TableHead columns={[u.email, u.role, u.twoFactor, u.since, { hidden: u.actions }]} />
@@ -133,7 +131,7 @@ export function usersRoutes(fastify: FastifyInstance, { deps }: PortalContext): 
               </tbody>
             </table>
           </TableWrap>
-        </section>
+        </div>
         <section class="card" aria-labelledby="invitations-title" data-invitations>
           <h2 id="invitations-title">{u.invitationsTitle}</h2>
           <p class="muted">{u.invitationsText}</p>

@@ -296,6 +296,7 @@ export const en = {
     authCode: "Authorisation code",
     reason: "Reason",
     refunds: "Refunds",
+    refundsTable: "Refunds, as a table",
     refunded: "Refunded",
     noRefunds: "No refunds.",
     answers: "Shopper's answers",

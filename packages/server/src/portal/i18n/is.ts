@@ -294,6 +294,7 @@ export const is: Messages = {
     authCode: "Heimildarnúmer",
     reason: "Ástæða",
     refunds: "Endurgreiðslur",
+    refundsTable: "Endurgreiðslur í töflu",
     refunded: "Endurgreitt",
     noRefunds: "Engar endurgreiðslur.",
     answers: "Svör kaupanda",

@@ -27,7 +27,7 @@ export function Refunds(props: {
       {props.refunds.length === 0 ? (
         <p class="muted">{m.noRefunds}</p>
       ) : (
-        <TableWrap label={m.refunds}>
+        <TableWrap label={m.refundsTable}>
           <table data-refunds>
             <TableHead
               columns={[
