@@ -102,7 +102,9 @@ export function usersRoutes(fastify: FastifyInstance, { deps }: PortalContext): 
                             {/* Changing a role asks first: this form leads to the question (a GET). */}
                             <form method="get" action={`/portal/users/${user.userId}/role`} class="row">
                               <div class="field">
-                                <label for={`role-${user.userId}`}>{u.newRole(user.email)}</label>
+                                <label for={`role-${user.userId}`} class="sr-only">
+                                  {u.newRole(user.email)}
+                                </label>
                                 <select id={`role-${user.userId}`} name="role">
                                   {roles.map((role) => (
                                     <option key={role} value={role} selected={role === user.role}>
