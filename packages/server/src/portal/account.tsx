@@ -7,17 +7,20 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { endUserSession, endUserSessions, listUserSessions } from "../db/portal-sessions-repository.ts";
 import { countUnusedRecoveryCodes } from "../db/portal-users-repository.ts";
-import { changePassword, MIN_PASSWORD_LENGTH } from "../services/change-password.ts";
+import { accountSubject } from "../domain/portal/signin-brake.ts";
+import { changePassword, MIN_PASSWORD_LENGTH, type PasswordChangeOutcome } from "../services/change-password.ts";
 import { formatDateTime } from "../web/i18n.ts";
 import type { PortalContext } from "./deps.ts";
 import { PORTAL_MESSAGES } from "./i18n.ts";
 import { frameOf, sendPortalNotFound, sendPortalPage } from "./render.tsx";
 import { formField } from "./request-state.ts";
 import { IdParams } from "./schemas.ts";
+import { brakedAttempt } from "./sign-in-code.tsx";
 import { Csrf, Layout } from "./views/layout.tsx";
 import { TableHead, TableWrap } from "./views/table.tsx";
 
-export function accountRoutes(fastify: FastifyInstance, { deps }: PortalContext): void {
+export function accountRoutes(fastify: FastifyInstance, context: PortalContext): void {
+  const { deps } = context;
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const own = { config: { portalAction: "own-account" as const } };
 
@@ -133,9 +136,21 @@ export function accountRoutes(fastify: FastifyInstance, { deps }: PortalContext)
   app.post("/account/password", own, async (request, reply) => {
     const session = request.portal.session!;
     const a = PORTAL_MESSAGES[request.portal.lang].account;
-    const outcome = await changePassword(deps.db, session, formField(request.body, "current"), formField(request.body, "password"));
-    if (outcome === "wrongPassword") return sendAccount(request, reply, 400, a.wrongPassword);
-    if (outcome === "tooShort") return sendAccount(request, reply, 400, a.shortPassword);
+    const next = formField(request.body, "password");
+    if (next.length < MIN_PASSWORD_LENGTH) return sendAccount(request, reply, 400, a.shortPassword);
+    // The current password is braked like sign-in's (the same count): a session left open is no
+    // way to guess it.
+    const result: { outcome: PasswordChangeOutcome } = { outcome: "wrongPassword" };
+    const { wait } = await brakedAttempt(context, request, accountSubject(session.email), async () => {
+      result.outcome = await changePassword(deps.db, session, formField(request.body, "current"), next);
+      return result.outcome === "changed";
+    });
+    if (wait > 0) {
+      reply.header("retry-after", String(wait));
+      return sendAccount(request, reply, 429, PORTAL_MESSAGES[request.portal.lang].signIn.braked(Math.ceil(wait / 60)));
+    }
+    if (result.outcome === "tooShort") return sendAccount(request, reply, 400, a.shortPassword);
+    if (result.outcome !== "changed") return sendAccount(request, reply, 400, a.wrongPassword);
     request.log.info({ userId: session.userId }, "portal password changed");
     return reply.redirect("/portal/account?done=password", 303);
   });

@@ -23,19 +23,20 @@ import { safeNext, sessionOrigin } from "./sign-in.tsx";
 import { Csrf, Layout } from "./views/layout.tsx";
 
 /**
- * Takes a second-factor attempt's place in the brake, checks `typed` with `check` when the brake
- * allows, and gives the place back unless the attempt failed. Returns the seconds to wait (the
- * attempt was not tried) or whether it was right. Shared by sign-in and turning two-factor off.
+ * Takes an attempt's place in the brake of `subject` (and of the client's address), runs `check`
+ * when the brake allows, and gives the place back unless the attempt failed. Returns the seconds
+ * to wait (the attempt was not tried) or whether it was right. Shared by the code step, turning
+ * two-factor on and off, and the account page's current password.
  */
-export async function brakedSecondFactor(
+export async function brakedAttempt(
   context: PortalContext,
   request: FastifyRequest,
-  userId: string,
+  subject: string,
   check: () => Promise<boolean>,
 ): Promise<{ wait: number; ok: boolean }> {
   const { deps } = context;
   const now = deps.now();
-  const subjects = [secondFactorSubject(userId), addressSubject(clientKey(request))] as const;
+  const subjects = [subject, addressSubject(clientKey(request))] as const;
   const since = new Date(now.getTime() - SIGNIN_WINDOW_SECONDS * 1000);
   const slots = await takeSigninSlots(deps.db, [...subjects], now, since);
   const wait = signinWaitSeconds(slots.others.get(subjects[0]), slots.others.get(subjects[1]), now);
@@ -60,7 +61,9 @@ export function signInCodeRoutes(app: FastifyInstance, context: PortalContext): 
     const session = request.portal.session!;
     const next = formField(request.body, "next");
     const code = formField(request.body, "code").slice(0, 100);
-    const { wait, ok } = await brakedSecondFactor(context, request, session.userId, () => checkSecondFactor(deps, session.userId, code));
+    const { wait, ok } = await brakedAttempt(context, request, secondFactorSubject(session.userId), () =>
+      checkSecondFactor(deps, session.userId, code),
+    );
     if (wait > 0) {
       reply.header("retry-after", String(wait));
       const text = PORTAL_MESSAGES[request.portal.lang].twoFactor.braked(Math.ceil(wait / 60));

@@ -5,6 +5,7 @@
 // user whose merchant requires two-factor and who has none yet: everything else sends them here.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import QRCode from "qrcode";
+import { secondFactorSubject } from "../domain/portal/signin-brake.ts";
 import { totpUri } from "../domain/portal/totp.ts";
 import { confirmTwoFactor, disableTwoFactor, readTotpSecret, startTwoFactorEnrolment } from "../services/two-factor.ts";
 import type { PortalContext } from "./deps.ts";
@@ -12,7 +13,7 @@ import { PORTAL_MESSAGES } from "./i18n.ts";
 import { frameOf, sendPortalPage } from "./render.tsx";
 import { formField } from "./request-state.ts";
 import { showOnce, takeShownOnce } from "./shown-once.ts";
-import { brakedSecondFactor } from "./sign-in-code.tsx";
+import { brakedAttempt } from "./sign-in-code.tsx";
 import { Csrf, Layout } from "./views/layout.tsx";
 
 export function twoFactorRoutes(app: FastifyInstance, context: PortalContext): void {
@@ -138,7 +139,7 @@ export function twoFactorRoutes(app: FastifyInstance, context: PortalContext): v
     const m = PORTAL_MESSAGES[request.portal.lang].twoFactor;
     let codes: string[] | null = null;
     const code = formField(request.body, "code").slice(0, 100);
-    const { wait } = await brakedSecondFactor(context, request, userId, async () => {
+    const { wait } = await brakedAttempt(context, request, secondFactorSubject(userId), async () => {
       codes = await confirmTwoFactor(deps, userId, code);
       return codes !== null;
     });
@@ -154,7 +155,9 @@ export function twoFactorRoutes(app: FastifyInstance, context: PortalContext): v
     const m = PORTAL_MESSAGES[request.portal.lang].twoFactor;
     if (session.twoFactorRequired) return sendTwoFactor(request, reply, 403, m.requiredNoDisable);
     const code = formField(request.body, "code").slice(0, 100);
-    const { wait, ok } = await brakedSecondFactor(context, request, session.userId, () => disableTwoFactor(deps, session.userId, code));
+    const { wait, ok } = await brakedAttempt(context, request, secondFactorSubject(session.userId), () =>
+      disableTwoFactor(deps, session.userId, code),
+    );
     if (wait > 0) return sendTwoFactor(request, reply.header("retry-after", String(wait)), 429, m.braked(Math.ceil(wait / 60)));
     if (!ok) return sendTwoFactor(request, reply, 400, m.wrongCode);
     request.log.info({ userId: session.userId }, "portal two-factor sign-in turned off");

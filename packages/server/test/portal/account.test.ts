@@ -1,8 +1,9 @@
 // The account page over real HTTP (docs/portal.md#account): changing the password needs the
-// current one and ends every other session; the session list shows each session's start, last
+// current one (braked like sign-in) and ends every other session; the session list shows each session's start, last
 // use, address and browser, and ends one or all others — only the user's own.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { MAX_FAILURES_PER_ACCOUNT } from "../../src/domain/portal/signin-brake.ts";
 import { testBackends } from "../support/databases.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
 import { addPortalUser, PortalClient } from "../support/portal.ts";
@@ -37,6 +38,20 @@ for (const backend of testBackends()) {
       assert.equal((await there.get("/portal/overview")).status, 303, "the other session ended");
       assert.equal((await new PortalClient(server.baseUrl).signIn(user.email, user.password)).status, 401);
       assert.equal((await new PortalClient(server.baseUrl).signIn(user.email, "a brand new password")).status, 303);
+      // Guessing the current password from an open session is braked like sign-in.
+      const guesser = await addPortalUser(server, server, "guessed@example.com", "viewer");
+      const open = new PortalClient(server.baseUrl);
+      await open.signIn(guesser.email, guesser.password);
+      const form = await open.get("/portal/account");
+      const statuses: number[] = [];
+      for (let i = 0; i < MAX_FAILURES_PER_ACCOUNT + 1; i++) {
+        statuses.push(
+          (await open.post("/portal/account/password", { current: `guess ${i}`, password: "a brand new password" }, form)).status,
+        );
+      }
+      assert.deepEqual(statuses, [...Array(MAX_FAILURES_PER_ACCOUNT).fill(400), 429]);
+      const right = await open.post("/portal/account/password", { current: guesser.password, password: "a brand new password" }, form);
+      assert.equal(right.status, 429, "the right one waits too");
       const icelandic = await here.get("/portal/account?lang=is");
       assert.match(icelandic.text, /Aðgangurinn þinn/);
       await here.get("/portal/account?lang=en");
