@@ -33,7 +33,7 @@ export async function bootstrapDemo(db: Database): Promise<DemoCredentials | und
     const terminal = await createTerminal(trx, merchantId, "Demo terminal", null);
     const { apiKey } = await createApiKey(trx, merchantId, "Demo key");
     const theme = await createTheme(trx, merchantId, { name: "Demo shop", primaryColor: "#0f766e", logoUrl: null });
-    await createPortalUser(trx, merchantId, DEMO_PORTAL_EMAIL, passwordHash);
+    await createPortalUser(trx, merchantId, DEMO_PORTAL_EMAIL, passwordHash, "owner");
     return {
       merchantId,
       terminalIdentifier: terminal.terminalIdentifier,

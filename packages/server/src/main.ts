@@ -27,7 +27,8 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
   );
   try {
     const reencrypted = await checkStoredSecrets(database.db, secrets.keyring);
-    if (reencrypted > 0) logger.info({ endpoints: reencrypted }, "webhook secrets re-encrypted under the current PAYLINK_SECRET_KEY");
+    if (reencrypted > 0)
+      logger.info({ rows: reencrypted }, "webhook and two-factor secrets re-encrypted under the current PAYLINK_SECRET_KEY");
   } catch (error) {
     await database.close();
     throw error;

@@ -10,13 +10,15 @@ import { requireMerchant } from "./checks.ts";
 import type { AdminDeps } from "./deps.ts";
 import { CreateUserBody, MerchantParams } from "./schemas.ts";
 
+// Without a role the user is an owner, as every user was before roles (docs/admin-api.md#users).
+
 export function registerCreateUser(app: TypedApp, deps: AdminDeps) {
   app.post(
     "/merchants/:merchantId/users",
     { schema: { tags: ["Admin"], summary: "Create a portal user", params: MerchantParams, body: CreateUserBody } },
     async (request) => {
       const { merchantId } = request.params;
-      const { email, password } = request.body;
+      const { email, password, role = "owner" } = request.body;
       if (checkShopperValue("EmailAddress", email) !== null)
         throw new AppError("UnsupportedValue", `email ${JSON.stringify(email)} is not an e-mail address.`);
       await requireMerchant(deps.db, merchantId);
@@ -25,13 +27,13 @@ export function registerCreateUser(app: TypedApp, deps: AdminDeps) {
         const actor = adminActor(request);
         return await changeAndRecord(
           deps.db,
-          (trx) => createPortalUser(trx, merchantId, email.trim(), passwordHash),
+          (trx) => createPortalUser(trx, merchantId, email.trim(), passwordHash, role),
           ({ userId }) => ({
             merchantId,
             actor,
             action: "user.create",
             object: { type: "user", id: userId },
-            details: { email: email.trim() },
+            details: { email: email.trim(), role },
           }),
         );
       } catch (error) {

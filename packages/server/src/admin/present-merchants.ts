@@ -25,7 +25,7 @@ export function presentApiKey(key: ApiKeySummary) {
 }
 
 export function presentUser(user: PortalUserSummary) {
-  return { userId: user.userId, email: user.email, createdAt: iso(user.createdAt) };
+  return { userId: user.userId, email: user.email, role: user.role, createdAt: iso(user.createdAt) };
 }
 
 export function presentTheme(theme: Theme) {

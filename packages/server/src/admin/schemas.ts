@@ -1,5 +1,6 @@
 // Request schemas of /admin/v1: they validate, type the handlers and feed the OpenAPI document.
 import Type from "typebox";
+import { ROLES } from "../domain/portal/roles.ts";
 import { WEBHOOK_AUTHORIZATION_MAX_LENGTH, WEBHOOK_AUTHORIZATION_PATTERN } from "../domain/webhooks/authorization-value.ts";
 
 const Id = Type.String({ minLength: 1, maxLength: 64 });
@@ -30,6 +31,12 @@ export const CreateUserBody = Type.Object(
   {
     email: Type.String({ minLength: 3, maxLength: 254 }),
     password: Type.String({ minLength: 10, maxLength: 1000 }),
+    role: Type.Optional(
+      Type.Union(
+        ROLES.map((role) => Type.Literal(role)),
+        { description: "The user's portal role (docs/portal.md#users-and-roles); owner when left out." },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

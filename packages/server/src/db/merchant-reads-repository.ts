@@ -63,6 +63,7 @@ export async function listThemes(db: Database, merchantId: string): Promise<Them
 export interface PortalUserSummary {
   userId: string;
   email: string;
+  role: string;
   createdAt: Date;
 }
 
@@ -70,12 +71,12 @@ export interface PortalUserSummary {
 export async function listPortalUsers(db: Database, merchantId: string): Promise<PortalUserSummary[]> {
   const rows = await db
     .selectFrom("portal_users")
-    .select(["id", "email", "created_at"])
+    .select(["id", "email", "role", "created_at"])
     .where("merchant_id", "=", merchantId)
     .orderBy("created_at")
     .orderBy("id")
     .execute();
-  return rows.map((row) => ({ userId: row.id, email: row.email, createdAt: row.created_at }));
+  return rows.map((row) => ({ userId: row.id, email: row.email, role: row.role, createdAt: row.created_at }));
 }
 
 export interface MerchantSummary {

@@ -2,6 +2,7 @@
 
 import { createHash } from "node:crypto";
 import type { Selectable } from "kysely";
+import type { Role } from "../domain/portal/roles.ts";
 import type { LogoImage } from "../domain/themes/logo.ts";
 import { hashApiKey, newApiKey, newApiKeyId, newMerchantId, newTerminalIdentifier, newThemeKey, newUserId } from "../ids.ts";
 import { apiKeyCacheOf, type CachedApiKey, LAST_USED_WRITE_INTERVAL_MS } from "./api-key-cache.ts";
@@ -188,10 +189,16 @@ export function toTheme(row: Pick<Selectable<ThemesTable>, (typeof THEME_COLUMNS
 /** The columns a Theme is made of (never the logo's bytes). */
 export const THEME_COLUMNS = ["theme_key", "merchant_id", "name", "primary_color", "logo_url", "logo_sha256"] as const;
 
-export async function createPortalUser(db: Database, merchantId: string, email: string, passwordHash: string): Promise<{ userId: string }> {
+export async function createPortalUser(
+  db: Database,
+  merchantId: string,
+  email: string,
+  passwordHash: string,
+  role: Role,
+): Promise<{ userId: string; role: Role }> {
   const userId = newUserId();
-  await db.insertInto("portal_users").values({ id: userId, merchant_id: merchantId, email, password_hash: passwordHash }).execute();
-  return { userId };
+  await db.insertInto("portal_users").values({ id: userId, merchant_id: merchantId, email, password_hash: passwordHash, role }).execute();
+  return { userId, role };
 }
 
 export async function countMerchants(db: Database): Promise<number> {

@@ -12,6 +12,7 @@ export interface MerchantsTable {
   id: string;
   name: string;
   created_at: Timestamp;
+  require_two_factor: Generated<boolean>;
 }
 
 export interface TerminalsTable {
@@ -52,6 +53,10 @@ export interface PortalUsersTable {
   email: string;
   password_hash: string;
   created_at: Timestamp;
+  role: string;
+  totp_secret_sealed: ColumnType<string | null, string | null | undefined, string | null>;
+  two_factor_enabled_at: NullableTimestamp;
+  totp_last_step: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface PortalSessionsTable {
@@ -61,6 +66,22 @@ export interface PortalSessionsTable {
   csrf_token: string;
   created_at: Timestamp;
   last_seen_at: Timestamp;
+  id: Generated<string>;
+  address: ColumnType<string | null, string | null | undefined, string | null>;
+  user_agent: ColumnType<string | null, string | null | undefined, string | null>;
+  second_factor_pending: Generated<boolean>;
+}
+
+export interface PortalRecoveryCodesTable {
+  user_id: string;
+  code_hash: string;
+  used_at: NullableTimestamp;
+}
+
+export interface MerchantRefundLimitsTable {
+  merchant_id: string;
+  currency: string;
+  amount: ColumnType<number, number, number>;
 }
 
 export interface PortalSigninFailuresTable {
@@ -330,6 +351,8 @@ export interface DB {
   portal_users: PortalUsersTable;
   portal_sessions: PortalSessionsTable;
   portal_signin_failures: PortalSigninFailuresTable;
+  portal_recovery_codes: PortalRecoveryCodesTable;
+  merchant_refund_limits: MerchantRefundLimitsTable;
   payment_links: PaymentLinksTable;
   submissions: SubmissionsTable;
   idempotency_keys: IdempotencyKeysTable;

@@ -3,6 +3,7 @@
 // question), terminals, and the webhook endpoints with a form to add one. The same repositories as
 // the admin API. Every POST answers with a redirect; a new key or endpoint secret reaches the page
 // it leads to through portal/shown-once.ts, never a URL.
+
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ComponentChildren } from "preact";
@@ -12,6 +13,7 @@ import { createWebhookEndpoint, listWebhookEndpoints } from "../db/webhook-endpo
 import { endpointHealth } from "../db/webhook-health-repository.ts";
 import { urlHost } from "../domain/audit/entry.ts";
 import { AppError } from "../domain/errors.ts";
+import { may } from "../domain/portal/roles.ts";
 import { webhookAuthorizationError } from "../domain/webhooks/authorization-value.ts";
 import { checkWebhookUrl } from "../net/outbound-guard.ts";
 import { changeAndRecord } from "../services/audit.ts";
@@ -44,6 +46,7 @@ export function developersRoutes(fastify: FastifyInstance, { deps }: PortalConte
       endpointHealth(deps.db, session.merchantId),
     ]);
     const done = formField(request.query, "done");
+    const canManage = may(session.role, "developers.manage");
     const shown = status === 200 ? takeShownOnce(deps, request, reply) : undefined;
     const newKey = shown?.kind === "api-key" ? shown.apiKey : undefined;
     const notices: Record<string, string> = {
@@ -83,7 +86,7 @@ export function developersRoutes(fastify: FastifyInstance, { deps }: PortalConte
                     <td>{key.lastUsedAt ? formatDateTime(key.lastUsedAt, lang) : m.dev.never}</td>
                     <td>{key.revokedAt ? <span class="pill bad">{m.dev.revoked}</span> : <span class="pill ok">{m.dev.active}</span>}</td>
                     <td>
-                      {key.revokedAt ? null : (
+                      {key.revokedAt || !canManage ? null : (
                         <a
                           href={`/portal/developers/api-keys/${key.keyId}/revoke`}
                           class="button danger"
@@ -98,16 +101,18 @@ export function developersRoutes(fastify: FastifyInstance, { deps }: PortalConte
               </tbody>
             </table>
           </TableWrap>
-          <form method="post" action="/portal/developers/api-keys" class="row">
-            <Csrf token={session.csrfToken} />
-            <div class="field">
-              <label for="key-name">{m.dev.keyName}</label>
-              <input id="key-name" name="name" maxlength={100} />
-            </div>
-            <div class="field">
-              <button type="submit">{m.dev.createKey}</button>
-            </div>
-          </form>
+          {canManage ? (
+            <form method="post" action="/portal/developers/api-keys" class="row">
+              <Csrf token={session.csrfToken} />
+              <div class="field">
+                <label for="key-name">{m.dev.keyName}</label>
+                <input id="key-name" name="name" maxlength={100} />
+              </div>
+              <div class="field">
+                <button type="submit">{m.dev.createKey}</button>
+              </div>
+            </form>
+          ) : null}
         </section>
         <section class="card" aria-labelledby="terminals-title">
           <h2 id="terminals-title">{m.dev.terminals}</h2>
@@ -131,23 +136,26 @@ export function developersRoutes(fastify: FastifyInstance, { deps }: PortalConte
               </li>
             ))}
           </ul>
-          <WebhookForm
-            action="/portal/developers/webhooks"
-            csrf={session.csrfToken}
-            idPrefix="webhook-"
-            urlLabel={m.dev.url}
-            keyLabel={m.dev.authKey}
-            keyHint={m.dev.authKeyHint}
-            button={m.dev.addWebhook}
-          />
+          {canManage ? (
+            <WebhookForm
+              action="/portal/developers/webhooks"
+              csrf={session.csrfToken}
+              idPrefix="webhook-"
+              urlLabel={m.dev.url}
+              keyLabel={m.dev.authKey}
+              keyHint={m.dev.authKeyHint}
+              button={m.dev.addWebhook}
+            />
+          ) : null}
         </section>
       </Layout>
     ));
   }
 
+  const manage = { config: { portalAction: "developers.manage" as const } };
   app.get("/developers", async (request, reply) => sendDevelopers(request, reply, 200));
 
-  app.post("/developers/api-keys", async (request, reply) => {
+  app.post("/developers/api-keys", manage, async (request, reply) => {
     const name = formField(request.body, "name").trim().slice(0, 100);
     const { merchantId } = request.portal.session!;
     const actor = portalActor(request);
@@ -161,7 +169,7 @@ export function developersRoutes(fastify: FastifyInstance, { deps }: PortalConte
     return reply.redirect("/portal/developers?done=key-created", 303);
   });
 
-  const byId = { schema: { params: IdParams }, attachValidation: true };
+  const byId = { schema: { params: IdParams }, attachValidation: true, ...manage };
   app.get("/developers/api-keys/:id/revoke", byId, async (request, reply) => {
     const key = request.validationError ? undefined : await findKey(request.portal.session!.merchantId, request.params.id);
     if (!key || key.revokedAt) return sendPortalNotFound(request, reply);
@@ -198,7 +206,7 @@ export function developersRoutes(fastify: FastifyInstance, { deps }: PortalConte
     return (await listApiKeys(deps.db, merchantId)).find((key) => key.keyId === keyId);
   }
 
-  app.post("/developers/webhooks", async (request, reply) => {
+  app.post("/developers/webhooks", manage, async (request, reply) => {
     const m = PORTAL_MESSAGES[request.portal.lang].dev;
     const url = formField(request.body, "url").trim();
     const apiKey = formField(request.body, "apiKey").trim() || undefined;

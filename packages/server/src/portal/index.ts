@@ -9,6 +9,7 @@ import { sharedSecret } from "../db/checkout-repository.ts";
 import { answeredAfterFailedAnswer, unavailableError } from "../http/errors.ts";
 import { errorName } from "../payments/error-name.ts";
 import { baseSecurityHeaders } from "../web/security.ts";
+import { accountRoutes } from "./account.tsx";
 import { PORTAL_JS } from "./assets.ts";
 import { auditRoutes } from "./audit.tsx";
 import type { PortalContext, PortalDeps } from "./deps.ts";
@@ -21,9 +22,12 @@ import { overviewRoutes } from "./overview.tsx";
 import { paymentDetailRoute } from "./payment-detail.tsx";
 import { paymentsRoutes } from "./payments.tsx";
 import { sendMessagePage, sendPortalNotFound as sendNotFound } from "./render.tsx";
-import { guardRequest, loadRequestState } from "./request-state.ts";
+import { guardRequest, loadRequestState, requireActionOnPosts } from "./request-state.ts";
 import { signInRoutes } from "./sign-in.tsx";
+import { signInCodeRoutes } from "./sign-in-code.tsx";
 import { themesRoutes } from "./themes.tsx";
+import { twoFactorRoutes } from "./two-factor.tsx";
+import { usersRoutes } from "./users.tsx";
 import { webhookEndpointRoutes } from "./webhook-endpoint.tsx";
 
 /** For URLs the router refuses before any portal hook runs (broken percent-encoding…). */
@@ -41,6 +45,7 @@ export async function portalRoutes(app: FastifyInstance, deps: PortalDeps): Prom
   await app.register(cookie);
   const context: PortalContext = { deps, signInKey: Buffer.from(await sharedSecret(deps.db, "portal-signin-token"), "hex") };
 
+  app.addHook("onRoute", requireActionOnPosts);
   app.addHook("onRequest", loadRequestState(context));
   app.addHook("preHandler", guardRequest(context));
   app.addHook("onSend", async (_request, reply, payload) => {
@@ -73,6 +78,10 @@ export async function portalRoutes(app: FastifyInstance, deps: PortalDeps): Prom
       .send(PORTAL_JS),
   );
   signInRoutes(app, context);
+  signInCodeRoutes(app, context);
+  accountRoutes(app, context);
+  twoFactorRoutes(app, context);
+  usersRoutes(app, context);
   overviewRoutes(app, context);
   linksListRoute(app, context);
   linkSaveRoutes(app, context);

@@ -3,12 +3,14 @@
 // address with a copy button and QR code, counters and conversion, terms, items, and every
 // submission with the shopper's answers, the masked card and the result, newest first, a page at a
 // time.
+
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { findLink, listSubmissionsPage } from "../db/links-repository.ts";
 import { linkStatus } from "../domain/links/status.ts";
 import { linkUrl } from "../domain/links/url.ts";
 import { conversionPercent } from "../domain/portal/daily-series.ts";
+import { may } from "../domain/portal/roles.ts";
 import { disableLink } from "../services/disable-link.ts";
 import { updateLink } from "../services/update-link.ts";
 import { formatDateTime, formatMoney, formatNumber } from "../web/i18n.ts";
@@ -30,7 +32,7 @@ const SUBMISSIONS_PER_PAGE = 50;
 
 export function linkDetailRoutes(fastify: FastifyInstance, { deps }: PortalContext): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
-  const options = { schema: { params: ReferenceParams }, attachValidation: true };
+  const options = { schema: { params: ReferenceParams }, attachValidation: true, config: { portalAction: "links.manage" as const } };
   const pageOptions = { schema: { params: ReferenceParams, querystring: PageQuery }, attachValidation: true };
 
   app.get("/links/:reference", pageOptions, async (request, reply) => {
@@ -76,26 +78,28 @@ export function linkDetailRoutes(fastify: FastifyInstance, { deps }: PortalConte
               </button>
             </div>
             <img class="qr" src={`/pay/${link.reference}/qr.svg`} alt={m.detail.qr} width={160} height={160} />
-            <div class="actions">
-              {terms.type === "TokenizeByLink" && link.salesCount > 0 ? null : (
-                <a class="button secondary" href={`/portal/links/${link.reference}/edit`}>
-                  {m.detail.edit}
-                </a>
-              )}
-              {link.disabled ? (
-                <form method="post" action={`/portal/links/${link.reference}/enable`}>
-                  <Csrf token={session.csrfToken} />
-                  <button type="submit" class="secondary">
-                    {m.detail.enable}
-                  </button>
-                </form>
-              ) : (
-                // Disabling asks first, on a page of its own.
-                <a class="button danger" href={`/portal/links/${link.reference}/disable`}>
-                  {m.detail.disable}
-                </a>
-              )}
-            </div>
+            {may(session.role, "links.manage") ? (
+              <div class="actions">
+                {terms.type === "TokenizeByLink" && link.salesCount > 0 ? null : (
+                  <a class="button secondary" href={`/portal/links/${link.reference}/edit`}>
+                    {m.detail.edit}
+                  </a>
+                )}
+                {link.disabled ? (
+                  <form method="post" action={`/portal/links/${link.reference}/enable`}>
+                    <Csrf token={session.csrfToken} />
+                    <button type="submit" class="secondary">
+                      {m.detail.enable}
+                    </button>
+                  </form>
+                ) : (
+                  // Disabling asks first, on a page of its own.
+                  <a class="button danger" href={`/portal/links/${link.reference}/disable`}>
+                    {m.detail.disable}
+                  </a>
+                )}
+              </div>
+            ) : null}
           </section>
           <section class="card" aria-labelledby="counters-title">
             <h2 id="counters-title">{m.detail.counters}</h2>

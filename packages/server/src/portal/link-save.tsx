@@ -79,12 +79,13 @@ export function linkSaveRoutes(fastify: FastifyInstance, { deps }: PortalContext
     return sendForm(request, reply, 400, mode, values, shown);
   }
 
-  app.get("/links/new", async (request, reply) => {
+  const manage = { config: { portalAction: "links.manage" as const } };
+  app.get("/links/new", manage, async (request, reply) => {
     const values = readLinkForm({ currency: "ISK", culture: request.portal.lang });
     return sendForm(request, reply, 200, { kind: "create" }, values, new Map());
   });
 
-  app.post("/links/new", async (request, reply) =>
+  app.post("/links/new", manage, async (request, reply) =>
     submit(request, reply, { kind: "create" }, async (body) => {
       const reference = await createLink(
         { ...deps, log: request.log },
@@ -97,7 +98,7 @@ export function linkSaveRoutes(fastify: FastifyInstance, { deps }: PortalContext
     }),
   );
 
-  const options = { schema: { params: ReferenceParams }, attachValidation: true };
+  const options = { schema: { params: ReferenceParams }, attachValidation: true, ...manage };
   app.get("/links/:reference/edit", options, async (request, reply) => {
     const link = request.validationError
       ? undefined

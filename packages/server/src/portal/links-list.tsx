@@ -1,11 +1,13 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
 // GET /portal/links (docs/portal.md#links): the merchant's links with the list API's filters
 // (status, type, created from/to, search) and pages, through the same repository query.
+
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { listLinks } from "../db/links-repository.ts";
 import { linkStatus } from "../domain/links/status.ts";
 import { LINK_STATUSES, LINK_TYPES, type LinkStatus, type LinkType } from "../domain/links/types.ts";
+import { may } from "../domain/portal/roles.ts";
 import { formatDateTime, formatMoney } from "../web/i18n.ts";
 import type { PortalContext } from "./deps.ts";
 import { PORTAL_MESSAGES } from "./i18n.ts";
@@ -54,9 +56,11 @@ export function linksListRoute(fastify: FastifyInstance, { deps }: PortalContext
       <Layout {...frameOf(request, nonce)} title={m.links.title} section="links">
         <div class="row">
           <h1>{m.links.title}</h1>
-          <a class="button" href="/portal/links/new">
-            {m.links.newLink}
-          </a>
+          {may(request.portal.session!.role, "links.manage") ? (
+            <a class="button" href="/portal/links/new">
+              {m.links.newLink}
+            </a>
+          ) : null}
         </div>
         <form class="card" method="get" action="/portal/links">
           <div class="row">

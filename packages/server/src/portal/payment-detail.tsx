@@ -8,11 +8,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { capturesOf, readBalance } from "../db/captures-repository.ts";
 import { findPayment, type PaymentRow } from "../db/payments-read-repository.ts";
 import { findPayment as findAfterSalePayment } from "../db/payments-repository.ts";
+import { findRefundLimit } from "../db/portal-users-repository.ts";
 import { refundsOf } from "../db/refunds-repository.ts";
 import { AppError } from "../domain/errors.ts";
 import { parseDisplayAmount } from "../domain/money/display-amount.ts";
 import { authorisationState, capturedAmount, untouchedBalance } from "../domain/payments/capture.ts";
 import { REFUND_REASONS } from "../domain/payments/rules.ts";
+import { may, refundWithinLimit } from "../domain/portal/roles.ts";
 import { captureOrAdjust } from "../services/capture.ts";
 import { refundPayment } from "../services/refund.ts";
 import { reversePayment } from "../services/reverse.ts";
@@ -21,7 +23,7 @@ import { shopperFieldLabel } from "../web/shopper-field-labels.ts";
 import type { PortalContext } from "./deps.ts";
 import { asSentence, errorText } from "./error-text.ts";
 import { PORTAL_MESSAGES } from "./i18n.ts";
-import { frameOf, sendPortalNotFound, sendPortalPage } from "./render.tsx";
+import { frameOf, sendMessagePage, sendPortalNotFound, sendPortalPage } from "./render.tsx";
 import { formField, portalActor } from "./request-state.ts";
 import { IdParams, PaymentActionParams } from "./schemas.ts";
 import { Captures } from "./views/capture.tsx";
@@ -49,6 +51,20 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
       left: balance.amount - (balance.capturedAmount ?? balance.amount) - balance.captureReservedAmount,
       captures: await capturesOf(deps.db, merchantId, payfacReference),
     };
+  }
+
+  /**
+   * Why this person may not refund `amount` (support above the merchant's limit), or undefined.
+   * Asked at the question and again at the refund itself: the limit may change in between.
+   */
+  async function refundLimitProblem(request: FastifyRequest, currency: string, amount: number): Promise<string | undefined> {
+    const { role, merchantId } = request.portal.session!;
+    if (role !== "support") return undefined;
+    const limit = await findRefundLimit(deps.db, merchantId, currency);
+    if (refundWithinLimit(role, amount, limit)) return undefined;
+    const { lang } = request.portal;
+    const m = PORTAL_MESSAGES[lang].payments;
+    return limit === null ? m.refundNoLimit(currency) : m.refundOverLimit(formatMoney(limit, currency, lang));
   }
 
   /** What of a payment's money went back, is captured, and is left to refund. */
@@ -165,6 +181,7 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
             currency={payment.currency}
             {...capture}
             problem={problemAt === "capture" ? problem : undefined}
+            canManage={may(session.role, "payments.manage")}
           />
         ) : null}
         <Refunds
@@ -175,6 +192,8 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
           currency={payment.currency}
           leftText={left === null ? "" : formatMoney(left, payment.currency, lang)}
           problem={problemAt === "refund" ? problem : undefined}
+          canRefund={may(session.role, "payments.refund")}
+          canReverse={may(session.role, "payments.manage")}
         />
       </Layout>
     ));
@@ -192,6 +211,10 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
     if (!payment?.payfacReference || payment.state !== "approved") return sendPortalNotFound(request, reply);
     const { lang } = request.portal;
     const m = PORTAL_MESSAGES[lang].payments;
+    if (!may(session.role, request.params.action === "reverse" ? "payments.manage" : "payments.refund")) {
+      const errors = PORTAL_MESSAGES[lang].errors;
+      return sendMessagePage(request, reply, 403, errors.notAllowedTitle, errors.notAllowedText);
+    }
     const path = `/portal/payments/${payment.checkoutReference}`;
     if (request.params.action === "reverse") {
       const question = { question: m.confirmReverse, consequence: m.confirmReverseText, button: m.reverseButton };
@@ -205,6 +228,8 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
     if (left !== null && amount > left) {
       return sendPayment(request, reply, payment.checkoutReference, 400, m.refundTooMuch(formatMoney(left, payment.currency, lang)));
     }
+    const limitProblem = await refundLimitProblem(request, payment.currency, amount);
+    if (limitProblem) return sendPayment(request, reply, payment.checkoutReference, 403, limitProblem);
     const refundReason = REFUND_REASONS.find((r) => r === formField(request.query, "refundReason")) ?? "OTHER";
     return sendConfirmPage(request, reply, {
       question: m.confirmRefund(formatMoney(amount, payment.currency, lang)),
@@ -220,7 +245,8 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
   // Refund and reverse go through the API's own services (the same rules, reservations and Refund
   // webhooks); a refusal (too much, nothing left) is shown on the page.
   for (const action of ["refund", "reverse"] as const) {
-    app.post(`/payments/:id/${action}`, options, async (request, reply) => {
+    const portalAction = action === "refund" ? "payments.refund" : "payments.manage";
+    app.post(`/payments/:id/${action}`, { ...options, config: { portalAction } }, async (request, reply) => {
       const session = request.portal.session!;
       const payment = request.validationError ? undefined : await findPayment(deps.db, session.merchantId, request.params.id);
       if (!payment?.payfacReference) return sendPortalNotFound(request, reply);
@@ -232,6 +258,8 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
             const text = PORTAL_MESSAGES[request.portal.lang].form.problems.notAmount!;
             return sendPayment(request, reply, payment.checkoutReference, 400, text);
           }
+          const limitProblem = await refundLimitProblem(request, payment.currency, amount);
+          if (limitProblem) return sendPayment(request, reply, payment.checkoutReference, 403, limitProblem);
           const reason = REFUND_REASONS.find((r) => r === formField(request.body, "refundReason")) ?? "OTHER";
           const input = { payfacReference: payment.payfacReference, amount, currency: payment.currency, refundReason: reason };
           await refundPayment(afterSale, session.merchantId, portalActor(request), input);
@@ -249,7 +277,7 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
 
   // Capture goes through the API's own use case (the same reservation and Capture webhook); Cancel
   // is the reverse action above.
-  app.post("/payments/:id/capture", options, async (request, reply) => {
+  app.post("/payments/:id/capture", { ...options, config: { portalAction: "payments.manage" } }, async (request, reply) => {
     const session = request.portal.session!;
     const payment = request.validationError ? undefined : await findPayment(deps.db, session.merchantId, request.params.id);
     if (!payment?.payfacReference) return sendPortalNotFound(request, reply);

@@ -22,7 +22,11 @@ export function frameOf(request: FastifyRequest, nonce: string, path?: string): 
     lang,
     nonce,
     switchHref: `${url.pathname}?${url.searchParams.toString()}`,
-    viewer: session ? { email: session.email, merchantName: session.merchantName, csrfToken: session.csrfToken } : undefined,
+    // Between the password and the code, nobody is signed in yet: no menu, no name.
+    viewer:
+      session && !session.secondFactorPending
+        ? { email: session.email, merchantName: session.merchantName, csrfToken: session.csrfToken, role: session.role }
+        : undefined,
   };
 }
 

@@ -12,7 +12,8 @@ const LIFETIME_SECONDS = 120;
 
 export type ShownOnce =
   | { kind: "api-key"; apiKey: string }
-  | { kind: "webhook-keys"; why: "added" | "rotated" | "revealed"; webhookId: string; apiKey?: string; hmacKey: string };
+  | { kind: "webhook-keys"; why: "added" | "rotated" | "revealed"; webhookId: string; apiKey?: string; hmacKey: string }
+  | { kind: "recovery-codes"; codes: string[] };
 
 interface Deps {
   keyring: SecretKeyring;

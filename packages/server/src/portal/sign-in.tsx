@@ -12,6 +12,7 @@ import {
   findPortalUserByEmail,
   type PortalUser,
   releaseSigninSlots,
+  type SessionOrigin,
   takeSigninSlots,
 } from "../db/portal-sessions-repository.ts";
 import { userActor } from "../domain/audit/actor.ts";
@@ -83,17 +84,28 @@ export function signInRoutes(app: FastifyInstance, context: PortalContext): void
     // Housekeeping where it costs nothing noticeable: old failures and dead sessions go.
     await deleteOldSigninFailures(deps.db, since);
     await deleteStalePortalSessions(deps.db, deps.sessionIdleSeconds ?? SESSION_IDLE_SECONDS);
-    const token = await createPortalSession(deps.db, user);
+    const origin = sessionOrigin(request);
+    if (user.twoFactorEnabled) {
+      // The password was right; the session can do nothing but take the code (sign-in-code.tsx).
+      const pending = await createPortalSession(deps.db, user, origin, true);
+      reply.setCookie(SESSION_COOKIE, pending, portalCookie(deps.publicBaseUrl));
+      return reply.redirect(`/portal/sign-in/code?next=${encodeURIComponent(safeNext(next))}`, 303);
+    }
+    const token = await createPortalSession(deps.db, user, origin);
     await insertAuditEntry(deps.db, signInEvent(user, request.ip, "sign-in"));
     reply.setCookie(SESSION_COOKIE, token, portalCookie(deps.publicBaseUrl));
     request.log.info({ userId: user.userId, merchantId: user.merchantId }, "portal sign-in");
     return reply.redirect(safeNext(next), 303);
   });
 
-  app.post("/sign-out", async (request, reply) => {
-    await endSession(request, reply, context);
-    return reply.redirect("/portal/sign-in?notice=signed-out", 303);
-  });
+  app.post(
+    "/sign-out",
+    { config: { portalAction: "own-account", secondFactorStep: "also", enrolmentStep: true } },
+    async (request, reply) => {
+      await endSession(request, reply, context);
+      return reply.redirect("/portal/sign-in?notice=signed-out", 303);
+    },
+  );
 
   function sendSignIn(
     request: FastifyRequest,
@@ -142,10 +154,16 @@ function signInEvent(user: PortalUser, address: string, action: "sign-in" | "sig
   return { merchantId: user.merchantId, actor: userActor(user, address), action, object: { type: "user", id: user.userId } };
 }
 
+/** Where a session starts from, for the user's session list. */
+export function sessionOrigin(request: FastifyRequest): SessionOrigin {
+  const agent = request.headers["user-agent"];
+  return { address: clientKey(request), userAgent: typeof agent === "string" ? agent : "" };
+}
+
 /**
  * Only a portal path of this site: never an open redirect to another one. Printable ASCII only:
  * a Location header cannot carry anything else (a path the browser sent is percent-encoded anyway).
  */
-function safeNext(next: string): string {
+export function safeNext(next: string): string {
   return /^\/portal\/[^/\\]/.test(next) && /^[\x21-\x7e]*$/.test(next) ? next : "/portal/overview";
 }

@@ -1,6 +1,7 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
 // /portal/themes (docs/portal.md#themes): the merchant's checkout themes; create and edit (name,
 // colour or none, logo) beside a live preview. Logos are taken in like the admin API's (take-logo.ts).
+
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { takeLogo } from "../admin/take-logo.ts";
@@ -8,6 +9,7 @@ import { listThemes } from "../db/merchant-reads-repository.ts";
 import { createTheme, findTheme, type Theme, updateTheme } from "../db/merchants-repository.ts";
 import { changedFields } from "../domain/audit/entry.ts";
 import { AppError } from "../domain/errors.ts";
+import { may } from "../domain/portal/roles.ts";
 import { changeAndRecord } from "../services/audit.ts";
 import { normaliseHexColour } from "../web/theme.ts";
 import type { PortalContext } from "./deps.ts";
@@ -21,6 +23,7 @@ import { ThemeForm, type ThemeFormValues } from "./views/theme-form.tsx";
 
 export function themesRoutes(fastify: FastifyInstance, { deps }: PortalContext): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const manage = { config: { portalAction: "themes.manage" as const } };
   const byKey = { schema: { params: IdParams }, attachValidation: true };
 
   async function sendThemes(
@@ -53,19 +56,21 @@ export function themesRoutes(fastify: FastifyInstance, { deps }: PortalContext):
                 </li>
               ))}
             </ul>
-            <h2>{m.newTheme}</h2>
+            {may(session.role, "themes.manage") ? <h2>{m.newTheme}</h2> : null}
           </section>
         )}
-        <ThemeForm
-          lang={request.portal.lang}
-          nonce={nonce}
-          csrf={session.csrfToken}
-          action={form.theme ? `/portal/themes/${form.theme.themeKey}` : "/portal/themes"}
-          values={form.values}
-          theme={form.theme}
-          problems={form.problems}
-          merchantName={session.merchantName}
-        />
+        {may(session.role, "themes.manage") ? (
+          <ThemeForm
+            lang={request.portal.lang}
+            nonce={nonce}
+            csrf={session.csrfToken}
+            action={form.theme ? `/portal/themes/${form.theme.themeKey}` : "/portal/themes"}
+            values={form.values}
+            theme={form.theme}
+            problems={form.problems}
+            merchantName={session.merchantName}
+          />
+        ) : null}
       </Layout>
     ));
   }
@@ -98,7 +103,7 @@ export function themesRoutes(fastify: FastifyInstance, { deps }: PortalContext):
     sendThemes(request, reply, 200, { values: { name: "", primaryColor: "#1f4e8c" }, problems: new Map() }),
   );
 
-  app.post("/themes", async (request, reply) => {
+  app.post("/themes", manage, async (request, reply) => {
     const { values, problems, changes } = await readForm(request);
     if (problems.size > 0) return sendThemes(request, reply, 400, { values, problems });
     const { merchantId } = request.portal.session!;
@@ -133,7 +138,7 @@ export function themesRoutes(fastify: FastifyInstance, { deps }: PortalContext):
     });
   });
 
-  app.post("/themes/:id", byKey, async (request, reply) => {
+  app.post("/themes/:id", { ...byKey, ...manage }, async (request, reply) => {
     const merchantId = request.portal.session!.merchantId;
     const theme = request.validationError ? undefined : await findTheme(deps.db, merchantId, request.params.id);
     if (!theme) return sendPortalNotFound(request, reply);

@@ -4,6 +4,7 @@
 // and its delivery log with every attempt and a resend button. The admin API's repositories.
 // Every POST answers with a redirect to this page, which says what happened (`?done=`); disable,
 // delete and rotate ask first on a page of their own; keys reach the page through shown-once.ts.
+
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ComponentChildren } from "preact";
@@ -18,6 +19,7 @@ import {
 import { endpointHealth } from "../db/webhook-health-repository.ts";
 import { changedFields } from "../domain/audit/entry.ts";
 import { AppError } from "../domain/errors.ts";
+import { may } from "../domain/portal/roles.ts";
 import { webhookAuthorizationError } from "../domain/webhooks/authorization-value.ts";
 import { checkWebhookUrl } from "../net/outbound-guard.ts";
 import { changeAndRecord } from "../services/audit.ts";
@@ -41,6 +43,7 @@ import { WebhookForm } from "./views/webhook-form.tsx";
 export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: PortalContext): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const byId = { schema: { params: IdParams }, attachValidation: true };
+  const manage = { ...byId, config: { portalAction: "developers.manage" as const } };
 
   async function sendEndpoint(request: FastifyRequest, reply: FastifyReply, id: string, status: number, flash?: ComponentChildren) {
     const session = request.portal.session!;
@@ -53,6 +56,7 @@ export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: Portal
       endpointHealth(deps.db, session.merchantId),
     ]);
     const action = (name: string) => `/portal/developers/webhooks/${id}/${name}`;
+    const canManage = may(session.role, "developers.manage");
     const button = (name: string, label: string) => (
       <form method="post" action={action(name)}>
         <Csrf token={session.csrfToken} />
@@ -115,22 +119,26 @@ export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: Portal
               {endpoint.maskedHmacKey}
             </dd>
           </dl>
-          <div class="actions">
-            {button("reveal", m.dev.reveal)}
-            {askFirst("rotate", m.dev.rotate)}
-            {button("test", m.dev.sendTest)}
-            {endpoint.enabled ? askFirst("disable", m.dev.disable) : button("enable", m.dev.enable)}
-            {askFirst("delete", m.dev.delete, "danger")}
-          </div>
-          <WebhookForm
-            action={`/portal/developers/webhooks/${id}`}
-            csrf={session.csrfToken}
-            idPrefix="webhook-"
-            urlLabel={m.dev.url}
-            url={endpoint.url}
-            keyLabel={m.dev.newAuthKey}
-            button={m.dev.edit}
-          />
+          {canManage ? (
+            <div class="actions">
+              {button("reveal", m.dev.reveal)}
+              {askFirst("rotate", m.dev.rotate)}
+              {button("test", m.dev.sendTest)}
+              {endpoint.enabled ? askFirst("disable", m.dev.disable) : button("enable", m.dev.enable)}
+              {askFirst("delete", m.dev.delete, "danger")}
+            </div>
+          ) : null}
+          {canManage ? (
+            <WebhookForm
+              action={`/portal/developers/webhooks/${id}`}
+              csrf={session.csrfToken}
+              idPrefix="webhook-"
+              urlLabel={m.dev.url}
+              url={endpoint.url}
+              keyLabel={m.dev.newAuthKey}
+              button={m.dev.edit}
+            />
+          ) : null}
         </section>
         <section class="card" aria-labelledby="log-title">
           <h2 id="log-title">{m.dev.deliveries}</h2>
@@ -156,12 +164,14 @@ export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: Portal
                   </tbody>
                 </table>
               </TableWrap>
-              <form method="post" action={action(`deliveries/${d.deliveryId}/resend`)}>
-                <Csrf token={session.csrfToken} />
-                <button type="submit" class="secondary">
-                  {m.dev.resend}
-                </button>
-              </form>
+              {canManage ? (
+                <form method="post" action={action(`deliveries/${d.deliveryId}/resend`)}>
+                  <Csrf token={session.csrfToken} />
+                  <button type="submit" class="secondary">
+                    {m.dev.resend}
+                  </button>
+                </form>
+              ) : null}
             </details>
           ))}
         </section>
@@ -179,7 +189,7 @@ export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: Portal
     request.validationError ? sendPortalNotFound(request, reply) : sendEndpoint(request, reply, request.params.id, 200),
   );
 
-  app.post("/developers/webhooks/:id", byId, async (request, reply) => {
+  app.post("/developers/webhooks/:id", manage, async (request, reply) => {
     if (request.validationError) return sendPortalNotFound(request, reply);
     const m = PORTAL_MESSAGES[request.portal.lang].dev;
     const url = formField(request.body, "url").trim();
@@ -222,7 +232,7 @@ export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: Portal
         ? [m.confirmDelete(url), m.confirmDeleteText, m.delete]
         : [m.confirmRotate, m.confirmRotateText, m.rotate];
   for (const action of ["disable", "delete", "rotate"] as const) {
-    app.get(`/developers/webhooks/:id/${action}`, byId, async (request, reply) => {
+    app.get(`/developers/webhooks/:id/${action}`, manage, async (request, reply) => {
       const { merchantId } = request.portal.session!;
       const endpoints = request.validationError ? [] : await listWebhookEndpoints(deps.db, deps.keyring, merchantId);
       const endpoint = endpoints.find((e) => e.webhookId === request.params.id);
@@ -241,7 +251,7 @@ export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: Portal
   }
 
   for (const action of ["enable", "disable"] as const) {
-    app.post(`/developers/webhooks/:id/${action}`, byId, async (request, reply) => {
+    app.post(`/developers/webhooks/:id/${action}`, manage, async (request, reply) => {
       const { merchantId } = request.portal.session!;
       const webhookId = request.params.id;
       const actor = portalActor(request);
@@ -259,7 +269,7 @@ export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: Portal
     });
   }
 
-  app.post("/developers/webhooks/:id/delete", byId, async (request, reply) => {
+  app.post("/developers/webhooks/:id/delete", manage, async (request, reply) => {
     const { merchantId } = request.portal.session!;
     const webhookId = request.params.id;
     const actor = portalActor(request);
@@ -277,7 +287,7 @@ export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: Portal
 
   // Reveal shows both secrets; rotate makes a new HMAC key (which signs from now on) and shows it.
   for (const action of ["reveal", "rotate"] as const) {
-    app.post(`/developers/webhooks/:id/${action}`, byId, async (request, reply) => {
+    app.post(`/developers/webhooks/:id/${action}`, manage, async (request, reply) => {
       const { merchantId } = request.portal.session!;
       const id = request.params.id;
       const actor = portalActor(request);
@@ -306,7 +316,7 @@ export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: Portal
     });
   }
 
-  app.post("/developers/webhooks/:id/test", byId, async (request, reply) => {
+  app.post("/developers/webhooks/:id/test", manage, async (request, reply) => {
     const queued = request.validationError
       ? undefined
       : await enqueueTestMessage(deps.db, request.portal.session!.merchantId, request.params.id);
@@ -314,7 +324,7 @@ export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: Portal
     return reply.redirect(`/portal/developers/webhooks/${request.params.id}?done=test-queued`, 303);
   });
 
-  const deliveryOptions = { schema: { params: WebhookDeliveryParams }, attachValidation: true };
+  const deliveryOptions = { schema: { params: WebhookDeliveryParams }, attachValidation: true, config: manage.config };
   app.post("/developers/webhooks/:id/deliveries/:deliveryId/resend", deliveryOptions, async (request, reply) => {
     const { merchantId } = request.portal.session!;
     const outcome = request.validationError ? "not-found" : await resendDelivery(deps.db, merchantId, request.params.deliveryId);

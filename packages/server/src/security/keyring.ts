@@ -143,7 +143,7 @@ export function resolveSecretKeyring(config: Pick<Config, "secretKey" | "previou
 }
 
 /**
- * Start-up check: every stored webhook secret must be decryptable with the configured keys, or
+ * Start-up check: every stored webhook secret (and two-factor secret) must be decryptable with the configured keys, or
  * the process refuses to start (a wrong PAYLINK_SECRET_KEY would otherwise surface only as
  * webhooks that silently stop). Values under a previous key are re-encrypted under the current
  * one. Returns how many were re-encrypted.
@@ -151,7 +151,11 @@ export function resolveSecretKeyring(config: Pick<Config, "secretKey" | "previou
 export async function checkStoredSecrets(db: Database, keyring: SecretKeyring): Promise<number> {
   const { rows } = await sql<{ key_id: string | null; count: number }>`
     SELECT split_part(k, '.', 2) AS key_id, count(*)::int AS count
-    FROM (SELECT api_key AS k FROM webhook_endpoints UNION ALL SELECT hmac_key FROM webhook_endpoints) AS stored
+    FROM (
+      SELECT api_key AS k FROM webhook_endpoints
+      UNION ALL SELECT hmac_key FROM webhook_endpoints
+      UNION ALL SELECT totp_secret_sealed FROM portal_users WHERE totp_secret_sealed IS NOT NULL
+    ) AS stored
     GROUP BY 1
   `.execute(db);
   const unknown = rows.filter((row) => !row.key_id || !keyring.knows(row.key_id));
@@ -178,9 +182,26 @@ export async function checkStoredSecrets(db: Database, keyring: SecretKeyring): 
         .execute();
       changed += 1;
     }
+    const users = await trx
+      .selectFrom("portal_users")
+      .select(["id", "totp_secret_sealed"])
+      .where("totp_secret_sealed", "is not", null)
+      .forUpdate()
+      .execute();
+    for (const row of users) {
+      if (row.totp_secret_sealed === null || keyring.isCurrent(row.totp_secret_sealed)) continue;
+      const context = totpSecretContext(row.id);
+      await trx
+        .updateTable("portal_users")
+        .set({ totp_secret_sealed: keyring.encrypt(keyring.decrypt(row.totp_secret_sealed, context), context) })
+        .where("id", "=", row.id)
+        .execute();
+      changed += 1;
+    }
     return changed;
   });
 }
 
 export const apiKeyContext = (endpointId: string) => `webhook_endpoints:${endpointId}:api_key`;
 export const hmacKeyContext = (endpointId: string) => `webhook_endpoints:${endpointId}:hmac_key`;
+export const totpSecretContext = (userId: string) => `portal_users:${userId}:totp_secret`;

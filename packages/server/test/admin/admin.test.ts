@@ -140,6 +140,23 @@ for (const backend of testBackends()) {
           server.db,
         );
         assert.ok(!rows[0]!.password_hash.includes("correct horse"), "the password is hashed");
+        assert.equal(body.role, "owner", "without a role the user is an owner");
+        const support = ok(
+          await admin("POST", `/merchants/${merchantId}/users`, {
+            email: "help@prjon.is",
+            password: "correct horse battery",
+            role: "support",
+          }),
+        );
+        assert.equal(support.role, "support");
+        const listed = ok(await admin("GET", `/merchants/${merchantId}/users`));
+        assert.deepEqual(
+          listed.data.map((u: { email: string; role: string }) => [u.email, u.role]),
+          [
+            ["owner@prjon.is", "owner"],
+            ["help@prjon.is", "support"],
+          ],
+        );
       });
 
       it("creates a theme", async () => {
@@ -228,6 +245,12 @@ for (const backend of testBackends()) {
           "password",
         );
         assertError(await admin("POST", `/merchants/${id}/users`, { email: "x@example.com" }), 400, "000", "password");
+        assertError(
+          await admin("POST", `/merchants/${id}/users`, { email: "x@example.com", password: "long enough password", role: "emperor" }),
+          400,
+          "2003",
+          "role",
+        );
         assertError(await admin("POST", `/merchants/${id}/themes`, { name: "T", primaryColor: "red" }), 400, "2008", "primaryColor");
         assertError(
           await admin("POST", `/merchants/${id}/themes`, { name: "T", logoUrl: "http://example.com/logo.png" }),

@@ -86,7 +86,7 @@ for (const backend of testBackends()) {
       it("lists portal users without a password hash", async () => {
         const { data } = await ok("GET", `/merchants/${id}/users`);
         assert.equal(data.length, 1);
-        assert.deepEqual(Object.keys(data[0]).sort(), ["createdAt", "email", "userId"]);
+        assert.deepEqual(Object.keys(data[0]).sort(), ["createdAt", "email", "role", "userId"]);
         assert.equal(data[0].email, "anna@example.com");
         assert.match(data[0].userId, /^usr_/);
       });

@@ -107,7 +107,7 @@ for (const backend of testBackends()) {
         ),
       );
       byOperator(userCreated, "user.create", "user", user.userId);
-      assert.deepEqual(userCreated.details, { email: "new.person@example.com" });
+      assert.deepEqual(userCreated.details, { email: "new.person@example.com", role: "owner" });
 
       const { rows } = await sql<{ n: number }>`
         SELECT count(*)::int AS n FROM audit_log WHERE details::text LIKE ${"%s3cret%"} OR details::text LIKE ${"%receiver-secret%"} OR details::text LIKE ${"%a long password%"}`.execute(

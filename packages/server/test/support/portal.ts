@@ -1,6 +1,7 @@
 // A portal user's browser without a browser: a cookie jar, and forms posted with the hidden fields
 // (the CSRF token among them) of the page they were read from, as a browser would.
 import { createPortalUser } from "../../src/db/merchants-repository.ts";
+import type { Role } from "../../src/domain/portal/roles.ts";
 import { hashPassword } from "../../src/security/passwords.ts";
 import type { MerchantFixture, TestServer } from "./harness.ts";
 import { hiddenInputs, textOf } from "./shopper.ts";
@@ -24,9 +25,14 @@ export function pagerLink(html: string, word: "Previous" | "Next"): string | und
 export const PORTAL_PASSWORD = "correct horse battery staple";
 
 /** A portal user of the merchant, with a known password. */
-export async function addPortalUser(server: Pick<TestServer, "db">, merchant: Pick<MerchantFixture, "merchantId">, email: string) {
-  await createPortalUser(server.db, merchant.merchantId, email, await hashPassword(PORTAL_PASSWORD));
-  return { email, password: PORTAL_PASSWORD };
+export async function addPortalUser(
+  server: Pick<TestServer, "db">,
+  merchant: Pick<MerchantFixture, "merchantId">,
+  email: string,
+  role: Role = "owner",
+) {
+  const { userId } = await createPortalUser(server.db, merchant.merchantId, email, await hashPassword(PORTAL_PASSWORD), role);
+  return { email, password: PORTAL_PASSWORD, userId };
 }
 
 export class PortalClient {
@@ -104,8 +110,13 @@ function encodeForm(form: Record<string, string | string[]>): string {
 }
 
 /** A signed-in client of a new portal user of the server's merchant (or another merchant). */
-export async function signedIn(server: TestServer, merchant: MerchantFixture = server, email?: string): Promise<PortalClient> {
-  const user = await addPortalUser(server, merchant, email ?? `user-${merchant.merchantId.slice(4, 12).toLowerCase()}@example.com`);
+export async function signedIn(
+  server: TestServer,
+  merchant: MerchantFixture = server,
+  email?: string,
+  role: Role = "owner",
+): Promise<PortalClient> {
+  const user = await addPortalUser(server, merchant, email ?? `user-${merchant.merchantId.slice(4, 12).toLowerCase()}@example.com`, role);
   const client = new PortalClient(server.baseUrl);
   const signedIn = await client.signIn(user.email, user.password);
   if (signedIn.status !== 303) throw new Error(`sign-in failed: ${signedIn.status} ${signedIn.text.slice(0, 200)}`);

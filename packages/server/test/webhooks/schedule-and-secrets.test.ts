@@ -5,9 +5,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { ConfigError } from "../../src/config.ts";
-import { createMerchant } from "../../src/db/merchants-repository.ts";
+import { createMerchant, createPortalUser } from "../../src/db/merchants-repository.ts";
 import { createWebhookEndpoint, revealWebhookSecrets } from "../../src/db/webhook-endpoints-repository.ts";
 import { checkStoredSecrets, resolveSecretKeyring, SecretDecryptionError, SecretKeyring } from "../../src/security/keyring.ts";
+import { readTotpSecret, startTwoFactorEnrolment } from "../../src/services/two-factor.ts";
 import { DEFAULT_RETRY_DELAYS_MS, DEFAULT_RETRY_POLICY, nextRetryDelayMs, parseRetryAfter } from "../../src/webhooks/schedule.ts";
 import { testBackends } from "../support/databases.ts";
 
@@ -123,6 +124,11 @@ describe("secrets at rest", () => {
           url: "https://shop.example/hook",
           apiKey: "Bearer plain-api-key",
         });
+        // A user's two-factor secret is sealed under the same keyring and rotates with it.
+        const { userId } = await createPortalUser(database.db, merchantId, "totp@example.com", "scrypt$x", "viewer");
+        const twoFactor = { db: database.db, keyring: keyA, now: () => new Date() };
+        await startTwoFactorEnrolment(twoFactor, userId);
+        const { secret } = await readTotpSecret(twoFactor, userId);
         const raw = await database.db
           .selectFrom("webhook_endpoints")
           .selectAll()
@@ -138,9 +144,10 @@ describe("secrets at rest", () => {
         );
 
         const rotated = new SecretKeyring(KEY_B, [KEY_A]);
-        assert.equal(await checkStoredSecrets(database.db, rotated), 1);
+        assert.equal(await checkStoredSecrets(database.db, rotated), 2, "the endpoint and the two-factor secret");
         assert.equal(await checkStoredSecrets(database.db, new SecretKeyring(KEY_B)), 0, "now under the new key alone");
         assert.deepEqual(await revealWebhookSecrets(database.db, new SecretKeyring(KEY_B), merchantId, endpoint.webhookId), secrets);
+        assert.equal((await readTotpSecret({ ...twoFactor, keyring: new SecretKeyring(KEY_B) }, userId)).secret, secret);
       } finally {
         await database.destroy();
       }

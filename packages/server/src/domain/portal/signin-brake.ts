@@ -15,6 +15,8 @@ export interface FailureCount {
 
 export const accountSubject = (email: string) => `account:${email.trim().toLowerCase()}`;
 export const addressSubject = (address: string) => `address:${address}`;
+/** Wrong second-factor codes of one user count like wrong passwords of one account, apart from them. */
+export const secondFactorSubject = (userId: string) => `code:${userId}`;
 
 /**
  * Seconds until a sign-in may be tried again (0: now). A subject at its limit waits until its

@@ -1,12 +1,22 @@
 // The portal's texts in English. This table fixes the keys; TypeScript makes every other
 // language complete.
+import { enAccounts } from "./en-accounts.ts";
 import type { ApiErrorTexts } from "./is-api-errors.ts";
 
 export const en = {
   portal: "Merchant portal",
   switchTo: "Íslenska",
   skipToContent: "Skip to content",
-  nav: { overview: "Overview", links: "Links", payments: "Payments", developers: "Developers", themes: "Themes", audit: "Audit log" },
+  nav: {
+    overview: "Overview",
+    links: "Links",
+    payments: "Payments",
+    developers: "Developers",
+    themes: "Themes",
+    audit: "Audit log",
+    users: "Users",
+    account: "Account",
+  },
   mainMenu: "Main menu",
   signedInAs: (email: string) => `Signed in as ${email}`,
   signOut: "Sign out",
@@ -35,6 +45,8 @@ export const en = {
     unavailableTitle: "Paylink is unavailable for a moment",
     unavailableText: "We cannot reach our records right now. Please try again in a minute.",
     back: "Back to the overview",
+    notAllowedTitle: "Not allowed for your role",
+    notAllowedText: "Your role does not allow this. Nothing was changed. An owner can change your role.",
   },
   overview: {
     title: "Overview",
@@ -343,6 +355,7 @@ export const en = {
     } as Record<string, string>,
     expires: (expiry: string) => `expires ${expiry}`,
     refunds: "Refunds",
+    refundsTable: "Refunds, as a table",
     refunded: "Refunded",
     noRefunds: "No refunds.",
     answers: "Shopper's answers",
@@ -352,6 +365,8 @@ export const en = {
     refundButton: "Refund",
     confirmRefund: (amount: string) => `Refund ${amount} to the shopper?`,
     refundTooMuch: (left: string) => `That is more than is left to refund: at most ${left}.`,
+    refundOverLimit: (limit: string) => `That is more than your role may refund at once: at most ${limit}. Ask an admin or an owner.`,
+    refundNoLimit: (currency: string) => `Your role may not refund in ${currency}: no refund limit is set for it. Ask an owner.`,
     confirmRefundText: "The money goes back to the card the payment was made with. This cannot be undone.",
     confirmReverse: "Give back the rest of this payment?",
     confirmReverseText:
@@ -414,6 +429,7 @@ export const en = {
   yes: "Yes",
   no: "No",
   none: "—",
+  ...enAccounts,
 };
 
 export type Messages = typeof en;

@@ -1,5 +1,6 @@
 // The portal's texts in Icelandic.
 import type { Messages } from "./en.ts";
+import { isAccounts } from "./is-accounts.ts";
 import { isApiErrors } from "./is-api-errors.ts";
 
 export const is: Messages = {
@@ -13,6 +14,8 @@ export const is: Messages = {
     developers: "Forritarar",
     themes: "Útlit",
     audit: "Atvikaskrá",
+    users: "Notendur",
+    account: "Aðgangur",
   },
   mainMenu: "Aðalvalmynd",
   signedInAs: (email: string) => `Innskráð(ur): ${email}`,
@@ -41,6 +44,8 @@ export const is: Messages = {
     unavailableTitle: "Paylink er ekki tiltækt í augnablikinu",
     unavailableText: "Við náum ekki sambandi við gögnin okkar núna. Reyndu aftur eftir smástund.",
     back: "Aftur á yfirlit",
+    notAllowedTitle: "Ekki leyft fyrir þitt hlutverk",
+    notAllowedText: "Hlutverk þitt leyfir þetta ekki. Engu var breytt. Eigandi getur breytt hlutverki þínu.",
   },
   overview: {
     title: "Yfirlit",
@@ -348,6 +353,7 @@ export const is: Messages = {
     } as Record<string, string>,
     expires: (expiry: string) => `gildir til ${expiry}`,
     refunds: "Endurgreiðslur",
+    refundsTable: "Endurgreiðslur í töflu",
     refunded: "Endurgreitt",
     noRefunds: "Engar endurgreiðslur.",
     answers: "Svör kaupanda",
@@ -357,6 +363,9 @@ export const is: Messages = {
     refundButton: "Endurgreiða",
     confirmRefund: (amount: string) => `Endurgreiða ${amount} til kaupandans?`,
     refundTooMuch: (left: string) => `Það er meira en eftir er að endurgreiða: mest ${left}.`,
+    refundOverLimit: (limit: string) => `Það er meira en hlutverk þitt má endurgreiða í einu: mest ${limit}. Biddu stjórnanda eða eiganda.`,
+    refundNoLimit: (currency: string) =>
+      `Hlutverk þitt má ekki endurgreiða í ${currency}: ekkert endurgreiðsluhámark er sett fyrir hann. Biddu eiganda.`,
     confirmRefundText: "Upphæðin fer aftur á kortið sem greitt var með. Það er ekki hægt að afturkalla.",
     confirmReverse: "Skila afganginum af þessari greiðslu?",
     confirmReverseText:
@@ -417,4 +426,5 @@ export const is: Messages = {
   yes: "Já",
   no: "Nei",
   none: "—",
+  ...isAccounts,
 };

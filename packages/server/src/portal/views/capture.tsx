@@ -21,6 +21,8 @@ export function Captures(props: {
   left: number;
   currency: string;
   problem?: string | undefined;
+  /** Capture and cancel are for roles that may (docs/portal.md#users-and-roles). */
+  canManage: boolean;
 }) {
   const m = PORTAL_MESSAGES[props.lang].payments;
   const money = (amount: number) => formatMoney(amount, props.currency, props.lang);
@@ -66,7 +68,7 @@ export function Captures(props: {
           {props.problem}
         </div>
       ) : null}
-      {props.state === "open" ? (
+      {props.state === "open" && props.canManage ? (
         <div class="row">
           {props.left > 0 ? (
             <form method="post" action={`${props.action}/capture`} class="row">

@@ -2,17 +2,19 @@
 // The document shell of every portal page: header with the merchant, the sign-out form and the
 // language switch; the main menu; styles inline under the response's CSP nonce; one script file.
 import type { ComponentChildren } from "preact";
+import { may, type Role } from "../../domain/portal/roles.ts";
 import { type Lang, otherLang } from "../../web/i18n.ts";
 import { PageHead } from "../../web/page-head.tsx";
 import { PORTAL_CSS, PORTAL_JS_PATH } from "../assets.ts";
 import { PORTAL_MESSAGES } from "../i18n.ts";
 
-export type Section = "overview" | "links" | "payments" | "developers" | "themes" | "audit";
+export type Section = "overview" | "links" | "payments" | "developers" | "themes" | "audit" | "users" | "account";
 
 export interface Viewer {
   email: string;
   merchantName: string;
   csrfToken: string;
+  role: Role;
 }
 
 export interface PageFrame {
@@ -27,6 +29,8 @@ export interface PageFrame {
 export function Layout(props: PageFrame & { title: string; section?: Section; children: ComponentChildren }) {
   const m = PORTAL_MESSAGES[props.lang];
   const sections: Section[] = ["overview", "links", "payments", "developers", "themes", "audit"];
+  if (props.viewer && may(props.viewer.role, "users.manage")) sections.push("users");
+  sections.push("account");
   return (
     <html lang={props.lang}>
       <PageHead title={`${props.title} · Paylink`} nonce={props.nonce} styles={[PORTAL_CSS]} scriptPath={PORTAL_JS_PATH} />

@@ -16,6 +16,9 @@ export function Refunds(props: {
   currency: string;
   leftText: string;
   problem?: string | undefined;
+  /** What this person's role lets them do here (docs/portal.md#users-and-roles). */
+  canRefund: boolean;
+  canReverse: boolean;
 }) {
   const m = PORTAL_MESSAGES[props.lang].payments;
   return (
@@ -24,7 +27,7 @@ export function Refunds(props: {
       {props.refunds.length === 0 ? (
         <p class="muted">{m.noRefunds}</p>
       ) : (
-        <TableWrap label={m.refunds}>
+        <TableWrap label={m.refundsTable}>
           <table data-refunds>
             <TableHead
               columns={[
@@ -60,34 +63,38 @@ export function Refunds(props: {
           {props.problem}
         </div>
       ) : null}
-      {props.left !== null && props.left > 0 ? (
+      {props.left !== null && props.left > 0 && (props.canRefund || props.canReverse) ? (
         <div class="row">
           {/* Both ask first: the refund form leads to its question (a GET), which posts it. */}
-          <form method="get" action={`${props.action}/refund`} class="row">
+          {props.canRefund ? (
+            <form method="get" action={`${props.action}/refund`} class="row">
+              <div class="field">
+                <label for="refund-amount">{m.refundAmount(props.leftText)}</label>
+                <input id="refund-amount" name="amount" inputmode="decimal" required />
+              </div>
+              <div class="field">
+                <label for="refund-reason">{m.refundReason}</label>
+                <select id="refund-reason" name="refundReason">
+                  {REFUND_REASONS.map((reason) => (
+                    <option key={reason} value={reason}>
+                      {m.refundReasons[reason] ?? reason}
+                    </option>
+                  ))}
+                </select>
+              </div>
+              <div class="field">
+                <button type="submit">{m.refundButton}</button>
+              </div>
+            </form>
+          ) : null}
+          {props.canReverse ? (
             <div class="field">
-              <label for="refund-amount">{m.refundAmount(props.leftText)}</label>
-              <input id="refund-amount" name="amount" inputmode="decimal" required />
+              <span class="hint">{m.reverseHint}</span>
+              <a class="button danger" href={`${props.action}/reverse`}>
+                {m.reverseButton}
+              </a>
             </div>
-            <div class="field">
-              <label for="refund-reason">{m.refundReason}</label>
-              <select id="refund-reason" name="refundReason">
-                {REFUND_REASONS.map((reason) => (
-                  <option key={reason} value={reason}>
-                    {m.refundReasons[reason] ?? reason}
-                  </option>
-                ))}
-              </select>
-            </div>
-            <div class="field">
-              <button type="submit">{m.refundButton}</button>
-            </div>
-          </form>
-          <div class="field">
-            <span class="hint">{m.reverseHint}</span>
-            <a class="button danger" href={`${props.action}/reverse`}>
-              {m.reverseButton}
-            </a>
-          </div>
+          ) : null}
         </div>
       ) : null}
     </section>
