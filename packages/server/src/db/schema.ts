@@ -52,6 +52,10 @@ export interface PortalUsersTable {
   email: string;
   password_hash: string;
   created_at: Timestamp;
+  /** Opted in to a "you got paid" e-mail per payment (migration 0030). */
+  notify_payments: Generated<boolean>;
+  /** The language of the mail this user gets: is or en. */
+  mail_language: Generated<string>;
 }
 
 export interface PortalSessionsTable {
@@ -302,6 +306,33 @@ export interface PayfacReferencesTable {
   checkout_reference: string;
 }
 
+export interface MailOutboxTable {
+  id: Generated<string>;
+  merchant_id: string | null;
+  recipient: string;
+  language: string;
+  kind: string;
+  subject: string;
+  html: string;
+  text: string;
+  secret_sealed: string | null;
+  secret_expires_at: NullableTimestamp;
+  checkout_reference: string | null;
+  status: Generated<string>;
+  attempts: Generated<number>;
+  next_attempt_at: Generated<Date>;
+  lease_until: NullableTimestamp;
+  lease_token: string | null;
+  sent_at: NullableTimestamp;
+  last_error: string | null;
+  created_at: Generated<Date>;
+}
+
+export interface WebhookEndpointAlertsTable {
+  endpoint_id: string;
+  alerted_at: Timestamp;
+}
+
 export interface SchemaMigrationsTable {
   name: string;
   applied_at: Timestamp;
@@ -331,4 +362,6 @@ export interface DB {
   captures: CapturesTable;
   checkout_attempts: CheckoutAttemptsTable;
   payfac_references: PayfacReferencesTable;
+  mail_outbox: MailOutboxTable;
+  webhook_endpoint_alerts: WebhookEndpointAlertsTable;
 }

@@ -2,13 +2,15 @@
 // written, whether it arrives with the shopper's request, from the reconciler, or (later) in the
 // processor's own notification. The attempt and its link are read, the domain decides what the
 // answer becomes, and one statement writes it all (db/reservations-repository.ts writeResult):
-// the result, the link's counters, the payfacReference and the webhook outbox rows commit together
+// the result, the link's counters, the payfacReference, the webhook and mail outbox rows commit together
 // or not at all, locking the submission first and the link's row last.
 import type { CheckoutLink } from "../db/checkout-repository.ts";
 import { afterResult, findUnfinishedAttempt, type UnfinishedAttempt, writeResult } from "../db/reservations-repository.ts";
 import type { SubmissionRecord } from "../db/submissions-repository.ts";
 import { decidePayment, type ProcessorOutcome, type RecordedResult, type VoidReason } from "../domain/payments/payment-outcome.ts";
+import { paymentMail } from "../mail/payment-mail.ts";
 import type { AuthorizeResult } from "../payments/processor.ts";
+import type { Lang } from "../web/i18n.ts";
 import { paymentResultEvents } from "../webhooks/payment-events.ts";
 import type { ServiceDeps } from "./deps.ts";
 
@@ -26,6 +28,11 @@ export interface PaymentOutcome {
   answer: AuthorizeResult | undefined;
   /** The attempt as its reservation left it, when the caller holds it: saves reading it again. */
   reserved?: UnfinishedAttempt;
+  /**
+   * The checkout's language (the receipt's) and where the portal is (the "you got paid" link).
+   * Without it (an outcome learnt away from the shopper's page) the link's culture is used.
+   */
+  mail?: { language: Lang; publicBaseUrl: string | null };
 }
 
 /**
@@ -53,7 +60,8 @@ export async function recordPaymentOutcome(
     if (fromSnapshot && decision.recorded === "voided") continue;
     const submission = afterResult({ attempt: attempt.submission, decision, outcome, now });
     const events = paymentResultEvents(link, submission, decision.recorded, answer);
-    if (await writeResult(deps.db, { attempt: attempt.submission, decision, outcome, merchantId: link.merchantId, events, now })) {
+    const mail = paymentMail(link, submission, decision.recorded, input.mail ?? { language: link.terms.culture, publicBaseUrl: null });
+    if (await writeResult(deps.db, { attempt: attempt.submission, decision, outcome, merchantId: link.merchantId, events, mail, now })) {
       return { recorded: decision.recorded, submission, voidReason: decision.voidReason };
     }
   }
