@@ -14,6 +14,7 @@ import type { AdminDeps } from "./deps.ts";
 import { registerEnableWebhook } from "./enable-webhook.ts";
 import { registerListApiKeys } from "./list-api-keys.ts";
 import { registerListDeliveries } from "./list-deliveries.ts";
+import { registerListMail } from "./list-mail.ts";
 import { registerListMerchants } from "./list-merchants.ts";
 import { registerListTerminals } from "./list-terminals.ts";
 import { registerListThemes } from "./list-themes.ts";
@@ -48,4 +49,5 @@ export async function adminRoutes(instance: FastifyInstance, deps: AdminDeps) {
   registerEnableWebhook(app, deps);
   registerListDeliveries(app, deps);
   registerResendDelivery(app, deps);
+  registerListMail(app, deps);
 }

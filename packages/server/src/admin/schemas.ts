@@ -81,4 +81,6 @@ export const DeliveriesQuery = Type.Object(
   { additionalProperties: false },
 );
 
+export const MailQuery = Type.Object({ page: Page, pageSize: PageSize }, { additionalProperties: false });
+
 export const MerchantsQuery = Type.Object({ page: Page, pageSize: PageSize }, { additionalProperties: false });

@@ -121,7 +121,10 @@ export interface MailListEntry {
 }
 
 /** The latest messages, newest first (`paylink mail`, the admin API); bodies left out. */
-export async function listLatestMail(db: Database, options: { limit: number; merchantId?: string }): Promise<MailListEntry[]> {
+export async function listLatestMail(
+  db: Database,
+  options: { limit: number; offset?: number; merchantId?: string },
+): Promise<MailListEntry[]> {
   let query = db
     .selectFrom("mail_outbox")
     .select([
@@ -140,7 +143,8 @@ export async function listLatestMail(db: Database, options: { limit: number; mer
     ])
     .orderBy("created_at", "desc")
     .orderBy("id", "desc")
-    .limit(options.limit);
+    .limit(options.limit)
+    .offset(options.offset ?? 0);
   if (options.merchantId !== undefined) query = query.where("merchant_id", "=", options.merchantId);
   const rows = await query.execute();
   return rows.map((row) => ({
@@ -157,6 +161,16 @@ export async function listLatestMail(db: Database, options: { limit: number; mer
     lastError: row.last_error,
     createdAt: row.created_at,
   }));
+}
+
+/** How many messages a merchant has in the outbox (the admin list's totalCount). */
+export async function countMerchantMail(db: Database, merchantId: string): Promise<number> {
+  const row = await db
+    .selectFrom("mail_outbox")
+    .select((eb) => eb.fn.countAll<string>().as("count"))
+    .where("merchant_id", "=", merchantId)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
 }
 
 /** The plain-text body of one message (`paylink mail --show`); one-time links stay placeholders. */

@@ -11,7 +11,7 @@ import { formatMoney } from "../../src/web/i18n.ts";
 import { refund } from "../support/after-sale.ts";
 import { testBackends } from "../support/databases.ts";
 import { getLink, ITEMS, ITEMS_TOTAL } from "../support/fixtures.ts";
-import { startTestServer, type TestServer } from "../support/harness.ts";
+import { startTestServer, TEST_ADMIN_TOKEN, type TestServer } from "../support/harness.ts";
 import { testKeyring } from "../support/keyring.ts";
 import { type Mailbox, startMailbox } from "../support/mailbox.ts";
 import { addPortalUser } from "../support/portal.ts";
@@ -98,6 +98,26 @@ for (const backend of testBackends()) {
         assert.deepEqual(rows.rows, [{ status: "sent" }]);
       });
     }
+
+    test("the admin API lists the merchant's mail, newest first, without bodies", async () => {
+      const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
+      const listed = await server.api("GET", `/admin/v1/merchants/${server.merchantId}/mail?pageSize=2`, undefined, admin);
+      assert.equal(listed.status, 200, JSON.stringify(listed.body));
+      assert.ok(listed.body.totalCount >= 2);
+      assert.equal(listed.body.data.length, 2);
+      const [newest] = listed.body.data;
+      assert.equal(newest.kind, "receipt");
+      assert.equal(newest.status, "sent");
+      assert.equal(newest.recipient, SHOPPER);
+      assert.equal(newest.html, undefined);
+      assert.ok(Date.parse(listed.body.data[0].createdAt) >= Date.parse(listed.body.data[1].createdAt));
+      const other = await server.addMerchant();
+      const none = await server.api("GET", `/admin/v1/merchants/${other.merchantId}/mail`, undefined, admin);
+      assert.deepEqual(none.body, { data: [], totalCount: 0 }, "another merchant's mail is its own");
+      assert.equal((await server.api("GET", `/admin/v1/merchants/${server.merchantId}/mail?pageSize=0`, undefined, admin)).status, 400);
+      assert.equal((await server.api("GET", "/admin/v1/merchants/mer_nobody/mail", undefined, admin)).status, 404);
+      assert.equal((await server.api("GET", `/admin/v1/merchants/${server.merchantId}/mail`)).status, 401);
+    });
 
     test("no e-mail known: no receipt", async () => {
       const reference = await createLink(server, { amount: 1000 });
