@@ -64,6 +64,8 @@ export function paymentMail(
       shopperEmail,
       portalUrl: where.publicBaseUrl && `${where.publicBaseUrl}/portal/payments/${encodeURIComponent(submission.checkoutReference)}`,
     });
+  // Rendering costs CPU on every payment: only when someone will read it.
+  if (!link.paymentNotices) return { messages, perUser: null };
   return {
     messages,
     perUser: { kind: "paid", byLanguage: { is: paid("is"), en: paid("en") }, checkoutReference: submission.checkoutReference },

@@ -8,7 +8,8 @@ import { MailWorker } from "./worker.ts";
 
 export function startMailWorker(config: Config, database: DatabaseHandle, keyring: SecretKeyring, logger: Logger): MailWorker {
   const mailLogger = logger.child({ component: "mail" });
-  if (!config.smtpUrl) mailLogger.info("SMTP_URL is not set: e-mail is kept in the database (paylink mail lists it), not sent");
+  if (config.smtpUrl) mailLogger.info("mail worker running: e-mail is sent through SMTP_URL");
+  else mailLogger.info("SMTP_URL is not set: e-mail is kept in the database (paylink mail lists it), not sent");
   return new MailWorker({
     db: database.db,
     transport: config.smtpUrl ? smtpTransport(config.smtpUrl, config.mailFrom) : undefined,

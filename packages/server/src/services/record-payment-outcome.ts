@@ -8,7 +8,9 @@ import type { CheckoutLink } from "../db/checkout-repository.ts";
 import { afterResult, findUnfinishedAttempt, type UnfinishedAttempt, writeResult } from "../db/reservations-repository.ts";
 import type { SubmissionRecord } from "../db/submissions-repository.ts";
 import { decidePayment, type ProcessorOutcome, type RecordedResult, type VoidReason } from "../domain/payments/payment-outcome.ts";
+import { NO_PAYMENT_MAIL, type PaymentMail } from "../mail/outbox.ts";
 import { paymentMail } from "../mail/payment-mail.ts";
+import { errorName } from "../payments/error-name.ts";
 import type { AuthorizeResult } from "../payments/processor.ts";
 import type { Lang } from "../web/i18n.ts";
 import { paymentResultEvents } from "../webhooks/payment-events.ts";
@@ -42,7 +44,7 @@ export interface PaymentOutcome {
  * sale), nothing was written and the outcome is decided again on what stands now.
  */
 export async function recordPaymentOutcome(
-  deps: Pick<ServiceDeps, "db" | "now">,
+  deps: Pick<ServiceDeps, "db" | "now"> & Partial<Pick<ServiceDeps, "log">>,
   input: PaymentOutcome,
 ): Promise<RecordedOutcome | undefined> {
   const { checkoutReference, link, outcome, answer } = input;
@@ -60,9 +62,28 @@ export async function recordPaymentOutcome(
     if (fromSnapshot && decision.recorded === "voided") continue;
     const submission = afterResult({ attempt: attempt.submission, decision, outcome, now });
     const events = paymentResultEvents(link, submission, decision.recorded, answer);
-    const mail = paymentMail(link, submission, decision.recorded, input.mail ?? { language: link.terms.culture, publicBaseUrl: null });
+    const mail = mailOf(deps, link, submission, decision.recorded, input);
     if (await writeResult(deps.db, { attempt: attempt.submission, decision, outcome, merchantId: link.merchantId, events, mail, now })) {
       return { recorded: decision.recorded, submission, voidReason: decision.voidReason };
     }
+  }
+}
+
+/** The result's mail; a message that cannot be rendered is left out, never the result (a mail failure never fails a payment). */
+function mailOf(
+  deps: Partial<Pick<ServiceDeps, "log">>,
+  link: CheckoutLink,
+  submission: SubmissionRecord,
+  recorded: RecordedResult,
+  input: PaymentOutcome,
+): PaymentMail {
+  try {
+    return paymentMail(link, submission, recorded, input.mail ?? { language: link.terms.culture, publicBaseUrl: null });
+  } catch (error) {
+    deps.log?.error(
+      { checkoutReference: input.checkoutReference, error: errorName(error) },
+      "could not render a payment's e-mail; the payment is recorded without it",
+    );
+    return NO_PAYMENT_MAIL;
   }
 }

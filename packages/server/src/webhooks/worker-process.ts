@@ -35,7 +35,7 @@ export async function runWorker(): Promise<number> {
     logger,
   }).start();
   const mailWorker = startMailWorker(config, database, keyring, createLogger(config.logLevel));
-  logger.info("Paylink webhook and mail worker running");
+  logger.info("Paylink webhook worker running");
   // Bounded like `paylink serve`: sends in flight get the grace period, then are aborted and their
   // deliveries handed back; the database gets 5 s; past grace + 10 s the process exits anyway.
   const graceMs = config.shutdownGraceSeconds * 1000;

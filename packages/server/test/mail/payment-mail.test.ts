@@ -15,6 +15,7 @@ import { startTestServer, TEST_ADMIN_TOKEN, type TestServer } from "../support/h
 import { testKeyring } from "../support/keyring.ts";
 import { type Mailbox, startMailbox } from "../support/mailbox.ts";
 import { addPortalUser } from "../support/portal.ts";
+import { createSession, paySession } from "../support/sessions.ts";
 import { cardFields, createLink, pay } from "../support/shopper.ts";
 
 const silent = { info() {}, warn() {}, error() {} };
@@ -117,6 +118,18 @@ for (const backend of testBackends()) {
       assert.equal((await server.api("GET", `/admin/v1/merchants/${server.merchantId}/mail?pageSize=0`, undefined, admin)).status, 400);
       assert.equal((await server.api("GET", "/admin/v1/merchants/mer_nobody/mail", undefined, admin)).status, 404);
       assert.equal((await server.api("GET", `/admin/v1/merchants/${server.merchantId}/mail`)).status, 401);
+    });
+
+    test("a session's shopperContact gets the receipt, naming the shop's order", async () => {
+      const session = await createSession(server, { shopperContact: "contact@example.com", culture: "is", reference: "order-77" });
+      const paid = await paySession(server.baseUrl, session.checkoutReference);
+      assert.equal(paid.status, 303, "approved and sent back to the shop");
+      await drain();
+      const [receipt] = await mailbox.waitFor(1);
+      assert.equal(receipt!.to, "contact@example.com");
+      assert.equal(receipt!.language, "is");
+      assert.ok(receipt!.text.includes("Pöntun: order-77"), receipt!.text);
+      assert.ok(receipt!.text.includes(formatMoney(489000, "ISK", "is")));
     });
 
     test("no e-mail known: no receipt", async () => {
