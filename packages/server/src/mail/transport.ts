@@ -51,8 +51,9 @@ export function smtpTransport(smtpUrl: string, from: string): MailTransport {
           headers: { "Content-Language": mail.language },
         });
       } catch (error) {
-        const code = (error as { responseCode?: number }).responseCode;
-        throw new MailSendError(describeFailure(error), isPermanentSmtpFailure(code));
+        const { responseCode, code } = error as { responseCode?: number; code?: string };
+        // EENVELOPE: an address nodemailer cannot send to at all; no later attempt can do better.
+        throw new MailSendError(describeFailure(error), isPermanentSmtpFailure(responseCode) || code === "EENVELOPE");
       }
     },
     close() {

@@ -132,6 +132,22 @@ for (const backend of testBackends()) {
       assert.ok(receipt!.text.includes(formatMoney(489000, "ISK", "is")));
     });
 
+    test("a recipient the server refuses for good (550) is given up on at once, with the server's answer", async () => {
+      const strict = await startMailbox(0, { refuses: (address) => address.startsWith("gone@") });
+      try {
+        const { checkoutReference } = await payWithEmail("en", "gone@example.com");
+        await drain(mailWorker(strict.url));
+        const row = await sql<{ status: string; attempts: number; last_error: string }>`
+          SELECT status, attempts, last_error FROM mail_outbox WHERE checkout_reference = ${checkoutReference}`.execute(server.db);
+        assert.equal(row.rows[0]?.status, "failed");
+        assert.equal(row.rows[0]?.attempts, 1);
+        assert.match(row.rows[0]!.last_error, /550/);
+        assert.equal(strict.messages.length, 0);
+      } finally {
+        await strict.close();
+      }
+    });
+
     test("no e-mail known: no receipt", async () => {
       const reference = await createLink(server, { amount: 1000 });
       assert.equal((await pay(server.baseUrl, reference)).status, 200);

@@ -23,12 +23,20 @@ export interface Mailbox {
   close(): Promise<void>;
 }
 
-export async function startMailbox(port = 0): Promise<Mailbox> {
+/** `refuses`: recipients answered 550 (no such mailbox), as a server refuses a message for good. */
+export async function startMailbox(port = 0, options: { refuses?: (address: string) => boolean } = {}): Promise<Mailbox> {
   const messages: ReceivedMail[] = [];
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ["STARTTLS", "AUTH"],
     logger: false,
+    onRcptTo(address, _session, callback) {
+      if (options.refuses?.(address.address)) {
+        const error = Object.assign(new Error("5.1.1 No such mailbox"), { responseCode: 550 });
+        return callback(error);
+      }
+      callback();
+    },
     onData(stream, _session, callback) {
       simpleParser(stream)
         .then((parsed) => {
