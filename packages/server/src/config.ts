@@ -47,6 +47,13 @@ export interface Config {
    * (default 4), so one merchant's slow or silent receiver cannot take every sending slot.
    */
   webhookEndpointConcurrency: number;
+  /**
+   * SMTP_URL: where e-mail is sent (smtp://user:pass@host:587 with STARTTLS, or smtps:// for TLS
+   * from the start). Unset, mail is kept in the database (docs/operations.md#e-mail).
+   */
+  smtpUrl: string | undefined;
+  /** MAIL_FROM: the sender of every e-mail (default: Paylink <no-reply@ the PUBLIC_BASE_URL host>). */
+  mailFrom: string;
 }
 
 export class ConfigError extends Error {
@@ -131,6 +138,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const metricsToken = env.PAYLINK_METRICS_TOKEN?.trim() || undefined;
   if (metricsToken !== undefined && metricsToken.length < 16) problems.push(`PAYLINK_METRICS_TOKEN must be at least 16 characters long`);
 
+  const smtpUrl = env.SMTP_URL?.trim() || undefined;
+  // Never repeat the URL itself: it may hold the SMTP password.
+  if (smtpUrl !== undefined && !isSmtpUrl(smtpUrl)) problems.push(`SMTP_URL must be an smtp:// or smtps:// URL with a host`);
+  const mailFrom = env.MAIL_FROM?.trim() || `Paylink <no-reply@${hostOf(publicBaseUrl)}>`;
+  if (!/^[^@\s<>]+@[^@\s<>]+$|<[^@\s<>]+@[^@\s<>]+>$/.test(mailFrom))
+    problems.push(`MAIL_FROM must be an e-mail address, optionally with a name: "Shop <no-reply@example.com>", got "${mailFrom}"`);
+
   const logLevel = (env.LOG_LEVEL ?? "info") as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) {
     problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${env.LOG_LEVEL}"`);
@@ -156,6 +170,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownGraceSeconds,
     metricsToken,
     webhookEndpointConcurrency,
+    smtpUrl,
+    mailFrom,
   };
 }
 
@@ -200,6 +216,23 @@ function parseBoolean(name: string, value: string | undefined, fallback: boolean
   if (/^(false|0|no)$/i.test(value)) return false;
   problems.push(`${name} must be true or false, got "${value}"`);
   return fallback;
+}
+
+function isSmtpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === "smtp:" || url.protocol === "smtps:") && url.hostname !== "";
+  } catch {
+    return false;
+  }
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname || "localhost";
+  } catch {
+    return "localhost";
+  }
 }
 
 function isHttpUrl(text: string): boolean {

@@ -11,6 +11,8 @@ import { deleteOldRateCounters } from "./db/rate-counters-repository.ts";
 import { deleteOldDeliveries } from "./db/webhook-deliveries-repository.ts";
 import { bootstrapDemo, demoInstructions } from "./demo.ts";
 import { createLogger } from "./logging.ts";
+import { startMailWorker } from "./mail/start.ts";
+import type { MailWorker } from "./mail/worker.ts";
 import { SandboxProcessor } from "./payments/sandbox.ts";
 import { closeDatabaseWithin5s, untilStopped } from "./process-stop.ts";
 import { checkStoredSecrets, resolveSecretKeyring } from "./security/keyring.ts";
@@ -37,6 +39,7 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
     logger.info({ file: secrets.file }, "generated the key that encrypts webhook secrets; back it up with the data directory");
   for (const warning of startupWarnings(config)) logger.warn(warning);
   let worker: WebhookWorker | undefined;
+  let mailWorker: MailWorker | undefined;
 
   const graceMs = config.shutdownGraceSeconds * 1000;
   const close = onceAsync(async () => {
@@ -49,6 +52,7 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
     await Promise.all([
       drainHttp(app, graceMs, logger),
       worker?.stop(graceMs).catch((error) => logger.error({ err: error }, "stopping the webhook worker failed")),
+      mailWorker?.stop().catch((error) => logger.error({ err: error }, "stopping the mail worker failed")),
     ]);
     // Bounded too: a connection that hangs must not keep the process from exiting.
     await closeDatabaseWithin5s(database, logger);
@@ -100,6 +104,8 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
       perEndpointConcurrency: config.webhookEndpointConcurrency,
       logger: logger.child({ component: "webhooks" }),
     }).start();
+    // Mail goes with the webhooks: the same switch decides which processes send.
+    mailWorker = startMailWorker(config, database, secrets.keyring, logger);
   }
 
   maintenance = setInterval(

@@ -26,6 +26,25 @@ test("PAYLINK_WEBHOOK_ENDPOINT_CONCURRENCY is a whole number from 1 to 16", () =
     assert.throws(() => loadConfig({ PAYLINK_WEBHOOK_ENDPOINT_CONCURRENCY: value }), /PAYLINK_WEBHOOK_ENDPOINT_CONCURRENCY/, value);
 });
 
+test("SMTP_URL is smtp:// or smtps:// and never repeated in the error; MAIL_FROM defaults to the public host", () => {
+  const config = loadConfig({ SMTP_URL: "smtp://user:pa%40ss@mail.example.com:587", PUBLIC_BASE_URL: "https://pay.example.is" });
+  assert.equal(config.smtpUrl, "smtp://user:pa%40ss@mail.example.com:587");
+  assert.equal(config.mailFrom, "Paylink <no-reply@pay.example.is>");
+  assert.equal(loadConfig({}).smtpUrl, undefined);
+  assert.equal(loadConfig({ MAIL_FROM: "Kaffi <kaffi@example.is>" }).mailFrom, "Kaffi <kaffi@example.is>");
+  for (const value of ["http://user:secretpw@mail.example.com", "smtp://", "mail.example.com:587"]) {
+    try {
+      loadConfig({ SMTP_URL: value });
+      assert.fail(`${value} was accepted`);
+    } catch (error) {
+      assert.ok(error instanceof ConfigError);
+      assert.match(error.message, /SMTP_URL must be/);
+      assert.ok(!error.message.includes("secretpw"), "the password is never repeated");
+    }
+  }
+  assert.throws(() => loadConfig({ MAIL_FROM: "nobody" }), /MAIL_FROM must be an e-mail address/);
+});
+
 test("every bad variable is reported at once, each with its name and value", () => {
   try {
     loadConfig({

@@ -15,6 +15,7 @@ import { registerEnableWebhook } from "./enable-webhook.ts";
 import { registerListApiKeys } from "./list-api-keys.ts";
 import { registerListAudit } from "./list-audit.ts";
 import { registerListDeliveries } from "./list-deliveries.ts";
+import { registerListMail } from "./list-mail.ts";
 import { registerListMerchants } from "./list-merchants.ts";
 import { registerListTerminals } from "./list-terminals.ts";
 import { registerListThemes } from "./list-themes.ts";
@@ -50,4 +51,5 @@ export async function adminRoutes(instance: FastifyInstance, deps: AdminDeps) {
   registerListDeliveries(app, deps);
   registerResendDelivery(app, deps);
   registerListAudit(app, deps);
+  registerListMail(app, deps);
 }

@@ -88,6 +88,8 @@ export const DeliveriesQuery = Type.Object(
   { additionalProperties: false },
 );
 
+export const MailQuery = Type.Object({ page: Page, pageSize: PageSize }, { additionalProperties: false });
+
 export const MerchantsQuery = Type.Object({ page: Page, pageSize: PageSize }, { additionalProperties: false });
 
 /** Filters of the audit log's read (docs/admin-api.md#audit-log); dates are instants (ISO 8601). */

@@ -128,6 +128,7 @@ export function openApiOptions(publicBaseUrl: () => string): SwaggerOptions {
         },
         { name: "Admin", description: "Operator only: merchants, terminals, API keys, portal users, themes. `Authorization: Bearer`." },
         { name: "Admin: webhooks", description: "Operator only: webhook endpoints and their deliveries. `Authorization: Bearer`." },
+        { name: "Admin: e-mail", description: "Operator only: the e-mail Paylink sent or keeps for a merchant. `Authorization: Bearer`." },
       ],
       components: {
         securitySchemes: {

@@ -37,6 +37,7 @@ export function payRoute(fastify: FastifyInstance, { deps, formKey, brake }: Che
     now: deps.now,
     log: request.log,
     duplicateWaitMs: deps.duplicateWaitMs ?? DUPLICATE_WAIT_MS,
+    publicBaseUrl: deps.publicBaseUrl,
   });
 
   const options = { schema: { hide: true, params: LinkParams }, attachValidation: true, bodyLimit: FORM_BODY_LIMIT };
@@ -113,6 +114,7 @@ export function payRoute(fastify: FastifyInstance, { deps, formKey, brake }: Che
         ...form.value,
         attemptKey: token.attemptKey,
         shownPrice: { amount: token.amount, currency: token.currency, cart: token.cart },
+        language: lang,
       });
       // Before the answer is sent: the shopper's next post must find the attempt given back or counted.
       await attempt.finish(outcome.kind === "declined");

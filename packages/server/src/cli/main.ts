@@ -1,4 +1,4 @@
-// `paylink <command>`: serve, migrate, worker, sign, verify (docs/cli.md).
+// `paylink <command>`: serve, migrate, worker, mail, sign, verify (docs/cli.md).
 import { ConfigError, loadConfig } from "../config.ts";
 import { DataDirInUseError } from "../db/data-dir-lock.ts";
 
@@ -7,7 +7,9 @@ const USAGE = `Usage: paylink <command>
 Commands:
   serve               start the server (configuration from environment variables, see README)
   migrate             apply database migrations and exit
-  worker              deliver webhooks only (PostgreSQL; run serve with PAYLINK_WEBHOOK_WORKER=false beside it)
+  worker              deliver webhooks and e-mail only (PostgreSQL; run serve with PAYLINK_WEBHOOK_WORKER=false beside it)
+  mail [--limit N] [--show ID]
+                      list the latest e-mails (newest first, default 20), or print one's text
   sign --key HEX      read a webhook message (JSON) on stdin, print its hmacSignature
   verify --key HEX    read a webhook message with hmacSignature on stdin; exit 0 valid, 1 invalid, 2 bad input
 `;
@@ -39,6 +41,13 @@ export async function runCli(args: string[]): Promise<number> {
           await handle.close();
         }
         return 0;
+      }
+      case "mail": {
+        const { runMailCommand } = await import("./mail.ts");
+        const result = await runMailCommand(rest);
+        process.stdout.write(result.stdout);
+        process.stderr.write(result.stderr);
+        return result.exitCode;
       }
       case "sign":
       case "verify": {

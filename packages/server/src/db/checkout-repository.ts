@@ -17,12 +17,15 @@ export interface CheckoutTheme {
 export interface CheckoutLink extends PaymentLinkRecord {
   reservedCount: number;
   merchantName: string;
+  /** Some user of the merchant asked for a "you got paid" e-mail: only then is one rendered per payment. */
+  paymentNotices: boolean;
   theme: CheckoutTheme | null;
 }
 
 type PageRow = LinkRecordRow & {
   reserved_count: number;
   merchant_name: string;
+  payment_notices: boolean;
   theme_theme_key: string | null;
   theme_name: string | null;
   primary_color: string | null;
@@ -37,7 +40,9 @@ function pageRead(name: string, link: string): PreparedStatement {
   return preparedStatement(
     name,
     `WITH l AS (${link})
-     SELECT l.*, m.name AS merchant_name, t.theme_key AS theme_theme_key, t.name AS theme_name, t.primary_color, t.logo_sha256
+     SELECT l.*, m.name AS merchant_name,
+       EXISTS (SELECT 1 FROM portal_users u WHERE u.merchant_id = l.merchant_id AND u.notify_payments) AS payment_notices,
+       t.theme_key AS theme_theme_key, t.name AS theme_name, t.primary_color, t.logo_sha256
      FROM l JOIN merchants m ON m.id = l.merchant_id
      LEFT JOIN themes t ON t.theme_key = l.theme_key AND (t.merchant_id = l.merchant_id) IS TRUE`,
   );
@@ -76,6 +81,7 @@ export async function loadCheckoutLink(
     ...toRecord(row),
     reservedCount: row.reserved_count,
     merchantName: row.merchant_name,
+    paymentNotices: row.payment_notices,
     theme:
       row.theme_name === null || row.theme_theme_key === null
         ? null

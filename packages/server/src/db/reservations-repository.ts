@@ -10,6 +10,7 @@ import { type CartItem, cartDigest } from "../domain/links/cart.ts";
 import type { LinkType } from "../domain/links/types.ts";
 import type { PaymentDecision, ProcessorOutcome, RecordedResult, VoidReason } from "../domain/payments/payment-outcome.ts";
 import { newCheckoutReference } from "../ids.ts";
+import { type PaymentMail, paymentMailInsertSql } from "../mail/outbox.ts";
 import { outboxInsertSql } from "../webhooks/outbox.ts";
 import type { Database } from "./connect.ts";
 import { COMMIT_WITHOUT_WAITING, waitUntilDurable } from "./durable-commit.ts";
@@ -182,11 +183,13 @@ export interface ResultToWrite {
   merchantId: string;
   /** The webhook messages of the result. */
   events: Array<{ eventType: string; message: unknown }>;
+  /** The mail of the result (receipt, "you got paid"), rendered: queued with it. */
+  mail: PaymentMail;
   now: Date;
 }
 
 /** The submission as writeResult leaves it, for the messages written with it. */
-export function afterResult(input: Omit<ResultToWrite, "events" | "merchantId">): SubmissionRecord {
+export function afterResult(input: Omit<ResultToWrite, "events" | "merchantId" | "mail">): SubmissionRecord {
   const { attempt, decision, outcome, now } = input;
   return toSubmission({ ...attempt, ...resultColumns(decision.recorded, outcome, decision.voidReason), completed_at: now });
 }
@@ -194,7 +197,7 @@ export function afterResult(input: Omit<ResultToWrite, "events" | "merchantId">)
 /**
  * Writes a result in one statement, which is its own transaction: the submission locked first, the
  * link's row last (the sale only while the link is still open, or the slot released), the
- * payfacReference and the webhook outbox rows. The link's row, which every payment of the link
+ * payfacReference, the webhook outbox rows and the mail outbox rows. The link's row, which every payment of the link
  * updates, is held only while PostgreSQL runs the statement and writes its commit, never across a
  * round trip to Paylink or the disk flush (db/durable-commit.ts). Nothing is written, and false returned, when the attempt is no longer as read
  * or the link closed before the sale: the caller reads and decides again.
@@ -224,6 +227,7 @@ export async function writeResult(db: Database, input: ResultToWrite): Promise<b
       INSERT INTO payfac_references (payfac_reference, source, checkout_reference)
       SELECT ${payfacReference}, 'link', id FROM result WHERE ${payfacReference}::text IS NOT NULL
     ), outbox AS (${outboxInsertSql(input.merchantId, input.events, sql`EXISTS (SELECT 1 FROM result)`)}
+    ), mail AS (${paymentMailInsertSql(input.merchantId, input.mail.messages, input.mail.perUser, sql`EXISTS (SELECT 1 FROM result)`)}
     )
     SELECT id FROM result`.compile(db);
   const written = await runCompiledPrepared(db, query);

@@ -57,6 +57,10 @@ export interface PortalUsersTable {
   totp_secret_sealed: ColumnType<string | null, string | null | undefined, string | null>;
   two_factor_enabled_at: NullableTimestamp;
   totp_last_step: ColumnType<number | null, number | null | undefined, number | null>;
+  /** Opted in to a "you got paid" e-mail per payment (migration 0030). */
+  notify_payments: Generated<boolean>;
+  /** The language of the mail this user gets: is or en. */
+  mail_language: Generated<string>;
 }
 
 export interface PortalSessionsTable {
@@ -323,6 +327,33 @@ export interface PayfacReferencesTable {
   checkout_reference: string;
 }
 
+export interface MailOutboxTable {
+  id: Generated<string>;
+  merchant_id: string | null;
+  recipient: string;
+  language: string;
+  kind: string;
+  subject: string;
+  html: string;
+  text: string;
+  secret_sealed: string | null;
+  secret_expires_at: NullableTimestamp;
+  checkout_reference: string | null;
+  status: Generated<string>;
+  attempts: Generated<number>;
+  next_attempt_at: Generated<Date>;
+  lease_until: NullableTimestamp;
+  lease_token: string | null;
+  sent_at: NullableTimestamp;
+  last_error: string | null;
+  created_at: Generated<Date>;
+}
+
+export interface WebhookEndpointAlertsTable {
+  endpoint_id: string;
+  alerted_at: Timestamp;
+}
+
 export interface SchemaMigrationsTable {
   name: string;
   applied_at: Timestamp;
@@ -370,4 +401,6 @@ export interface DB {
   checkout_attempts: CheckoutAttemptsTable;
   payfac_references: PayfacReferencesTable;
   audit_log: AuditLogTable;
+  mail_outbox: MailOutboxTable;
+  webhook_endpoint_alerts: WebhookEndpointAlertsTable;
 }

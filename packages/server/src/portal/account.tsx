@@ -12,6 +12,7 @@ import { changePassword, MIN_PASSWORD_LENGTH, type PasswordChangeOutcome } from 
 import { formatDateTime } from "../web/i18n.ts";
 import type { PortalContext } from "./deps.ts";
 import { PORTAL_MESSAGES } from "./i18n.ts";
+import { NOTIFICATION_MESSAGES } from "./notifications-i18n.ts";
 import { frameOf, sendPortalNotFound, sendPortalPage } from "./render.tsx";
 import { formField } from "./request-state.ts";
 import { IdParams } from "./schemas.ts";
@@ -85,6 +86,13 @@ export function accountRoutes(fastify: FastifyInstance, context: PortalContext):
             {session.twoFactorEnabled ? <p class="muted">{a.recoveryLeft(recoveryLeft)}</p> : null}
             <a class="button secondary" href="/portal/account/two-factor">
               {session.twoFactorEnabled ? m.twoFactor.disableTitle : a.setUp}
+            </a>
+          </section>
+          <section class="card" aria-labelledby="notifications-title">
+            <h2 id="notifications-title">{NOTIFICATION_MESSAGES[lang].title}</h2>
+            <p class="muted">{NOTIFICATION_MESSAGES[lang].intro}</p>
+            <a class="button secondary" href="/portal/account/notifications">
+              {NOTIFICATION_MESSAGES[lang].title}
             </a>
           </section>
         </div>

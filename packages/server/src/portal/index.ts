@@ -18,6 +18,7 @@ import { PORTAL_MESSAGES } from "./i18n.ts";
 import { linkDetailRoutes } from "./link-detail.tsx";
 import { linkSaveRoutes } from "./link-save.tsx";
 import { linksListRoute } from "./links-list.tsx";
+import { notificationsRoutes } from "./notifications.tsx";
 import { overviewRoutes } from "./overview.tsx";
 import { paymentDetailRoute } from "./payment-detail.tsx";
 import { paymentsRoutes } from "./payments.tsx";
@@ -92,4 +93,5 @@ export async function portalRoutes(app: FastifyInstance, deps: PortalDeps): Prom
   webhookEndpointRoutes(app, context);
   themesRoutes(app, context);
   auditRoutes(app, context);
+  notificationsRoutes(app, context);
 }

@@ -15,8 +15,10 @@ import { type Answer, findSubmission, type SubmissionRecord } from "../db/submis
 import { isUniqueViolation } from "../db/unique-violation.ts";
 import type { RecurringProcessingModel } from "../domain/links/types.ts";
 import type { ProcessorOutcome, VoidReason } from "../domain/payments/payment-outcome.ts";
+import { notifyMailWorker } from "../mail/outbox.ts";
 import { errorName } from "../payments/error-name.ts";
 import type { AuthorizeResult, CardDetails, SavedCardFacts } from "../payments/processor.ts";
+import type { Lang } from "../web/i18n.ts";
 import { notifyWebhookWorker } from "../webhooks/outbox.ts";
 import type { CheckoutServiceDeps } from "./deps.ts";
 import { cancelVoidedApproval, reconcileStalePayments, reverseUnknownAttempt } from "./reconcile-payments.ts";
@@ -31,6 +33,8 @@ const RECORD_RETRY_DELAYS = [0, 250, 1000, 3000];
 export interface PayByLinkDeps extends CheckoutServiceDeps {
   /** How long a re-posted form waits for the first post's result. */
   duplicateWaitMs: number;
+  /** Where the portal is, for the links in the mail a payment causes. */
+  publicBaseUrl: string;
 }
 
 /**
@@ -54,6 +58,8 @@ export interface PaymentRequest {
   attemptKey: string | null;
   /** The price and cart digest the shopper's page showed; the link must still ask them. */
   shownPrice: { amount: number; currency: string; cart: string };
+  /** The checkout page's language: the receipt's. */
+  language: Lang;
 }
 
 export type PayOutcome =
@@ -137,7 +143,8 @@ export async function payByLink(deps: PayByLinkDeps, link: CheckoutLink, request
   const outcome = processorOutcome(answer);
   let recorded: RecordedOutcome | undefined;
   try {
-    recorded = await recordWithRetry(deps, { checkoutReference, link, outcome, answer, reserved: reservation.attempt });
+    const mail = { language: request.language, publicBaseUrl: deps.publicBaseUrl };
+    recorded = await recordWithRetry(deps, { checkoutReference, link, outcome, answer, reserved: reservation.attempt, mail });
   } catch (error) {
     // The answer's payfacReference is another payment's: it stays unrecorded, the attempt
     // unknown, and the reconciler reverses it; the shopper is told the payment is not confirmed.
@@ -147,6 +154,7 @@ export async function payByLink(deps: PayByLinkDeps, link: CheckoutLink, request
   // Already finished by another post of this attempt: report that result.
   if (!recorded) return awaitEarlierAttempt(deps, { checkoutReference, linkReference: link.reference });
   notifyWebhookWorker();
+  notifyMailWorker();
   deps.log.info({ checkoutReference, paymentLinkReference: link.reference, result: recorded.recorded }, "checkout submission recorded");
 
   const { submission, voidReason } = recorded;

@@ -2,13 +2,17 @@
 // written, whether it arrives with the shopper's request, from the reconciler, or (later) in the
 // processor's own notification. The attempt and its link are read, the domain decides what the
 // answer becomes, and one statement writes it all (db/reservations-repository.ts writeResult):
-// the result, the link's counters, the payfacReference and the webhook outbox rows commit together
+// the result, the link's counters, the payfacReference, the webhook and mail outbox rows commit together
 // or not at all, locking the submission first and the link's row last.
 import type { CheckoutLink } from "../db/checkout-repository.ts";
 import { afterResult, findUnfinishedAttempt, type UnfinishedAttempt, writeResult } from "../db/reservations-repository.ts";
 import type { SubmissionRecord } from "../db/submissions-repository.ts";
 import { decidePayment, type ProcessorOutcome, type RecordedResult, type VoidReason } from "../domain/payments/payment-outcome.ts";
+import { NO_PAYMENT_MAIL, type PaymentMail } from "../mail/outbox.ts";
+import { paymentMail } from "../mail/payment-mail.ts";
+import { errorName } from "../payments/error-name.ts";
 import type { AuthorizeResult } from "../payments/processor.ts";
+import type { Lang } from "../web/i18n.ts";
 import { paymentResultEvents } from "../webhooks/payment-events.ts";
 import type { ServiceDeps } from "./deps.ts";
 
@@ -26,6 +30,11 @@ export interface PaymentOutcome {
   answer: AuthorizeResult | undefined;
   /** The attempt as its reservation left it, when the caller holds it: saves reading it again. */
   reserved?: UnfinishedAttempt;
+  /**
+   * The checkout's language (the receipt's) and where the portal is (the "you got paid" link).
+   * Without it (an outcome learnt away from the shopper's page) the link's culture is used.
+   */
+  mail?: { language: Lang; publicBaseUrl: string | null };
 }
 
 /**
@@ -35,7 +44,7 @@ export interface PaymentOutcome {
  * sale), nothing was written and the outcome is decided again on what stands now.
  */
 export async function recordPaymentOutcome(
-  deps: Pick<ServiceDeps, "db" | "now">,
+  deps: Pick<ServiceDeps, "db" | "now"> & Partial<Pick<ServiceDeps, "log">>,
   input: PaymentOutcome,
 ): Promise<RecordedOutcome | undefined> {
   const { checkoutReference, link, outcome, answer } = input;
@@ -53,8 +62,28 @@ export async function recordPaymentOutcome(
     if (fromSnapshot && decision.recorded === "voided") continue;
     const submission = afterResult({ attempt: attempt.submission, decision, outcome, now });
     const events = paymentResultEvents(link, submission, decision.recorded, answer);
-    if (await writeResult(deps.db, { attempt: attempt.submission, decision, outcome, merchantId: link.merchantId, events, now })) {
+    const mail = mailOf(deps, link, submission, decision.recorded, input);
+    if (await writeResult(deps.db, { attempt: attempt.submission, decision, outcome, merchantId: link.merchantId, events, mail, now })) {
       return { recorded: decision.recorded, submission, voidReason: decision.voidReason };
     }
+  }
+}
+
+/** The result's mail; a message that cannot be rendered is left out, never the result (a mail failure never fails a payment). */
+function mailOf(
+  deps: Partial<Pick<ServiceDeps, "log">>,
+  link: CheckoutLink,
+  submission: SubmissionRecord,
+  recorded: RecordedResult,
+  input: PaymentOutcome,
+): PaymentMail {
+  try {
+    return paymentMail(link, submission, recorded, input.mail ?? { language: link.terms.culture, publicBaseUrl: null });
+  } catch (error) {
+    deps.log?.error(
+      { checkoutReference: input.checkoutReference, error: errorName(error) },
+      "could not render a payment's e-mail; the payment is recorded without it",
+    );
+    return NO_PAYMENT_MAIL;
   }
 }

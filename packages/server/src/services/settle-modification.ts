@@ -1,13 +1,16 @@
 // The processor half of a refund or reversal, in two steps:
 // - askProcessorToModify: ask the processor (outside any transaction, idempotently by the
 //   modification's own payfacReference); the request that made it and the reconciler call it.
-// - settleModification: write a final result with the Refund webhook rows in one transaction. The
+// - settleModification: write a final result with the Refund webhook rows (and the shopper's refund
+//   notice, when the payment had a receipt) in one transaction. The
 //   processor's synchronous answer ends here; so will a result that a processor's notification
 //   brings later, and a capture's.
 // An unknown outcome changes nothing: the amount stays reserved and the reconciler asks again.
 import pTimeout from "p-timeout";
 import type { PaymentRecord } from "../db/payments-repository.ts";
 import { type RefundOutcome, type RefundRecord, recordRefund } from "../db/refunds-repository.ts";
+import { notifyMailWorker, queueMail } from "../mail/outbox.ts";
+import { refundNotice } from "../mail/refund-mail.ts";
 import { errorName } from "../payments/error-name.ts";
 import type { ModificationResult } from "../payments/processor.ts";
 import { refundEvent } from "../webhooks/after-sale-events.ts";
@@ -62,12 +65,22 @@ export async function settleModification(
   modification: RefundRecord,
   outcome: RefundOutcome,
 ): Promise<RefundRecord | undefined> {
+  // Rendered before the transaction; a failure to read or render it never stops the refund's record.
+  const notice =
+    outcome.kind === "succeeded"
+      ? await refundNotice(deps.db, payment, modification).catch((error) => {
+          deps.log.warn({ ...referencesOf(modification), error: errorName(error) }, "could not prepare the refund notice e-mail");
+          return undefined;
+        })
+      : undefined;
   const settled = await recordRefund(deps.db, modification.payfacReference, outcome, async (trx, finished) => {
     const event = refundEvent(payment, finished);
     await enqueuePaymentWebhook(trx, payment.merchantId, event.eventType, event.message);
+    if (notice) await queueMail(trx, notice);
   });
   if (!settled) return undefined;
   notifyWebhookWorker();
+  if (notice) notifyMailWorker();
   deps.log.info({ ...referencesOf(settled), state: settled.state, amount: settled.amount }, `${settled.kind} recorded`);
   return settled;
 }

@@ -4,6 +4,7 @@
 import { ConfigError, loadConfig } from "../config.ts";
 import { openDatabase } from "../db/connect.ts";
 import { createLogger } from "../logging.ts";
+import { startMailWorker } from "../mail/start.ts";
 import { closeDatabaseWithin5s, untilStopped } from "../process-stop.ts";
 import { checkStoredSecrets, resolveSecretKeyring } from "../security/keyring.ts";
 import { WebhookWorker } from "./worker.ts";
@@ -33,13 +34,17 @@ export async function runWorker(): Promise<number> {
     perEndpointConcurrency: config.webhookEndpointConcurrency,
     logger,
   }).start();
+  const mailWorker = startMailWorker(config, database, keyring, createLogger(config.logLevel));
   logger.info("Paylink webhook worker running");
   // Bounded like `paylink serve`: sends in flight get the grace period, then are aborted and their
   // deliveries handed back; the database gets 5 s; past grace + 10 s the process exits anyway.
   const graceMs = config.shutdownGraceSeconds * 1000;
   await untilStopped(config.shutdownGraceSeconds, logger, async (signal) => {
     logger.info({ signal, graceSeconds: config.shutdownGraceSeconds }, "shutting down: finishing webhook sends in flight");
-    await worker.stop(graceMs).catch((error) => logger.error({ err: error }, "stopping the webhook worker failed"));
+    await Promise.all([
+      worker.stop(graceMs).catch((error) => logger.error({ err: error }, "stopping the webhook worker failed")),
+      mailWorker.stop().catch((error) => logger.error({ err: error }, "stopping the mail worker failed")),
+    ]);
     await closeDatabaseWithin5s(database, logger);
     logger.info("stopped");
   });

@@ -37,6 +37,11 @@ export function may(role: Role, action: PortalAction): boolean {
   return ALLOWED[action].includes(role);
 }
 
+/** The roles that may do `action`: those told by e-mail about what it manages (a failing endpoint). */
+export function rolesThatMay(action: PortalAction): readonly Role[] {
+  return ALLOWED[action];
+}
+
 /**
  * Whether `actor` may change a user who has role `target` to `next` (null: remove them). Owners
  * manage everyone; admins manage everyone but owners, and make no one an owner.
