@@ -6,19 +6,12 @@
 import type { CheckoutLink } from "../db/checkout-repository.ts";
 import type { SubmissionRecord } from "../db/submissions-repository.ts";
 import type { RecordedResult } from "../domain/payments/payment-outcome.ts";
+import { shopperEmailOf } from "../domain/payments/shopper-email.ts";
 import type { Lang } from "../web/i18n.ts";
 import type { MailMessage } from "./message.ts";
 import { NO_PAYMENT_MAIL, type PaymentMail } from "./outbox.ts";
 import { paidMail } from "./templates/paid.tsx";
 import { receiptMail } from "./templates/receipt.tsx";
-
-/** The shopper's address: the session's shopperContact, else what the form's EmailAddress field got. */
-export function shopperEmailOf(link: CheckoutLink, submission: Pick<SubmissionRecord, "answers">): string | null {
-  const contact = link.session?.shopperContact;
-  if (contact) return contact;
-  const answered = submission.answers.find((answer) => answer.field === "EmailAddress")?.value.trim();
-  return answered ? answered : null;
-}
 
 export function paymentMail(
   link: CheckoutLink,
@@ -29,7 +22,7 @@ export function paymentMail(
   // A card saved without a charge is no payment: no receipt, no "you got paid".
   if (recorded !== "approved" || link.terms.type === "TokenizeByLink") return NO_PAYMENT_MAIL;
   const orderReference = link.session ? link.session.orderReference : link.reference;
-  const shopperEmail = shopperEmailOf(link, submission);
+  const shopperEmail = shopperEmailOf(submission.answers, link.session?.shopperContact ?? null);
   const card = { cardBrand: submission.cardBrand, cardLast4: submission.cardLast4 };
   const messages: MailMessage[] = [];
   if (shopperEmail) {
