@@ -18,6 +18,7 @@ import {
 } from "../db/mail-outbox-repository.ts";
 import { nextMailAttempt } from "../domain/mail/retry.ts";
 import type { SecretKeyring } from "../security/keyring.ts";
+import { backOffMs, WorkerPause } from "../worker-pause.ts";
 import { alertFailingEndpoints } from "./endpoint-alerts.ts";
 import { ONE_TIME_LINK_PLACEHOLDER } from "./message.ts";
 import { mailSignal, oneTimeLinkContext } from "./outbox.ts";
@@ -54,8 +55,7 @@ export class MailWorker {
   readonly #options: Required<Omit<MailWorkerOptions, "transport">> & { transport: MailTransport | undefined };
   #stopping = false;
   #loop: Promise<void> | undefined;
-  #wakeWaiter: (() => void) | undefined;
-  #wakePending = false;
+  readonly #pause = new WorkerPause();
   #lastAlertCheck = Number.NEGATIVE_INFINITY;
 
   constructor(options: MailWorkerOptions) {
@@ -71,7 +71,7 @@ export class MailWorker {
 
   start(): this {
     if (this.#loop) return this;
-    mailSignal.on("wake", this.#wake);
+    mailSignal.on("wake", this.#pause.wake);
     this.#loop = this.#run();
     return this;
   }
@@ -79,8 +79,8 @@ export class MailWorker {
   /** Stops after the messages in hand are sent or handed back; call before closing the database. */
   async stop(): Promise<void> {
     this.#stopping = true;
-    mailSignal.off("wake", this.#wake);
-    this.#wake();
+    mailSignal.off("wake", this.#pause.wake);
+    this.#pause.wake();
     await this.#loop;
     this.#options.transport?.close();
   }
@@ -98,17 +98,10 @@ export class MailWorker {
     return this.#options.transport ? this.#sendDue(this.#options.transport) : this.#keepPending();
   }
 
-  readonly #wake = () => {
-    const waiter = this.#wakeWaiter;
-    this.#wakeWaiter = undefined;
-    if (waiter) waiter();
-    else this.#wakePending = true;
-  };
-
   async #run(): Promise<void> {
     let failures = 0;
     while (!this.#stopping) {
-      this.#wakePending = false;
+      this.#pause.roundBegins();
       let handled = 0;
       try {
         handled = await this.runOnce();
@@ -117,25 +110,11 @@ export class MailWorker {
         // The database may be restarting: back off (up to 30 s) and keep going.
         failures += 1;
         this.#options.logger.error({ err: error }, "the mail worker could not reach its queue");
-        await this.#sleep(Math.min(30_000, this.#options.idleIntervalMs * 2 ** Math.min(failures, 5)));
+        await this.#pause.wait(backOffMs(this.#options.idleIntervalMs, failures));
         continue;
       }
-      if (handled < this.#options.batch) await this.#sleep(this.#options.idleIntervalMs);
+      if (handled < this.#options.batch) await this.#pause.wait(this.#options.idleIntervalMs);
     }
-  }
-
-  #sleep(ms: number): Promise<void> {
-    if (this.#wakePending || this.#stopping) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.#wakeWaiter = undefined;
-        resolve();
-      }, ms);
-      this.#wakeWaiter = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
   }
 
   async #sendDue(transport: MailTransport): Promise<number> {

@@ -14,6 +14,7 @@ import { type EventEmitter, setMaxListeners } from "node:events";
 import type { Database } from "../db/connect.ts";
 import type { Resolver } from "../net/outbound-guard.ts";
 import type { SecretKeyring } from "../security/keyring.ts";
+import { backOffMs, WorkerPause } from "../worker-pause.ts";
 import { type AttemptContext, attemptDelivery } from "./attempt.ts";
 import { type BreakerPolicy, DEFAULT_BREAKER_POLICY } from "./breaker.ts";
 import { claimDueDeliveries, DEFAULT_PER_ENDPOINT_CONCURRENCY } from "./claim.ts";
@@ -80,8 +81,7 @@ export class WebhookWorker {
   readonly #shutdown = new AbortController();
   #stopping = false;
   #loop: Promise<void> | undefined;
-  #wakePending = false;
-  #wakeWaiter: (() => void) | undefined;
+  readonly #pause = new WorkerPause();
   #claimFailures = 0;
 
   constructor(options: WebhookWorkerOptions) {
@@ -118,7 +118,7 @@ export class WebhookWorker {
 
   start(): this {
     if (this.#loop) return this;
-    this.#signal.on("wake", this.#wake);
+    this.#signal.on("wake", this.#pause.wake);
     this.#loop = this.#run();
     return this;
   }
@@ -130,8 +130,8 @@ export class WebhookWorker {
   async stop(graceMs = 10_000): Promise<void> {
     if (this.#stopping) return this.#loop ?? Promise.resolve();
     this.#stopping = true;
-    this.#signal.off("wake", this.#wake);
-    this.#wake();
+    this.#signal.off("wake", this.#pause.wake);
+    this.#pause.wake();
     await this.#loop;
     if (this.#inFlight.size > 0) {
       let timer: NodeJS.Timeout | undefined;
@@ -154,39 +154,12 @@ export class WebhookWorker {
     return this.#inFlight.size;
   }
 
-  readonly #wake = () => {
-    const waiter = this.#wakeWaiter;
-    if (waiter) {
-      this.#wakeWaiter = undefined;
-      waiter();
-    } else {
-      this.#wakePending = true;
-    }
-  };
-
-  #sleep(ms: number): Promise<void> {
-    if (this.#wakePending || this.#stopping) {
-      this.#wakePending = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.#wakeWaiter = undefined;
-        resolve();
-      }, ms);
-      this.#wakeWaiter = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-  }
-
   async #run(): Promise<void> {
     while (!this.#stopping) {
       this.#statistics?.whileSending(this.#inFlight.size);
       const free = this.#concurrency - this.#inFlight.size;
       if (free > 0) {
-        this.#wakePending = false;
+        this.#pause.roundBegins();
         let claimed: ClaimedDelivery[] = [];
         try {
           claimed = await claimDueDeliveries(this.#db, free, this.#leaseMs, this.#perEndpoint, this.#alonePerEndpoint);
@@ -195,13 +168,13 @@ export class WebhookWorker {
           // The database may be restarting: back off (up to 30 s) and keep going.
           this.#claimFailures += 1;
           this.#logger.error({ err: error }, "claiming webhook deliveries failed");
-          await this.#sleep(Math.min(30_000, this.#idleIntervalMs * 2 ** Math.min(this.#claimFailures, 5)));
+          await this.#pause.wait(backOffMs(this.#idleIntervalMs, this.#claimFailures));
           continue;
         }
         for (const delivery of claimed) this.#dispatch(delivery);
         if (claimed.length === free) continue; // every slot filled: more may be due when one frees up
       }
-      await this.#sleep(this.#idleIntervalMs);
+      await this.#pause.wait(this.#idleIntervalMs);
     }
   }
 
@@ -211,7 +184,7 @@ export class WebhookWorker {
       // The slot is free (nothing more was handed over to it): claim again at once, as more work
       // may take it, and an endpoint at its cap (which the claim left waiting) has one send fewer in
       // flight now. Wakes coalesce.
-      this.#wake();
+      this.#pause.wake();
     });
     this.#inFlight.add(task);
   }
