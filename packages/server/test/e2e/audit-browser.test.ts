@@ -7,12 +7,11 @@ import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { AxeBuilder } from "@axe-core/playwright";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { sellLink } from "../support/after-sale.ts";
 import { launchChromium, skipWithoutChromium } from "../support/browser.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
-import { DESKTOP, PHONE, signInWithForm, watchedPage } from "../support/page-checks.ts";
+import { checkPage, DESKTOP, PHONE, signInWithForm, watchedPage } from "../support/page-checks.ts";
 import { addPortalUser, PortalClient, signedIn } from "../support/portal.ts";
 
 const SCREENSHOTS = fileURLToPath(new URL("../../../../docs/screenshots/audit/", import.meta.url));
@@ -46,20 +45,6 @@ describe("the audit log page in Chromium", { skip: skipWithoutChromium }, () => 
     await server?.close();
   });
 
-  async function check(page: Page, name: string) {
-    const width = page.viewportSize()!.width;
-    await page.screenshot({ path: `${SCREENSHOTS}${name}-${width}.png`, fullPage: true });
-    const results = await new AxeBuilder({ page }).analyze();
-    const found = results.violations.filter((v) => v.impact === "moderate" || v.impact === "serious" || v.impact === "critical");
-    assert.deepEqual(
-      found.map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`),
-      [],
-      `${name} at ${width}px`,
-    );
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    assert.ok(overflow <= 0, `${name} scrolls sideways by ${overflow}px at ${width}px`);
-  }
-
   for (const [size, viewport] of [
     ["phone", PHONE],
     ["desktop", DESKTOP],
@@ -70,7 +55,7 @@ describe("the audit log page in Chromium", { skip: skipWithoutChromium }, () => 
         await signInWithForm(page, server.baseUrl, EMAIL);
         for (const lang of ["is", "en"] as const) {
           await page.goto(`${server.baseUrl}/portal/audit?lang=${lang}`);
-          await check(page, `audit-${lang}`);
+          await checkPage(page, `audit-${lang}`, { screenshots: SCREENSHOTS });
           const heading = await page.getByRole("heading", { level: 1 }).textContent();
           assert.equal(heading, lang === "is" ? "Atvikaskrá" : "Audit log");
           const actions = await page
@@ -92,7 +77,7 @@ describe("the audit log page in Chromium", { skip: skipWithoutChromium }, () => 
         await Promise.all([page.waitForURL(/action=api-key\.create/), page.getByRole("button", { name: "Show" }).click()]);
         assert.equal(await page.locator("table[data-audit] tbody tr").count(), 1);
         assert.ok(await page.getByText("bokari.med.langt.netfang@example.com").first().isVisible());
-        await check(page, "audit-filtered-en");
+        await checkPage(page, "audit-filtered-en", { screenshots: SCREENSHOTS });
         const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Download CSV" }).click()]);
         assert.match(download.suggestedFilename(), /^paylink-audit-\d{4}-\d{2}-\d{2}\.csv$/);
         assert.deepEqual(problems, []);

@@ -1,5 +1,5 @@
-// What every page a person sees must pass in the browser tests, in one place: no serious or
-// critical axe violation, no sideways scroll at its width, no console error or uncaught exception;
+// What every page a person sees must pass in the browser tests, in one place: no moderate, serious
+// or critical axe violation, no sideways scroll at its width, no console error or uncaught exception;
 // and a screenshot of it in the git-ignored screenshot folder, for a person to look at. Also the
 // portal's sign-in through its form, which every browser test of the portal begins with.
 import assert from "node:assert/strict";
@@ -50,16 +50,17 @@ export async function signInWithForm(page: Page, baseUrl: string, email: string,
 }
 
 /**
- * The page as it is now: a full-page screenshot named `name`, then axe (serious and critical
- * violations fail), then no element wider than the window and no sideways scroll.
+ * The page as it is now: a full-page screenshot named `name` (in `screenshots`, a folder path
+ * ending in /, for the ones checked in under docs/), then axe (moderate, serious and
+ * critical violations fail), then no element wider than the window and no sideways scroll.
  */
-export async function checkPage(page: Page, name: string): Promise<void> {
+export async function checkPage(page: Page, name: string, options: { screenshots?: string } = {}): Promise<void> {
   const width = page.viewportSize()?.width ?? 0;
-  await page.screenshot({ path: `${SCREENSHOTS}${name}-${width}.png`, fullPage: true });
+  await page.screenshot({ path: `${options.screenshots ?? SCREENSHOTS}${name}-${width}.png`, fullPage: true });
   const results = await new AxeBuilder({ page }).analyze();
-  const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  const found = results.violations.filter((v) => v.impact === "moderate" || v.impact === "serious" || v.impact === "critical");
   assert.deepEqual(
-    serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`),
+    found.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`),
     [],
     `${name} at ${width}px (${page.url()})`,
   );

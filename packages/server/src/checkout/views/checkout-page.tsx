@@ -52,7 +52,7 @@ export function CheckoutPage(props: CheckoutPageProps) {
       <div class="grid">
         <OrderSummary m={m} lang={lang} terms={terms} merchant={theme.name} />
 
-        <section class="card" aria-label={tokenize ? m.saveCardTitle : m.cardDetails}>
+        <section class="card" aria-label={m.cardDetails}>
           <form method="post" action={checkoutPath(link)} novalidate data-checkout="">
             <input type="hidden" name="csrfToken" value={props.formToken} />
             <input type="hidden" name="lang" value={lang} />
