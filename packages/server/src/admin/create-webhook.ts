@@ -1,10 +1,8 @@
 // POST /admin/v1/merchants/{id}/webhooks: a new endpoint; its apiKey and hmacKey are returned in clear, once.
 
-import { createWebhookEndpoint } from "../db/webhook-endpoints-repository.ts";
-import { urlHost } from "../domain/audit/entry.ts";
 import { adminActor } from "../http/actor.ts";
 import type { TypedApp } from "../http/typed-app.ts";
-import { changeAndRecord } from "../services/audit.ts";
+import { addEndpoint } from "../services/webhook-endpoints.ts";
 import { checkedWebhookUrl, requireMerchant } from "./checks.ts";
 import type { AdminDeps } from "./deps.ts";
 import { CreateWebhookBody, MerchantParams } from "./schemas.ts";
@@ -24,17 +22,10 @@ export function registerCreateWebhook(app: TypedApp, deps: AdminDeps) {
       const { merchantId } = request.params;
       const url = checkedWebhookUrl(request.body.url, deps.allowPrivateTargets);
       await requireMerchant(deps.db, merchantId);
-      const actor = adminActor(request);
-      const { endpoint, secrets } = await changeAndRecord(
-        deps.db,
-        (trx) => createWebhookEndpoint(trx, deps.keyring, merchantId, { url, apiKey: request.body.apiKey }),
-        ({ endpoint }) => ({
-          merchantId,
-          actor,
-          action: "webhook.create",
-          object: { type: "webhook-endpoint", id: endpoint.webhookId },
-          details: { host: urlHost(url) },
-        }),
+      const { endpoint, secrets } = await addEndpoint(
+        deps,
+        { merchantId, actor: adminActor(request) },
+        { url, apiKey: request.body.apiKey },
       );
       return {
         webhookId: endpoint.webhookId,

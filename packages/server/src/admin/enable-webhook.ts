@@ -1,11 +1,9 @@
 // POST /admin/v1/merchants/{id}/webhooks/{webhookId}/enable and …/disable. Idempotent. A disabled
 // endpoint gets no new deliveries; the ones already queued wait and go out when it is enabled again.
 
-import { updateWebhookEndpoint } from "../db/webhook-endpoints-repository.ts";
 import { adminActor } from "../http/actor.ts";
 import type { TypedApp } from "../http/typed-app.ts";
-import { changeAndRecord } from "../services/audit.ts";
-import { notifyWebhookWorker } from "../webhooks/outbox.ts";
+import { setEndpointEnabled } from "../services/webhook-endpoints.ts";
 import { requireMerchant, webhookNotFound } from "./checks.ts";
 import type { AdminDeps } from "./deps.ts";
 import { presentEndpoint } from "./present-webhooks.ts";
@@ -25,20 +23,8 @@ export function registerEnableWebhook(app: TypedApp, deps: AdminDeps) {
       async (request) => {
         const { merchantId, webhookId } = request.params;
         await requireMerchant(deps.db, merchantId);
-        const actor = adminActor(request);
-        const endpoint = await changeAndRecord(
-          deps.db,
-          (trx) => updateWebhookEndpoint(trx, deps.keyring, merchantId, webhookId, { enabled }),
-          (found) =>
-            found && {
-              merchantId,
-              actor,
-              action: enabled ? "webhook.enable" : "webhook.disable",
-              object: { type: "webhook-endpoint", id: webhookId },
-            },
-        );
+        const endpoint = await setEndpointEnabled(deps, { merchantId, actor: adminActor(request) }, webhookId, enabled);
         if (!endpoint) throw webhookNotFound(webhookId);
-        if (enabled) notifyWebhookWorker();
         return presentEndpoint(endpoint);
       },
     );

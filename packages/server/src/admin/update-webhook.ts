@@ -1,10 +1,8 @@
 // POST /admin/v1/merchants/{id}/webhooks/{webhookId}: change the URL or the Authorization apiKey.
 
-import { updateWebhookEndpoint } from "../db/webhook-endpoints-repository.ts";
-import { changedFields } from "../domain/audit/entry.ts";
 import { adminActor } from "../http/actor.ts";
 import type { TypedApp } from "../http/typed-app.ts";
-import { changeAndRecord } from "../services/audit.ts";
+import { changeEndpoint } from "../services/webhook-endpoints.ts";
 import { checkedWebhookUrl, requireMerchant, webhookNotFound } from "./checks.ts";
 import type { AdminDeps } from "./deps.ts";
 import { presentEndpoint } from "./present-webhooks.ts";
@@ -26,19 +24,7 @@ export function registerUpdateWebhook(app: TypedApp, deps: AdminDeps) {
       const { body } = request;
       const url = body.url === undefined ? undefined : checkedWebhookUrl(body.url, deps.allowPrivateTargets);
       await requireMerchant(deps.db, merchantId);
-      const actor = adminActor(request);
-      const endpoint = await changeAndRecord(
-        deps.db,
-        (trx) => updateWebhookEndpoint(trx, deps.keyring, merchantId, webhookId, { url, apiKey: body.apiKey }),
-        (found) =>
-          found && {
-            merchantId,
-            actor,
-            action: "webhook.update",
-            object: { type: "webhook-endpoint", id: webhookId },
-            details: { fields: changedFields({ url, apiKey: body.apiKey }) },
-          },
-      );
+      const endpoint = await changeEndpoint(deps, { merchantId, actor: adminActor(request) }, webhookId, { url, apiKey: body.apiKey });
       if (!endpoint) throw webhookNotFound(webhookId);
       return presentEndpoint(endpoint);
     },

@@ -9,14 +9,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ComponentChildren } from "preact";
 import { listApiKeys, listTerminals } from "../db/merchant-reads-repository.ts";
 import { createApiKey, forgetCachedApiKeys, revokeApiKey } from "../db/merchants-repository.ts";
-import { createWebhookEndpoint, listWebhookEndpoints } from "../db/webhook-endpoints-repository.ts";
+import { listWebhookEndpoints } from "../db/webhook-endpoints-repository.ts";
 import { endpointHealth } from "../db/webhook-health-repository.ts";
-import { urlHost } from "../domain/audit/entry.ts";
 import { AppError } from "../domain/errors.ts";
 import { may } from "../domain/portal/roles.ts";
 import { webhookAuthorizationError } from "../domain/webhooks/authorization-value.ts";
 import { checkWebhookUrl } from "../net/outbound-guard.ts";
 import { changeAndRecord } from "../services/audit.ts";
+import { addEndpoint } from "../services/webhook-endpoints.ts";
 import { formatDateTime } from "../web/i18n.ts";
 import type { PortalContext } from "./deps.ts";
 import { errorText } from "./error-text.ts";
@@ -228,18 +228,7 @@ export function developersRoutes(fastify: FastifyInstance, { deps }: PortalConte
       );
     }
     const { merchantId } = request.portal.session!;
-    const actor = portalActor(request);
-    const { endpoint, secrets } = await changeAndRecord(
-      deps.db,
-      (trx) => createWebhookEndpoint(trx, deps.keyring, merchantId, { url, apiKey }),
-      (created) => ({
-        merchantId,
-        actor,
-        action: "webhook.create",
-        object: { type: "webhook-endpoint", id: created.endpoint.webhookId },
-        details: { host: urlHost(url) },
-      }),
-    );
+    const { endpoint, secrets } = await addEndpoint(deps, { merchantId, actor: portalActor(request) }, { url, apiKey });
     request.log.info({ webhookId: endpoint.webhookId }, "webhook endpoint added in the portal");
     showOnce(deps, request, reply, { kind: "webhook-keys", why: "added", webhookId: endpoint.webhookId, ...secrets });
     return reply.redirect(`/portal/developers/webhooks/${endpoint.webhookId}?done=added`, 303);

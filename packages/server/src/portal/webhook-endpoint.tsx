@@ -9,20 +9,19 @@ import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ComponentChildren } from "preact";
 import { listDeliveries, resendDelivery } from "../db/webhook-deliveries-repository.ts";
-import {
-  deleteWebhookEndpointIn,
-  listWebhookEndpoints,
-  revealWebhookSecrets,
-  rotateWebhookHmacKey,
-  updateWebhookEndpoint,
-} from "../db/webhook-endpoints-repository.ts";
+import { listWebhookEndpoints } from "../db/webhook-endpoints-repository.ts";
 import { endpointHealth } from "../db/webhook-health-repository.ts";
-import { changedFields } from "../domain/audit/entry.ts";
 import { AppError } from "../domain/errors.ts";
 import { may } from "../domain/portal/roles.ts";
 import { webhookAuthorizationError } from "../domain/webhooks/authorization-value.ts";
 import { checkWebhookUrl } from "../net/outbound-guard.ts";
-import { changeAndRecord } from "../services/audit.ts";
+import {
+  changeEndpoint,
+  deleteEndpoint,
+  revealEndpointSecrets,
+  rotateEndpointHmacKey,
+  setEndpointEnabled,
+} from "../services/webhook-endpoints.ts";
 import { formatDateTime } from "../web/i18n.ts";
 import { notifyWebhookWorker } from "../webhooks/outbox.ts";
 import { enqueueTestMessage } from "../webhooks/test-message.ts";
@@ -204,22 +203,8 @@ export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: Portal
       const text = errorText(keyError, "apiKey", request.portal.lang);
       return sendEndpoint(request, reply, request.params.id, 400, notice(`${m.apiKeyHeader}: ${text}`, ""));
     }
-    const changes = { url, apiKey };
     const { merchantId } = request.portal.session!;
-    const webhookId = request.params.id;
-    const actor = portalActor(request);
-    const endpoint = await changeAndRecord(
-      deps.db,
-      (trx) => updateWebhookEndpoint(trx, deps.keyring, merchantId, webhookId, changes),
-      (found) =>
-        found && {
-          merchantId,
-          actor,
-          action: "webhook.update",
-          object: { type: "webhook-endpoint", id: webhookId },
-          details: { fields: changedFields(changes) },
-        },
-    );
+    const endpoint = await changeEndpoint(deps, { merchantId, actor: portalActor(request) }, request.params.id, { url, apiKey });
     if (!endpoint) return sendPortalNotFound(request, reply);
     return reply.redirect(`/portal/developers/webhooks/${request.params.id}?done=saved`, 303);
   });
@@ -253,33 +238,18 @@ export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: Portal
   for (const action of ["enable", "disable"] as const) {
     app.post(`/developers/webhooks/:id/${action}`, manage, async (request, reply) => {
       const { merchantId } = request.portal.session!;
-      const webhookId = request.params.id;
-      const actor = portalActor(request);
       const changed =
         !request.validationError &&
-        (await changeAndRecord(
-          deps.db,
-          (trx) => updateWebhookEndpoint(trx, deps.keyring, merchantId, webhookId, { enabled: action === "enable" }),
-          (found) =>
-            found && { merchantId, actor, action: `webhook.${action}` as const, object: { type: "webhook-endpoint", id: webhookId } },
-        ));
+        (await setEndpointEnabled(deps, { merchantId, actor: portalActor(request) }, request.params.id, action === "enable"));
       if (!changed) return sendPortalNotFound(request, reply);
-      if (action === "enable") notifyWebhookWorker();
       return reply.redirect(`/portal/developers/webhooks/${request.params.id}?done=${action}d`, 303);
     });
   }
 
   app.post("/developers/webhooks/:id/delete", manage, async (request, reply) => {
     const { merchantId } = request.portal.session!;
-    const webhookId = request.params.id;
-    const actor = portalActor(request);
     const deleted =
-      !request.validationError &&
-      (await changeAndRecord(
-        deps.db,
-        (trx) => deleteWebhookEndpointIn(trx, merchantId, webhookId),
-        (done) => (done ? { merchantId, actor, action: "webhook.delete", object: { type: "webhook-endpoint", id: webhookId } } : undefined),
-      ));
+      !request.validationError && (await deleteEndpoint(deps, { merchantId, actor: portalActor(request) }, request.params.id));
     if (!deleted) return sendPortalNotFound(request, reply);
     request.log.info({ webhookId: request.params.id }, "webhook endpoint deleted in the portal");
     return reply.redirect("/portal/developers?done=endpoint-deleted", 303);
@@ -290,24 +260,12 @@ export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: Portal
     app.post(`/developers/webhooks/:id/${action}`, manage, async (request, reply) => {
       const { merchantId } = request.portal.session!;
       const id = request.params.id;
-      const actor = portalActor(request);
-      // A reveal changes nothing, but who saw the secrets is worth keeping as much as who replaced them.
+      const asker = { merchantId, actor: portalActor(request) };
       const secrets: { apiKey?: string; hmacKey: string } | undefined = request.validationError
         ? undefined
-        : await changeAndRecord(
-            deps.db,
-            (trx): Promise<{ apiKey?: string; hmacKey: string } | undefined> =>
-              action === "reveal"
-                ? revealWebhookSecrets(trx, deps.keyring, merchantId, id)
-                : rotateWebhookHmacKey(trx, deps.keyring, merchantId, id),
-            (done) =>
-              done && {
-                merchantId,
-                actor,
-                action: action === "reveal" ? "webhook.secret-reveal" : "webhook.secret-rotate",
-                object: { type: "webhook-endpoint", id },
-              },
-          );
+        : action === "reveal"
+          ? await revealEndpointSecrets(deps, asker, id)
+          : await rotateEndpointHmacKey(deps, asker, id);
       if (!secrets) return sendPortalNotFound(request, reply);
       if (action === "rotate") request.log.info({ webhookId: id }, "webhook HMAC key rotated in the portal");
       const why = action === "reveal" ? "revealed" : "rotated";
