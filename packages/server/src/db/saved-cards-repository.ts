@@ -28,6 +28,8 @@ export interface SavedCard {
   /** The saving link's or session's culture (is, en): the receipt's language. */
   culture: string;
   merchantName: string;
+  /** The terminal of the link or session that saved it: the portal charges through it. */
+  terminalIdentifier: string;
 }
 
 interface SavedCardRow {
@@ -49,6 +51,7 @@ interface SavedCardRow {
   shopper_contact: string | null;
   culture: string;
   merchant_name: string;
+  terminal_identifier: string;
 }
 
 /** The merchant's saved card with this token; another merchant's token is not found. */
@@ -59,7 +62,7 @@ export async function findSavedCard(db: Kysely<DB>, merchantId: string, token: s
            CASE WHEN l.kind = 'session' THEN NULL ELSE l.reference END AS link_reference, s.currency,
            l.recurring_processing_model, s.card_brand, s.card_masked, s.card_last4, s.card_expiry, s.card_usage,
            EXISTS (SELECT 1 FROM disabled_tokens d WHERE d.token = s.token) AS disabled,
-           s.answers, l.shopper_contact, l.culture, m.name AS merchant_name
+           s.answers, l.shopper_contact, l.culture, m.name AS merchant_name, l.terminal_identifier
     FROM submissions s JOIN payment_links l ON l.reference = s.link_reference JOIN merchants m ON m.id = l.merchant_id
     WHERE s.token = ${token} AND s.state = 'approved' AND l.merchant_id = ${merchantId}
     ORDER BY s.created_at LIMIT 1`.execute(db);
@@ -83,6 +86,7 @@ export async function findSavedCard(db: Kysely<DB>, merchantId: string, token: s
       shopperEmail: shopperEmailOf(row.answers ?? [], row.shopper_contact),
       culture: row.culture,
       merchantName: row.merchant_name,
+      terminalIdentifier: row.terminal_identifier,
     }
   );
 }
