@@ -73,9 +73,9 @@ for (const backend of testBackends()) {
       const plain = await owner.get(`${path}/charge?amount=18900&currency=ISK&reference=askrift-12`);
       assert.match(plain.text, /Færa 18\.900 kr\. á/, "18900 and 18.900 are the same in Icelandic");
       const audit = (
-        await sql<{ details: { last4: string } }>`SELECT details FROM audit_log WHERE action = 'token.charge' AND actor_kind = 'user'`.execute(
-          server.db,
-        )
+        await sql<{
+          details: { last4: string };
+        }>`SELECT details FROM audit_log WHERE action = 'token.charge' AND actor_kind = 'user'`.execute(server.db)
       ).rows;
       assert.equal(audit.length, 1);
       assert.equal(audit[0]!.details.last4, "1111");
@@ -156,7 +156,9 @@ for (const backend of testBackends()) {
         tokenDetails: { tokenValue: anna.token },
       });
       assert.equal(charged.status, 409);
-      const audit = await sql<{ n: string | number }>`SELECT count(*) AS n FROM audit_log WHERE action = 'token.disable'`.execute(server.db);
+      const audit = await sql<{ n: string | number }>`SELECT count(*) AS n FROM audit_log WHERE action = 'token.disable'`.execute(
+        server.db,
+      );
       assert.equal(Number(audit.rows[0]!.n), 1);
     });
   });
