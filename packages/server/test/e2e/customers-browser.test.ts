@@ -7,13 +7,12 @@ import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { AxeBuilder } from "@axe-core/playwright";
 import type { Browser, Page } from "playwright-core";
 import { customerId } from "../../src/portal/customer-id.ts";
 import { charge, NO_BALANCE_CARD, refund, saveCardOf } from "../support/after-sale.ts";
 import { launchChromium, skipWithoutChromium } from "../support/browser.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
-import { DESKTOP, PHONE, signInWithForm, watchedPage } from "../support/page-checks.ts";
+import { checkPage, DESKTOP, PHONE, signInWithForm, watchedPage } from "../support/page-checks.ts";
 import { addPortalUser } from "../support/portal.ts";
 
 const SCREENSHOTS = fileURLToPath(new URL("../../../../docs/screenshots/customers/", import.meta.url));
@@ -42,19 +41,7 @@ describe("the customers and saved-cards pages in Chromium", { skip: skipWithoutC
     await server?.close();
   });
 
-  async function check(page: Page, name: string) {
-    const width = page.viewportSize()!.width;
-    await page.screenshot({ path: `${SCREENSHOTS}${name}-${width}.png`, fullPage: true });
-    const results = await new AxeBuilder({ page }).analyze();
-    const found = results.violations.filter((v) => v.impact === "moderate" || v.impact === "serious" || v.impact === "critical");
-    assert.deepEqual(
-      found.map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`),
-      [],
-      `${name} at ${width}px`,
-    );
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    assert.ok(overflow <= 0, `${name} scrolls sideways by ${overflow}px at ${width}px`);
-  }
+  const check = (page: Page, name: string) => checkPage(page, name, { directory: SCREENSHOTS, moderate: true });
 
   for (const [size, viewport] of [
     ["phone", PHONE],

@@ -50,14 +50,16 @@ export async function signInWithForm(page: Page, baseUrl: string, email: string,
 }
 
 /**
- * The page as it is now: a full-page screenshot named `name`, then axe (serious and critical
- * violations fail), then no element wider than the window and no sideways scroll.
+ * The page as it is now: a full-page screenshot named `name` (in `options.directory`), then axe
+ * (serious and critical violations fail; moderate ones too with `options.moderate`), then no
+ * element wider than the window and no sideways scroll.
  */
-export async function checkPage(page: Page, name: string): Promise<void> {
+export async function checkPage(page: Page, name: string, options: { directory?: string; moderate?: boolean } = {}): Promise<void> {
   const width = page.viewportSize()?.width ?? 0;
-  await page.screenshot({ path: `${SCREENSHOTS}${name}-${width}.png`, fullPage: true });
+  await page.screenshot({ path: `${options.directory ?? SCREENSHOTS}${name}-${width}.png`, fullPage: true });
   const results = await new AxeBuilder({ page }).analyze();
-  const serious = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  const failing = options.moderate ? ["moderate", "serious", "critical"] : ["serious", "critical"];
+  const serious = results.violations.filter((v) => failing.includes(v.impact ?? ""));
   assert.deepEqual(
     serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`),
     [],
