@@ -19,6 +19,7 @@ import { Layout } from "./views/layout.tsx";
 import { Pager } from "./views/pager.tsx";
 import { PaymentsTable } from "./views/payments-table.tsx";
 import { SavedCardsTable } from "./views/saved-cards-table.tsx";
+import { SearchForm } from "./views/search-form.tsx";
 import { TableHead, TableWrap } from "./views/table.tsx";
 
 const PAGE_SIZE = 25;
@@ -48,17 +49,7 @@ export function customersRoutes(fastify: FastifyInstance, { deps }: PortalContex
       <Layout {...frameOf(request, nonce)} title={c.title} section="customers">
         <h1>{c.title}</h1>
         <p class="muted">{c.intro}</p>
-        <form class="card" method="get" action="/portal/customers">
-          <div class="row">
-            <div class="field">
-              <label for="search">{c.search}</label>
-              <input id="search" name="search" type="search" value={search ?? ""} />
-            </div>
-            <div class="field">
-              <button type="submit">{c.show}</button>
-            </div>
-          </div>
-        </form>
+        <SearchForm action="/portal/customers" label={c.search} button={c.show} value={search} />
         {customers.length === 0 ? (
           <p class="muted">{c.none}</p>
         ) : (

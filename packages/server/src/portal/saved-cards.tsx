@@ -29,6 +29,7 @@ import { sendConfirmPage } from "./views/confirm.tsx";
 import { Problem } from "./views/form-bits.tsx";
 import { Layout } from "./views/layout.tsx";
 import { SavedCardsTable } from "./views/saved-cards-table.tsx";
+import { SearchForm } from "./views/search-form.tsx";
 
 const SearchQuery = Type.Object({ search: Type.Optional(Type.String({ maxLength: 200 })), lang: Type.Optional(Type.String()) });
 const CURRENCIES = ["ISK", "EUR", "USD", "GBP"];
@@ -53,17 +54,7 @@ export function savedCardsRoutes(fastify: FastifyInstance, { deps }: PortalConte
       <Layout {...frameOf(request, nonce)} title={m.savedCards.title} section="saved-cards">
         <h1>{m.savedCards.title}</h1>
         <p class="muted">{m.savedCards.intro}</p>
-        <form class="card" method="get" action="/portal/saved-cards">
-          <div class="row">
-            <div class="field">
-              <label for="search">{m.savedCards.search}</label>
-              <input id="search" name="search" type="search" value={search ?? ""} />
-            </div>
-            <div class="field">
-              <button type="submit">{m.customers.show}</button>
-            </div>
-          </div>
-        </form>
+        <SearchForm action="/portal/saved-cards" label={m.savedCards.search} button={m.customers.show} value={search} />
         <SavedCardsTable cards={cards} lang={lang} customerHref={customerHref} />
       </Layout>
     ));
