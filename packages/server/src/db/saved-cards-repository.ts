@@ -1,7 +1,9 @@
 // Saved cards: the token of an approved submission (a tokenize link, or a pay-and-save link),
 // owned by the link's merchant. Disabling one is a row in disabled_tokens, written once.
 import { type Kysely, sql } from "kysely";
+import { shopperEmailOf } from "../domain/payments/shopper-email.ts";
 import type { DB } from "./schema.ts";
+import type { Answer } from "./submissions-repository.ts";
 
 export interface SavedCard {
   token: string;
@@ -21,6 +23,13 @@ export interface SavedCard {
   cardExpiry: string;
   cardUsage: string | null;
   disabled: boolean;
+  /** The shopper's e-mail the saving payment knew (domain/payments/shopper-email.ts), for receipts. */
+  shopperEmail: string | null;
+  /** The saving link's or session's culture (is, en): the receipt's language. */
+  culture: string;
+  merchantName: string;
+  /** The terminal of the link or session that saved it: the portal charges through it. */
+  terminalIdentifier: string;
 }
 
 interface SavedCardRow {
@@ -38,6 +47,11 @@ interface SavedCardRow {
   card_expiry: string | null;
   card_usage: string | null;
   disabled: boolean;
+  answers: Answer[];
+  shopper_contact: string | null;
+  culture: string;
+  merchant_name: string;
+  terminal_identifier: string;
 }
 
 /** The merchant's saved card with this token; another merchant's token is not found. */
@@ -47,8 +61,9 @@ export async function findSavedCard(db: Kysely<DB>, merchantId: string, token: s
            coalesce(l.order_reference, l.reference) AS merchant_reference,
            CASE WHEN l.kind = 'session' THEN NULL ELSE l.reference END AS link_reference, s.currency,
            l.recurring_processing_model, s.card_brand, s.card_masked, s.card_last4, s.card_expiry, s.card_usage,
-           EXISTS (SELECT 1 FROM disabled_tokens d WHERE d.token = s.token) AS disabled
-    FROM submissions s JOIN payment_links l ON l.reference = s.link_reference
+           EXISTS (SELECT 1 FROM disabled_tokens d WHERE d.token = s.token) AS disabled,
+           s.answers, l.shopper_contact, l.culture, m.name AS merchant_name, l.terminal_identifier
+    FROM submissions s JOIN payment_links l ON l.reference = s.link_reference JOIN merchants m ON m.id = l.merchant_id
     WHERE s.token = ${token} AND s.state = 'approved' AND l.merchant_id = ${merchantId}
     ORDER BY s.created_at LIMIT 1`.execute(db);
   const row = result.rows[0];
@@ -68,6 +83,10 @@ export async function findSavedCard(db: Kysely<DB>, merchantId: string, token: s
       cardExpiry: row.card_expiry ?? "",
       cardUsage: row.card_usage,
       disabled: Boolean(row.disabled),
+      shopperEmail: shopperEmailOf(row.answers ?? [], row.shopper_contact),
+      culture: row.culture,
+      merchantName: row.merchant_name,
+      terminalIdentifier: row.terminal_identifier,
     }
   );
 }

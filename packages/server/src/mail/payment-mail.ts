@@ -4,10 +4,12 @@
 // picks the rendering per user). Rendered here, before the statement that writes the result, so
 // the locked part of the write only inserts.
 import type { CheckoutLink } from "../db/checkout-repository.ts";
+import type { SavedCard } from "../db/saved-cards-repository.ts";
 import type { SubmissionRecord } from "../db/submissions-repository.ts";
+import type { TokenPaymentRecord } from "../db/token-payments-repository.ts";
 import type { RecordedResult } from "../domain/payments/payment-outcome.ts";
 import { shopperEmailOf } from "../domain/payments/shopper-email.ts";
-import type { Lang } from "../web/i18n.ts";
+import { isLang, type Lang } from "../web/i18n.ts";
 import type { MailMessage } from "./message.ts";
 import { NO_PAYMENT_MAIL, type PaymentMail } from "./outbox.ts";
 import { paidMail } from "./templates/paid.tsx";
@@ -62,5 +64,35 @@ export function paymentMail(
   return {
     messages,
     perUser: { kind: "paid", byLanguage: { is: paid("is"), en: paid("en") }, checkoutReference: submission.checkoutReference },
+  };
+}
+
+/**
+ * The shopper's receipt for an approved charge of a saved card, when the payment that saved it
+ * knew their e-mail; in that payment's language. Null when there is no one to send it to.
+ */
+export function tokenChargeReceipt(card: SavedCard, payment: TokenPaymentRecord, authCode: string | null): MailMessage | null {
+  if (payment.state !== "approved" || !card.shopperEmail) return null;
+  const language: Lang = isLang(card.culture) ? card.culture : "is";
+  const receipt = receiptMail(language, {
+    merchantName: card.merchantName,
+    items: [],
+    amount: payment.amount,
+    currency: payment.currency,
+    cardBrand: payment.cardBrand ?? card.cardBrand,
+    cardLast4: payment.cardLast4 ?? card.cardLast4,
+    checkoutReference: payment.checkoutReference,
+    orderReference: payment.merchantReference,
+    payfacReference: payment.payfacReference,
+    authCode,
+    paidAt: payment.createdAt,
+  });
+  return {
+    ...receipt,
+    recipient: card.shopperEmail,
+    language,
+    kind: "receipt",
+    merchantId: payment.merchantId,
+    checkoutReference: payment.checkoutReference,
   };
 }

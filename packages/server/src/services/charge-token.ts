@@ -20,6 +20,8 @@ import { AppError } from "../domain/errors.ts";
 import type { RecurringProcessingModel } from "../domain/links/types.ts";
 import { checkChargeAmount, checkMerchantReference } from "../domain/payments/rules.ts";
 import { newCheckoutReference } from "../ids.ts";
+import { notifyMailWorker, queueMail } from "../mail/outbox.ts";
+import { tokenChargeReceipt } from "../mail/payment-mail.ts";
 import { errorName } from "../payments/error-name.ts";
 import type { AuthorizeResult } from "../payments/processor.ts";
 import { tokenPaymentEvent } from "../webhooks/after-sale-events.ts";
@@ -97,7 +99,7 @@ export async function chargeSavedCard(
         actor,
         action: "token.charge",
         object: { type: "payment", id: checkoutReference },
-        details: { token, amount, currency, reference },
+        details: { token, last4: card.cardLast4, amount, currency, reference },
       });
       await keyed?.started(trx, checkoutReference);
     },
@@ -150,6 +152,9 @@ export async function chargeSavedCard(
   const recorded = await recordTokenPayment(deps.db, checkoutReference, outcome, async (trx, payment) => {
     const event = tokenPaymentEvent(payment, result);
     await enqueuePaymentWebhook(trx, merchantId, event.eventType, event.message);
+    // The shopper's receipt commits with the result: never one for a charge that was not recorded.
+    const receipt = tokenChargeReceipt(card, payment, result.approved ? result.authCode : null);
+    if (receipt) await queueMail(trx, receipt);
     await keyed?.answered(trx, { resultCode, payment, paymentMethod: result.paymentMethod });
   }).catch(async (error: unknown) => {
     if (!isUniqueViolation(error)) throw error;
@@ -179,6 +184,7 @@ export async function chargeSavedCard(
     );
   }
   notifyWebhookWorker();
+  notifyMailWorker();
   deps.log.info({ checkoutReference, payfacReference: recorded.payfacReference, state: recorded.state }, "saved card charged");
   return { resultCode, payment: recorded, paymentMethod: result.paymentMethod };
 }

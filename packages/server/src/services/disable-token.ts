@@ -31,7 +31,7 @@ export async function disableSavedCard(
       actor,
       action: "token.disable",
       object: { type: "token", id: token },
-      details: { alreadyDisabled: !inserted },
+      details: { last4: card.cardLast4, alreadyDisabled: !inserted },
     });
     await keyed?.answered(trx, inserted);
     return inserted;

@@ -195,7 +195,7 @@ for (const backend of testBackends()) {
         }),
       );
       assert.deepEqual([charged.action, charged.object_type, charged.object_id], ["token.charge", "payment", checkoutReference]);
-      assert.deepEqual(charged.details, { token, amount: 129900, currency: "ISK", reference: "order-77" });
+      assert.deepEqual(charged.details, { token, last4: "1111", amount: 129900, currency: "ISK", reference: "order-77" });
 
       const disabled = only(
         await entriesOf(async () => assert.equal((await server.api("POST", "/api/v1/tokens/disable", { tokenValue: token })).status, 200)),
@@ -206,7 +206,8 @@ for (const backend of testBackends()) {
           assert.equal((await server.api("POST", "/api/v1/payment/disable-token", { tokenValue: token })).status, 200),
         ),
       );
-      assert.deepEqual(again.details, { alreadyDisabled: true });
+      assert.deepEqual(disabled.details, { last4: "1111", alreadyDisabled: false });
+      assert.deepEqual(again.details, { last4: "1111", alreadyDisabled: true });
     });
   });
 }

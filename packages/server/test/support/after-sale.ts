@@ -21,6 +21,32 @@ export async function saveCard(server: Shop, card: string = CARDS.visa, headers:
   return token as string;
 }
 
+/**
+ * Saves `card` through a TokenizeByLink link in `culture` whose form asked the shopper's e-mail
+ * and name; returns the token and the submission that saved it.
+ */
+export async function saveCardOf(
+  server: Shop,
+  shopper: { email: string; name: string; culture?: "is" | "en" },
+  card: string = CARDS.visa,
+): Promise<{ token: string; checkoutReference: string }> {
+  const reference = await createLink(server, {
+    type: "TokenizeByLink",
+    recurringProcessingModel: "Subscription",
+    culture: shopper.culture ?? "is",
+    shopperInfo: [
+      { field: "EmailAddress", requirementType: "Required" },
+      { field: "FullName", requirementType: "Required" },
+    ],
+  });
+  const paid = await pay(server.baseUrl, reference, { ...cardFields(card), EmailAddress: shopper.email, FullName: shopper.name });
+  assert.ok(paid.status === 200 || paid.status === 303, `saving the card answered ${paid.status}`);
+  const read = await server.api("GET", `/api/v1/paymentlinks/${reference}`);
+  const saved = read.body.paymentLink.submissions[0];
+  assert.match(String(saved?.token), /^[0-9A-Z]{16}$/, "the card was saved");
+  return { token: saved.token as string, checkoutReference: saved.checkoutReference as string };
+}
+
 /** Sells a PayByLink link of `amount` ISK through its checkout page; returns the sale's payfacReference. */
 export async function sellLink(
   server: Shop,

@@ -1,6 +1,7 @@
 // The portal's texts in English. This table fixes the keys; TypeScript makes every other
 // language complete.
 import { enAccounts } from "./en-accounts.ts";
+import { enCustomers } from "./en-customers.ts";
 import type { ApiErrorTexts } from "./is-api-errors.ts";
 
 export const en = {
@@ -11,6 +12,8 @@ export const en = {
     overview: "Overview",
     links: "Links",
     payments: "Payments",
+    customers: "Customers",
+    "saved-cards": "Saved cards",
     developers: "Developers",
     themes: "Themes",
     audit: "Audit log",
@@ -430,6 +433,7 @@ export const en = {
   no: "No",
   none: "—",
   ...enAccounts,
+  ...enCustomers,
 };
 
 export type Messages = typeof en;

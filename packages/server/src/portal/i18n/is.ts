@@ -2,6 +2,7 @@
 import type { Messages } from "./en.ts";
 import { isAccounts } from "./is-accounts.ts";
 import { isApiErrors } from "./is-api-errors.ts";
+import { isCustomers } from "./is-customers.ts";
 
 export const is: Messages = {
   portal: "Söluaðilavefur",
@@ -11,6 +12,8 @@ export const is: Messages = {
     overview: "Yfirlit",
     links: "Greiðsluhlekkir",
     payments: "Greiðslur",
+    customers: "Viðskiptavinir",
+    "saved-cards": "Vistuð kort",
     developers: "Forritarar",
     themes: "Útlit",
     audit: "Atvikaskrá",
@@ -427,4 +430,5 @@ export const is: Messages = {
   no: "Nei",
   none: "—",
   ...isAccounts,
+  ...isCustomers,
 };

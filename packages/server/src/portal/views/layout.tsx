@@ -8,7 +8,17 @@ import { PageHead } from "../../web/page-head.tsx";
 import { PORTAL_CSS, PORTAL_JS_PATH } from "../assets.ts";
 import { PORTAL_MESSAGES } from "../i18n.ts";
 
-export type Section = "overview" | "links" | "payments" | "developers" | "themes" | "audit" | "users" | "account";
+export type Section =
+  | "overview"
+  | "links"
+  | "payments"
+  | "customers"
+  | "saved-cards"
+  | "developers"
+  | "themes"
+  | "audit"
+  | "users"
+  | "account";
 
 export interface Viewer {
   email: string;
@@ -28,7 +38,7 @@ export interface PageFrame {
 
 export function Layout(props: PageFrame & { title: string; section?: Section; children: ComponentChildren }) {
   const m = PORTAL_MESSAGES[props.lang];
-  const sections: Section[] = ["overview", "links", "payments", "developers", "themes", "audit"];
+  const sections: Section[] = ["overview", "links", "payments", "customers", "saved-cards", "developers", "themes", "audit"];
   if (props.viewer && may(props.viewer.role, "users.manage")) sections.push("users");
   sections.push("account");
   return (
