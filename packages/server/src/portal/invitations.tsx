@@ -109,7 +109,7 @@ export function InvitationsSection(props: {
                 <div>
                   <strong>{invitation.email}</strong> · {m.roles[invitation.role]}
                   <span class="hint">
-                    {u.invitedBy} {invitation.invitedBy} · {u.expires} {formatDateTime(invitation.expiresAt, lang)}{" "}
+                    {u.invitedBy} {invitation.invitedBy} · {u.expires} <span data-when>{formatDateTime(invitation.expiresAt, lang)}</span>{" "}
                     {expired ? <span class="pill warn">{u.expired}</span> : null}
                   </span>
                 </div>

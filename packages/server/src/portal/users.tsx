@@ -103,7 +103,7 @@ export function usersRoutes(fastify: FastifyInstance, context: PortalContext): v
                         <span class="hint">{m.roleHints[user.role]}</span>
                       </td>
                       <td>{user.twoFactorEnabled ? <span class="pill ok">{u.on}</span> : <span class="pill">{u.off}</span>}</td>
-                      <td>{formatDateTime(user.createdAt, lang)}</td>
+                      <td data-when>{formatDateTime(user.createdAt, lang)}</td>
                       <td>
                         {manageable ? (
                           <div class="row">
