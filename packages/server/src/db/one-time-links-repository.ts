@@ -131,28 +131,25 @@ export async function findOpenInvitationTo(db: Database, merchantId: string, ema
   return row && toInvitation(row);
 }
 
-/** A new token and validity for an open invitation: the old link stops working. False: not open. */
-export async function renewInvitation(db: Database, merchantId: string, invitationId: string, token: string, expiresAt: Date) {
-  const result = await db
+/** An UPDATE of the merchant's invitation while it is open (neither accepted nor revoked). */
+const updateOpenInvitation = (db: Database, merchantId: string, invitationId: string) =>
+  db
     .updateTable("portal_invitations")
-    .set({ token_hash: hashLinkToken(token), expires_at: expiresAt })
     .where("merchant_id", "=", merchantId)
     .where("id", "=", invitationId)
     .where("accepted_at", "is", null)
-    .where("revoked_at", "is", null)
+    .where("revoked_at", "is", null);
+
+/** A new token and validity for an open invitation: the old link stops working. False: not open. */
+export async function renewInvitation(db: Database, merchantId: string, invitationId: string, token: string, expiresAt: Date) {
+  const result = await updateOpenInvitation(db, merchantId, invitationId)
+    .set({ token_hash: hashLinkToken(token), expires_at: expiresAt })
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
 
 export async function revokeInvitation(db: Database, merchantId: string, invitationId: string, now: Date): Promise<boolean> {
-  const result = await db
-    .updateTable("portal_invitations")
-    .set({ revoked_at: now })
-    .where("merchant_id", "=", merchantId)
-    .where("id", "=", invitationId)
-    .where("accepted_at", "is", null)
-    .where("revoked_at", "is", null)
-    .executeTakeFirst();
+  const result = await updateOpenInvitation(db, merchantId, invitationId).set({ revoked_at: now }).executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
 

@@ -29,6 +29,7 @@ import { IdParams } from "./schemas.ts";
 import { publicFormOk, publicFormToken, sessionOrigin } from "./sign-in.tsx";
 import { sendConfirmPage } from "./views/confirm.tsx";
 import { Csrf, Layout } from "./views/layout.tsx";
+import { NewPasswordField, sendLinkGonePage } from "./views/one-time-link.tsx";
 
 /** The invite form as last posted, with what was wrong with it. */
 export interface InviteForm {
@@ -204,18 +205,12 @@ export function invitationRoutes(
     const m = PORTAL_MESSAGES[lang];
     const found = await invitationOfLink(deps, token);
     if (typeof found === "string") {
-      const text = m.invitation[found];
-      return sendPortalPage(reply, found === "unknown" ? 404 : 410, (nonce) => (
-        <Layout {...frameOf(request, nonce)} title={m.invitation.goneTitle}>
-          <div class="card narrow" data-invitation-gone={found}>
-            <h1>{m.invitation.goneTitle}</h1>
-            <p>{text}</p>
-            <a class="button secondary" href="/portal/sign-in">
-              {m.invitation.toSignIn}
-            </a>
-          </div>
-        </Layout>
-      ));
+      return sendLinkGonePage(request, reply, {
+        state: found,
+        title: m.invitation.goneTitle,
+        text: m.invitation[found],
+        next: { href: "/portal/sign-in", label: m.invitation.toSignIn },
+      });
     }
     const formToken = publicFormToken(request, reply, context);
     return sendPortalPage(reply, status, (nonce) => (
@@ -234,23 +229,7 @@ export function invitationRoutes(
               <label for="email">{m.invitation.email}</label>
               <input id="email" name="username" type="email" autocomplete="username" value={found.email} readonly />
             </div>
-            <div class="field">
-              <label for="password">
-                {m.invitation.password}
-                <span class="hint" id="password-hint">
-                  {m.invitation.passwordHint}
-                </span>
-              </label>
-              <input
-                id="password"
-                name="password"
-                type="password"
-                autocomplete="new-password"
-                minlength={10}
-                aria-describedby="password-hint"
-                required
-              />
-            </div>
+            <NewPasswordField label={m.invitation.password} hint={m.invitation.passwordHint} />
             <button type="submit">{m.invitation.button}</button>
           </form>
         </div>

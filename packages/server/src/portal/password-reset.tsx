@@ -9,7 +9,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { releaseSigninSlots, takeSigninSlots } from "../db/portal-sessions-repository.ts";
 import { resetSubjects, SIGNIN_WINDOW_SECONDS, signinWaitSeconds } from "../domain/portal/signin-brake.ts";
 import { clientKey } from "../http/rate-limit.ts";
-import { MIN_PASSWORD_LENGTH } from "../services/change-password.ts";
 import { requestPasswordReset, resetLinkUser, resetPassword } from "../services/password-reset.ts";
 import { portalCookie, SESSION_COOKIE } from "./cookies.ts";
 import type { PortalContext } from "./deps.ts";
@@ -18,6 +17,7 @@ import { frameOf, sendPortalPage } from "./render.tsx";
 import { formField } from "./request-state.ts";
 import { publicFormOk, publicFormToken } from "./sign-in.tsx";
 import { Layout } from "./views/layout.tsx";
+import { NewPasswordField, sendLinkGonePage } from "./views/one-time-link.tsx";
 
 const TokenParams = Type.Object({ token: Type.String({ pattern: "^[A-Za-z0-9_-]{43}$" }) });
 
@@ -92,17 +92,12 @@ export function passwordResetRoutes(fastify: FastifyInstance, context: PortalCon
     const m = PORTAL_MESSAGES[request.portal.lang].reset;
     const link = token === "" ? "unknown" : await resetLinkUser(deps, token);
     if (typeof link === "string") {
-      return sendPortalPage(reply, link === "unknown" ? 404 : 410, (nonce) => (
-        <Layout {...frameOf(request, nonce)} title={m.goneTitle}>
-          <div class="card narrow" data-reset-gone={link}>
-            <h1>{m.goneTitle}</h1>
-            <p>{m[link]}</p>
-            <a class="button secondary" href="/portal/reset">
-              {m.again}
-            </a>
-          </div>
-        </Layout>
-      ));
+      return sendLinkGonePage(request, reply, {
+        state: link,
+        title: m.goneTitle,
+        text: m[link],
+        next: { href: "/portal/reset", label: m.again },
+      });
     }
     const formToken = publicFormToken(request, reply, context);
     return sendPortalPage(reply, status, (nonce) => (
@@ -117,23 +112,7 @@ export function passwordResetRoutes(fastify: FastifyInstance, context: PortalCon
           ) : null}
           <form method="post" action={`/portal/reset/${token}`}>
             <input type="hidden" name="csrf" value={formToken} />
-            <div class="field">
-              <label for="password">
-                {m.password}
-                <span class="hint" id="password-hint">
-                  {m.passwordHint}
-                </span>
-              </label>
-              <input
-                id="password"
-                name="password"
-                type="password"
-                autocomplete="new-password"
-                minlength={MIN_PASSWORD_LENGTH}
-                aria-describedby="password-hint"
-                required
-              />
-            </div>
+            <NewPasswordField label={m.password} hint={m.passwordHint} />
             <button type="submit">{m.save}</button>
           </form>
         </div>

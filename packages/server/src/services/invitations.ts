@@ -2,6 +2,7 @@
 // address with a role; the mail carries a one-time link valid 72 hours; whoever opens it in time
 // sets a password and becomes that user. Sending again gives a new link (the old one dies);
 // revoking kills it. Each step is recorded in the audit log in the transaction that makes it.
+import type { Transaction } from "kysely";
 import type { Database } from "../db/connect.ts";
 import { createPortalUser } from "../db/merchants-repository.ts";
 import {
@@ -15,8 +16,10 @@ import {
   takeInvitation,
 } from "../db/one-time-links-repository.ts";
 import { listMerchantUsers } from "../db/portal-users-repository.ts";
+import type { DB } from "../db/schema.ts";
 import { isUniqueViolation } from "../db/unique-violation.ts";
 import { type Actor, userActor } from "../domain/audit/actor.ts";
+import type { AuditDetails } from "../domain/audit/entry.ts";
 import { expiresAfter, INVITATION_VALID_HOURS, isInvitableEmail, type LinkState, linkState } from "../domain/portal/one-time-links.ts";
 import { mayManageUser, type Role } from "../domain/portal/roles.ts";
 import { newInvitationId, newLinkToken } from "../ids.ts";
@@ -75,22 +78,17 @@ export async function inviteUser(
       },
       token,
     );
-    await queueInvitationMail(trx, deps.keyring, {
-      merchantId: inviter.merchantId,
-      merchantName: inviter.merchantName,
-      inviter: inviter.email,
-      email,
-      language: input.language,
-      link: { url: invitationUrl(deps.publicBaseUrl, token), expiresAt },
-      now,
-    });
-    await recordAudit(trx, {
-      merchantId: inviter.merchantId,
-      actor: userActor(inviter, input.address),
-      action: "user.invite",
-      object: { type: "invitation", id: invitationId },
-      details: { email, role: input.role },
-    });
+    await mailAndRecord(
+      trx,
+      deps,
+      inviter,
+      { invitationId, email, language: input.language, token, expiresAt, now },
+      {
+        action: "user.invite",
+        address: input.address,
+        details: { email, role: input.role },
+      },
+    );
   });
   notifyMailWorker();
   return "invited";
@@ -112,27 +110,48 @@ export async function resendInvitation(
   const expiresAt = expiresAfter(now, INVITATION_VALID_HOURS);
   const renewed = await deps.db.transaction().execute(async (trx) => {
     if (!(await renewInvitation(trx, inviter.merchantId, invitationId, token, expiresAt))) return false;
-    await queueInvitationMail(trx, deps.keyring, {
-      merchantId: inviter.merchantId,
-      merchantName: inviter.merchantName,
-      inviter: inviter.email,
-      email: found.email,
-      language: found.language,
-      link: { url: invitationUrl(deps.publicBaseUrl, token), expiresAt },
-      now,
-    });
-    await recordAudit(trx, {
-      merchantId: inviter.merchantId,
-      actor: userActor(inviter, address),
-      action: "user.invite-resend",
-      object: { type: "invitation", id: invitationId },
-      details: { email: found.email },
-    });
+    await mailAndRecord(
+      trx,
+      deps,
+      inviter,
+      { invitationId, email: found.email, language: found.language, token, expiresAt, now },
+      {
+        action: "user.invite-resend",
+        address,
+        details: { email: found.email },
+      },
+    );
     return true;
   });
   if (!renewed) return "notFound";
   notifyMailWorker();
   return "sent";
+}
+
+/** Queues the invitation's mail with its link and records what was done, in the caller's transaction. */
+async function mailAndRecord(
+  trx: Transaction<DB>,
+  deps: InvitationDeps,
+  inviter: InvitingUser,
+  mail: { invitationId: string; email: string; language: Lang; token: string; expiresAt: Date; now: Date },
+  audit: { action: "user.invite" | "user.invite-resend"; address: string; details: AuditDetails },
+): Promise<void> {
+  await queueInvitationMail(trx, deps.keyring, {
+    merchantId: inviter.merchantId,
+    merchantName: inviter.merchantName,
+    inviter: inviter.email,
+    email: mail.email,
+    language: mail.language,
+    link: { url: invitationUrl(deps.publicBaseUrl, mail.token), expiresAt: mail.expiresAt },
+    now: mail.now,
+  });
+  await recordAudit(trx, {
+    merchantId: inviter.merchantId,
+    actor: userActor(inviter, audit.address),
+    action: audit.action,
+    object: { type: "invitation", id: mail.invitationId },
+    details: audit.details,
+  });
 }
 
 export type RevokeOutcome = "revoked" | "notFound" | "notAllowed";
