@@ -31,6 +31,9 @@ export const newTerminalIdentifier = () => randomBytes(6).toString("hex");
 export const newApiKeyId = () => `key_${randomString(16, BASE62)}`;
 export const newThemeKey = () => `thm_${randomString(12, BASE62)}`;
 export const newUserId = () => `usr_${randomString(16, BASE62)}`;
+export const newInvitationId = () => `inv_${randomString(16, BASE62)}`;
+/** The secret of a one-time link (invitation, password reset): 256 bits; only its hash is stored. */
+export const newLinkToken = () => randomToken(32, "base64url");
 export const newWebhookId = () => `whk_${randomString(16, BASE62)}`;
 /** A generated webhook apiKey (when the merchant does not bring one): ≈190 bits, like our own API keys. */
 export const newWebhookApiKey = () => `whs_${randomString(32, BASE62)}`;

@@ -63,6 +63,15 @@ export async function deleteUser(db: Database, merchantId: string, userId: strin
   await db.deleteFrom("portal_users").where("merchant_id", "=", merchantId).where("id", "=", userId).execute();
 }
 
+/** Who a user is, by id alone: for the flows that start from a link rather than a session. */
+export async function findUserById(
+  db: Database,
+  userId: string,
+): Promise<{ userId: string; merchantId: string; email: string } | undefined> {
+  const row = await db.selectFrom("portal_users").select(["id", "merchant_id", "email"]).where("id", "=", userId).executeTakeFirst();
+  return row && { userId: row.id, merchantId: row.merchant_id, email: row.email };
+}
+
 export async function readPasswordHash(db: Database, userId: string): Promise<string | undefined> {
   const row = await db.selectFrom("portal_users").select("password_hash").where("id", "=", userId).executeTakeFirst();
   return row?.password_hash;

@@ -63,6 +63,29 @@ export interface PortalUsersTable {
   mail_language: Generated<string>;
 }
 
+export interface PortalInvitationsTable {
+  id: string;
+  merchant_id: string;
+  email: string;
+  role: string;
+  language: string;
+  token_hash: string;
+  /** The inviter's e-mail, as the mail named them. */
+  invited_by: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  accepted_at: NullableTimestamp;
+  revoked_at: NullableTimestamp;
+}
+
+export interface PortalPasswordResetsTable {
+  token_hash: string;
+  user_id: string;
+  created_at: Timestamp;
+  expires_at: Timestamp;
+  used_at: NullableTimestamp;
+}
+
 export interface PortalSessionsTable {
   id_hash: string;
   user_id: string;
@@ -381,6 +404,8 @@ export interface DB {
   themes: ThemesTable;
   portal_users: PortalUsersTable;
   portal_sessions: PortalSessionsTable;
+  portal_invitations: PortalInvitationsTable;
+  portal_password_resets: PortalPasswordResetsTable;
   portal_signin_failures: PortalSigninFailuresTable;
   portal_recovery_codes: PortalRecoveryCodesTable;
   merchant_refund_limits: MerchantRefundLimitsTable;

@@ -49,6 +49,8 @@ td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:now
 .pill{display:inline-block;border-radius:999px;padding:1px 10px;font-size:.8rem;font-weight:600;background:#e8edf3;color:#2c3643;white-space:nowrap}
 .pill.ok{background:#dff1e5;color:#175c31}
 .pill.bad{background:#fbe3e1;color:#8c1d18}
+.invitations{list-style:none;padding:0;margin:16px 0 0}
+.invitations li{display:flex;flex-wrap:wrap;justify-content:space-between;align-items:center;gap:8px 16px;padding:12px 0;border-top:1px solid #e6ebf1;overflow-wrap:anywhere}
 .pill.warn{background:#fdf0d5;color:#6b4a00}
 form.inline{display:inline}
 .field{margin:0 0 14px}

@@ -21,6 +21,7 @@ import { linkSaveRoutes } from "./link-save.tsx";
 import { linksListRoute } from "./links-list.tsx";
 import { notificationsRoutes } from "./notifications.tsx";
 import { overviewRoutes } from "./overview.tsx";
+import { passwordResetRoutes } from "./password-reset.tsx";
 import { paymentDetailRoute } from "./payment-detail.tsx";
 import { paymentsRoutes } from "./payments.tsx";
 import { sendMessagePage, sendPortalNotFound as sendNotFound } from "./render.tsx";
@@ -82,6 +83,7 @@ export async function portalRoutes(app: FastifyInstance, deps: PortalDeps): Prom
   );
   signInRoutes(app, context);
   signInCodeRoutes(app, context);
+  passwordResetRoutes(app, context);
   accountRoutes(app, context);
   twoFactorRoutes(app, context);
   usersRoutes(app, context);

@@ -32,7 +32,7 @@ import { Layout } from "./views/layout.tsx";
 /** Checked against when the e-mail is unknown, so a wrong address costs as long as a wrong password. */
 const DUMMY_HASH = "scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
 
-type Notice = "wrong" | "braked" | "expiredForm" | "signedOut" | "sessionEnded";
+type Notice = "wrong" | "braked" | "expiredForm" | "signedOut" | "sessionEnded" | "passwordReset";
 
 export function signInRoutes(app: FastifyInstance, context: PortalContext): void {
   const { deps } = context;
@@ -44,7 +44,8 @@ export function signInRoutes(app: FastifyInstance, context: PortalContext): void
     if (request.portal.session) return reply.redirect("/portal/overview", 303);
     const query = request.query;
     const noticeParam = typeof query === "object" && query !== null && "notice" in query ? query.notice : undefined;
-    const notice: Notice | undefined = noticeParam === "ended" ? "sessionEnded" : noticeParam === "signed-out" ? "signedOut" : undefined;
+    const notices: Record<string, Notice> = { ended: "sessionEnded", "signed-out": "signedOut", "password-reset": "passwordReset" };
+    const notice = typeof noticeParam === "string" ? notices[noticeParam] : undefined;
     const next = typeof query === "object" && query !== null && "next" in query && typeof query.next === "string" ? query.next : "";
     return sendSignIn(request, reply, 200, { notice, next });
   });
@@ -54,9 +55,8 @@ export function signInRoutes(app: FastifyInstance, context: PortalContext): void
     const email = formField(request.body, "email").trim().slice(0, 320);
     const password = formField(request.body, "password");
     const next = formField(request.body, "next");
-    const tokenOk = validSigninToken(context.signInKey, request.cookies[SIGNIN_COOKIE], formField(request.body, "csrf"));
     // The same cross-site check as every other portal form (request-state.ts), before anything is counted.
-    if (!tokenOk || crossSite(request, deps.publicBaseUrl)) {
+    if (!publicFormOk(request, context)) {
       return sendSignIn(request, reply, 403, { notice: "expiredForm", email, next });
     }
     const subjects = [accountSubject(email), addressSubject(clientKey(request))] as const;
@@ -114,12 +114,15 @@ export function signInRoutes(app: FastifyInstance, context: PortalContext): void
     state: { notice?: Notice | undefined; waitSeconds?: number; email?: string; next?: string },
   ) {
     const m = PORTAL_MESSAGES[request.portal.lang].signIn;
-    // One value per browser, kept while it is valid, so two open sign-in tabs both work.
-    const existing = request.cookies[SIGNIN_COOKIE];
-    const nonce = existing && /^[A-Za-z0-9_-]{24}$/.test(existing) ? existing : newSigninNonce();
-    reply.setCookie(SIGNIN_COOKIE, nonce, portalCookie(deps.publicBaseUrl));
+    const formToken = publicFormToken(request, reply, context);
     const noticeText =
-      state.notice === "braked" ? m.braked(Math.ceil((state.waitSeconds ?? 60) / 60)) : state.notice ? m[state.notice] : null;
+      state.notice === "braked"
+        ? m.braked(Math.ceil((state.waitSeconds ?? 60) / 60))
+        : state.notice === "passwordReset"
+          ? PORTAL_MESSAGES[request.portal.lang].reset.done
+          : state.notice
+            ? m[state.notice]
+            : null;
     const problem = state.notice === "wrong" || state.notice === "braked" || state.notice === "expiredForm";
     return sendPortalPage(reply, status, (pageNonce) => (
       <Layout {...frameOf(request, pageNonce)} title={m.title}>
@@ -132,7 +135,7 @@ export function signInRoutes(app: FastifyInstance, context: PortalContext): void
             </div>
           ) : null}
           <form method="post" action="/portal/sign-in">
-            <input type="hidden" name="csrf" value={signinToken(context.signInKey, nonce)} />
+            <input type="hidden" name="csrf" value={formToken} />
             <input type="hidden" name="next" value={state.next ?? ""} />
             <div class="field">
               <label for="email">{m.email}</label>
@@ -144,10 +147,30 @@ export function signInRoutes(app: FastifyInstance, context: PortalContext): void
             </div>
             <button type="submit">{m.button}</button>
           </form>
+          <p>
+            <a href="/portal/reset">{PORTAL_MESSAGES[request.portal.lang].reset.forgot}</a>
+          </p>
         </div>
       </Layout>
     ));
   }
+}
+
+/**
+ * The CSRF token of a form shown before anyone is signed in (sign-in, password reset, accepting an
+ * invitation): one random cookie per browser, kept while valid so two open tabs both work.
+ */
+export function publicFormToken(request: FastifyRequest, reply: FastifyReply, { deps, signInKey }: PortalContext): string {
+  const existing = request.cookies[SIGNIN_COOKIE];
+  const nonce = existing && /^[A-Za-z0-9_-]{24}$/.test(existing) ? existing : newSigninNonce();
+  reply.setCookie(SIGNIN_COOKIE, nonce, portalCookie(deps.publicBaseUrl));
+  return signinToken(signInKey, nonce);
+}
+
+/** Whether a form of publicFormToken came back from this site with its token. */
+export function publicFormOk(request: FastifyRequest, { deps, signInKey }: PortalContext): boolean {
+  const tokenOk = validSigninToken(signInKey, request.cookies[SIGNIN_COOKIE], formField(request.body, "csrf"));
+  return tokenOk && !crossSite(request, deps.publicBaseUrl);
 }
 
 function signInEvent(user: PortalUser, address: string, action: "sign-in" | "sign-in.failed"): AuditEvent {

@@ -2,9 +2,10 @@
 // GET /portal/users and its forms (docs/portal.md#users-and-roles): the merchant's users with their
 // role and two-factor state; owners (and admins, for everyone but owners) change roles and remove
 // users, each asking first; owners set the merchant's security settings (two-factor for everyone,
-// support's refund limit per currency). Invitations by e-mail will have their section here.
+// support's refund limit per currency); and invitations by e-mail (invitations.tsx).
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { listOpenInvitations } from "../db/one-time-links-repository.ts";
 import {
   findMerchantUser,
   listMerchantUsers,
@@ -20,6 +21,7 @@ import { removePortalUser } from "../services/remove-portal-user.ts";
 import { formatDateTime, formatMoney } from "../web/i18n.ts";
 import type { PortalContext } from "./deps.ts";
 import { PORTAL_MESSAGES } from "./i18n.ts";
+import { InvitationsSection, type InviteForm, invitationRoutes } from "./invitations.tsx";
 import { frameOf, sendPortalNotFound, sendPortalPage } from "./render.tsx";
 import { formField } from "./request-state.ts";
 import { IdParams } from "./schemas.ts";
@@ -37,32 +39,38 @@ const PROBLEM_STATUS: Record<Problem, number> = {
   notAmount: 400,
 };
 
-export function usersRoutes(fastify: FastifyInstance, { deps }: PortalContext): void {
+export function usersRoutes(fastify: FastifyInstance, context: PortalContext): void {
+  const { deps } = context;
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const manage = { config: { portalAction: "users.manage" as const } };
   const manageOne = { ...manage, schema: { params: IdParams }, attachValidation: true };
   const security = { config: { portalAction: "security.manage" as const } };
 
-  async function sendUsers(request: FastifyRequest, reply: FastifyReply, problem?: Problem) {
+  async function sendUsers(request: FastifyRequest, reply: FastifyReply, problem?: Problem, invite?: { status: number; form: InviteForm }) {
     const session = request.portal.session!;
     const { lang } = request.portal;
     const m = PORTAL_MESSAGES[lang];
     const u = m.users;
     const isOwner = may(session.role, "security.manage");
-    const [users, limits] = await Promise.all([
+    const [users, limits, invitations] = await Promise.all([
       listMerchantUsers(deps.db, session.merchantId),
       listRefundLimits(deps.db, session.merchantId),
+      listOpenInvitations(deps.db, session.merchantId),
     ]);
     const notices: Record<string, string> = {
       "role-changed": u.roleChanged,
       removed: u.removed,
       security: u.securitySaved,
       limit: u.limitSaved,
+      invited: u.invited,
+      resent: u.resent,
+      revoked: u.revoked,
     };
-    const notice = problem ? undefined : notices[formField(request.query, "done")];
+    const notice = problem || invite ? undefined : notices[formField(request.query, "done")];
     const problemText = problem ? (problem === "notAmount" ? m.form.problems.notAmount! : u[problem]) : undefined;
     const roles = assignableRoles(session.role);
-    return sendPortalPage(reply, problem ? PROBLEM_STATUS[problem] : 200, (nonce) => (
+    const status = problem ? PROBLEM_STATUS[problem] : (invite?.status ?? 200);
+    return sendPortalPage(reply, status, (nonce) => (
       <Layout {...frameOf(request, nonce)} title={u.title} section="users">
         <h1>{u.title}</h1>
         <p class="muted">{u.intro}</p>
@@ -95,7 +103,7 @@ export function usersRoutes(fastify: FastifyInstance, { deps }: PortalContext): 
                         <span class="hint">{m.roleHints[user.role]}</span>
                       </td>
                       <td>{user.twoFactorEnabled ? <span class="pill ok">{u.on}</span> : <span class="pill">{u.off}</span>}</td>
-                      <td>{formatDateTime(user.createdAt, lang)}</td>
+                      <td data-when>{formatDateTime(user.createdAt, lang)}</td>
                       <td>
                         {manageable ? (
                           <div class="row">
@@ -134,10 +142,7 @@ export function usersRoutes(fastify: FastifyInstance, { deps }: PortalContext): 
             </table>
           </TableWrap>
         </div>
-        <section class="card" aria-labelledby="invitations-title" data-invitations>
-          <h2 id="invitations-title">{u.invitationsTitle}</h2>
-          <p class="muted">{u.invitationsText}</p>
-        </section>
+        <InvitationsSection now={deps.now()} session={session} lang={lang} form={invite?.form} invitations={invitations} />
         {isOwner ? (
           <div class="grid two">
             <section class="card" aria-labelledby="security-title">
@@ -191,6 +196,7 @@ export function usersRoutes(fastify: FastifyInstance, { deps }: PortalContext): 
   }
 
   app.get("/users", manage, async (request, reply) => sendUsers(request, reply));
+  invitationRoutes(fastify, context, (request, reply, status, form) => sendUsers(request, reply, undefined, { status, form }));
 
   /** The merchant's user of this route, with what `next` would mean, or why not; undefined: not found. */
   async function target(request: FastifyRequest, id: string, next: Role | null) {

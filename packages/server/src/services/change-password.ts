@@ -10,6 +10,11 @@ import { hashPassword, verifyPassword } from "../security/passwords.ts";
 export const MIN_PASSWORD_LENGTH = 10;
 const MAX_PASSWORD_LENGTH = 1000;
 
+/** The one password rule of the portal: the account page, an accepted invitation and a reset use it. */
+export function acceptablePassword(password: string): boolean {
+  return password.length >= MIN_PASSWORD_LENGTH && password.length <= MAX_PASSWORD_LENGTH;
+}
+
 export type PasswordChangeOutcome = "changed" | "wrongPassword" | "tooShort";
 
 export async function changePassword(
@@ -18,7 +23,7 @@ export async function changePassword(
   current: string,
   next: string,
 ): Promise<PasswordChangeOutcome> {
-  if (next.length < MIN_PASSWORD_LENGTH || next.length > MAX_PASSWORD_LENGTH) return "tooShort";
+  if (!acceptablePassword(next)) return "tooShort";
   const stored = await readPasswordHash(db, user.userId);
   if (stored === undefined || !(await verifyPassword(current, stored))) return "wrongPassword";
   await setPasswordHash(db, user.userId, await hashPassword(next));

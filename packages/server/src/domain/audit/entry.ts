@@ -31,11 +31,26 @@ export const AUDIT_ACTIONS = [
   "user.update",
   "user.role-change",
   "user.remove",
+  "user.invite",
+  "user.invite-resend",
+  "user.invite-revoke",
+  "user.invite-accept",
+  "user.password-reset-request",
+  "user.password-reset",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-export type AuditObjectType = "payment-link" | "session" | "payment" | "token" | "api-key" | "webhook-endpoint" | "theme" | "user";
+export type AuditObjectType =
+  | "payment-link"
+  | "session"
+  | "payment"
+  | "token"
+  | "api-key"
+  | "webhook-endpoint"
+  | "theme"
+  | "user"
+  | "invitation";
 
 /** Small facts beside the entry: amounts, currencies, changed field names. Never a secret or card data. */
 export type AuditDetails = Record<string, string | number | boolean | null | string[]>;

@@ -17,6 +17,12 @@ export const accountSubject = (email: string) => `account:${email.trim().toLower
 export const addressSubject = (address: string) => `address:${address}`;
 /** Wrong second-factor codes of one user count like wrong passwords of one account, apart from them. */
 export const secondFactorSubject = (userId: string) => `code:${userId}`;
+/**
+ * Password-reset requests are counted apart from sign-ins, with the same limits: every request
+ * counts (its answer says nothing of whether the account exists), per e-mail and per address.
+ */
+export const resetSubjects = (email: string, address: string) =>
+  [`reset:${email.trim().toLowerCase()}`, `reset-address:${address}`] as const;
 
 /**
  * Seconds until a sign-in may be tried again (0: now). A subject at its limit waits until its

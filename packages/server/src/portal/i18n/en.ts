@@ -331,6 +331,12 @@ export const en = {
       "user.update": "User changed",
       "user.role-change": "User's role changed",
       "user.remove": "User removed",
+      "user.invite": "User invited",
+      "user.invite-resend": "Invitation sent again",
+      "user.invite-revoke": "Invitation revoked",
+      "user.invite-accept": "Invitation accepted",
+      "user.password-reset-request": "Password reset asked for",
+      "user.password-reset": "Password reset",
     } as Record<string, string>,
   },
   payments: {

@@ -329,6 +329,12 @@ export const is: Messages = {
       "user.update": "Notanda breytt",
       "user.role-change": "Hlutverki notanda breytt",
       "user.remove": "Notandi fjarlægður",
+      "user.invite": "Notanda boðið",
+      "user.invite-resend": "Boð sent aftur",
+      "user.invite-revoke": "Boð afturkallað",
+      "user.invite-accept": "Boð þegið",
+      "user.password-reset-request": "Beðið um nýtt lykilorð",
+      "user.password-reset": "Nýtt lykilorð sett",
     },
   },
   payments: {
