@@ -8,34 +8,18 @@ import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { AxeBuilder } from "@axe-core/playwright";
 import type { Browser, Page } from "playwright-core";
 import { type AccountMail, linkIn, startAccountMail } from "../support/account-mail.ts";
 import { launchChromium, skipWithoutChromium } from "../support/browser.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
-import { DESKTOP, PHONE, watchedPage } from "../support/page-checks.ts";
+import { checkPage, DESKTOP, PHONE, watchedPage } from "../support/page-checks.ts";
 import { addPortalUser, PORTAL_PASSWORD } from "../support/portal.ts";
 
 const SHOTS = fileURLToPath(new URL("../../../../docs/screenshots/accounts/", import.meta.url));
 const NEW_PASSWORD = "a much better password";
 
-async function check(page: Page, name: string): Promise<void> {
-  const width = page.viewportSize()?.width ?? 0;
-  await page.screenshot({
-    path: `${SHOTS}${name}-${width}.png`,
-    fullPage: true,
-    mask: [page.locator("[data-when]")],
-    maskColor: "#e8edf3",
-  });
-  const results = await new AxeBuilder({ page }).analyze();
-  const counted = results.violations.filter((v) => v.impact === "moderate" || v.impact === "serious" || v.impact === "critical");
-  assert.deepEqual(
-    counted.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`),
-    [],
-    `${name} at ${width}px (${page.url()})`,
-  );
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  assert.ok(overflow <= 0, `${name} scrolls sideways by ${overflow}px at ${width}px`);
+function check(page: Page, name: string): Promise<void> {
+  return checkPage(page, name, { screenshots: SHOTS });
 }
 
 describe("invitations and password reset in Chromium", { skip: skipWithoutChromium }, () => {
