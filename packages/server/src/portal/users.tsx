@@ -23,7 +23,7 @@ import type { PortalContext } from "./deps.ts";
 import { PORTAL_MESSAGES } from "./i18n.ts";
 import { InvitationsSection, type InviteForm, invitationRoutes } from "./invitations.tsx";
 import { frameOf, sendPortalNotFound, sendPortalPage } from "./render.tsx";
-import { formField } from "./request-state.ts";
+import { formField, portalActor } from "./request-state.ts";
 import { IdParams } from "./schemas.ts";
 import { sendConfirmPage } from "./views/confirm.tsx";
 import { Csrf, Layout } from "./views/layout.tsx";
@@ -235,7 +235,7 @@ export function usersRoutes(fastify: FastifyInstance, context: PortalContext): v
     const session = request.portal.session!;
     const role = formField(request.body, "role");
     if (request.validationError || !isRole(role)) return sendPortalNotFound(request, reply);
-    const outcome = await changeUserRole(deps.db, session, request.params.id, role);
+    const outcome = await changeUserRole(deps.db, session, request.params.id, role, portalActor(request));
     if (outcome === "notFound") return sendPortalNotFound(request, reply);
     if (outcome !== "changed") return sendUsers(request, reply, outcome === "notAllowed" ? "notYours" : outcome);
     request.log.info({ userId: request.params.id, role }, "portal user role changed");
@@ -259,7 +259,7 @@ export function usersRoutes(fastify: FastifyInstance, context: PortalContext): v
 
   app.post("/users/:id/remove", manageOne, async (request, reply) => {
     if (request.validationError) return sendPortalNotFound(request, reply);
-    const outcome = await removePortalUser(deps.db, request.portal.session!, request.params.id);
+    const outcome = await removePortalUser(deps.db, request.portal.session!, request.params.id, portalActor(request));
     if (outcome === "notFound") return sendPortalNotFound(request, reply);
     if (outcome !== "removed") {
       return sendUsers(request, reply, outcome === "notAllowed" ? "notYours" : outcome === "self" ? "removeSelf" : outcome);
