@@ -37,6 +37,7 @@ export function paymentMail(
       payfacReference: submission.payfacReference,
       authCode: submission.authCode,
       paidAt: submission.completedAt ?? submission.createdAt,
+      authorisedOnly: submission.manualCapture,
     });
     messages.push({
       ...receipt,
