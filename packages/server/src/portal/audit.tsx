@@ -182,19 +182,21 @@ function detailsText(entry: AuditEntry, lang: Lang): string {
   const messages = PORTAL_MESSAGES[lang];
   const { detailNames, detailValues } = messages.audit;
   const { amount, currency, ...rest } = entry.details;
-  const nameOf = (name: string) => detailNames[name] ?? name;
-  const valueOf = (name: string, value: string | number | boolean) => {
+  // Own keys only: a stored name such as "constructor" is shown as it is.
+  const known = (words: Record<string, string>, key: string) => (Object.hasOwn(words, key) ? words[key] : undefined);
+  const nameOf = (name: string) => known(detailNames, name) ?? name;
+  const shownValue = (name: string, value: string | number | boolean) => {
     const text = String(value);
     if (name === "fields") return nameOf(text);
-    if (name === "role") return (messages.roles as Record<string, string>)[text] ?? text;
-    return detailValues[text] ?? text;
+    if (name === "role") return known(messages.roles, text) ?? text;
+    return known(detailValues, text) ?? text;
   };
   const parts: string[] = [];
   if (typeof amount === "number" && typeof currency === "string") parts.push(formatMoney(amount, currency, lang));
   else if (amount !== undefined) parts.push(`${nameOf("amount")}: ${String(amount)}`);
   for (const [name, value] of Object.entries(rest)) {
     if (value === null || value === undefined) continue;
-    const shown = Array.isArray(value) ? value.map((one) => valueOf(name, one)).join(", ") : valueOf(name, value);
+    const shown = Array.isArray(value) ? value.map((one) => shownValue(name, one)).join(", ") : shownValue(name, value);
     parts.push(`${nameOf(name)}: ${shown}`);
   }
   return parts.join(" · ") || "—";
