@@ -179,6 +179,7 @@ export const en = {
     addItem: "Add item",
     removeItem: "Remove",
     total: "Total",
+    itemsTotal: "Total of the items",
     spareRows: "Empty rows are ignored.",
     options: "Options",
     description: "Description (for you, not shown to the shopper)",

@@ -176,6 +176,7 @@ export const is: Messages = {
     addItem: "Bæta við vöru",
     removeItem: "Fjarlægja",
     total: "Samtals",
+    itemsTotal: "Samtala varanna",
     spareRows: "Tómar línur eru hunsaðar.",
     options: "Valkostir",
     description: "Lýsing (fyrir þig, kaupandi sér hana ekki)",
