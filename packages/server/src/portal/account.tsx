@@ -100,16 +100,24 @@ export function accountRoutes(fastify: FastifyInstance, context: PortalContext):
         <div class="card">
           <h2 id="sessions-title">{a.sessionsTitle}</h2>
           <TableWrap label={a.sessionsTitle}>
-            <table data-sessions>
+            <table data-sessions class="cards">
               <TableHead columns={[a.started, a.lastSeen, a.address, a.browser, { hidden: a.endSession }]} />
               <tbody>
                 {sessions.map((s) => (
                   <tr key={s.sessionId} data-session={s.sessionId}>
-                    <td>{formatDateTime(s.createdAt, lang)}</td>
-                    <td>{formatDateTime(s.lastSeenAt, lang)}</td>
-                    <td class="mono">{s.address ?? a.unknown}</td>
-                    <td>{s.userAgent || a.unknown}</td>
-                    <td>
+                    <td data-label={a.started}>
+                      <span>{formatDateTime(s.createdAt, lang)}</span>
+                    </td>
+                    <td data-label={a.lastSeen}>
+                      <span>{formatDateTime(s.lastSeenAt, lang)}</span>
+                    </td>
+                    <td class="mono" data-label={a.address}>
+                      <span>{s.address ?? a.unknown}</span>
+                    </td>
+                    <td data-label={a.browser}>
+                      <span>{s.userAgent || a.unknown}</span>
+                    </td>
+                    <td class="row-actions">
                       {s.sessionId === session.sessionId ? (
                         <span class="pill ok">{a.thisSession}</span>
                       ) : (

@@ -40,7 +40,7 @@ h3{font-size:1rem;margin:16px 0 8px}
 .mono,.ref{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9rem;overflow-wrap:anywhere}
 .table-wrap{overflow-x:auto;margin:0 0 8px;position:relative}
 .table-wrap:focus-visible{outline:3px solid #2f7de1;outline-offset:1px}
-@media(max-width:600px){table.cards thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}table.cards,table.cards tbody,table.cards tr,table.cards td{display:block;width:100%}table.cards tr{border-bottom:1px solid #d5dbe2;padding:8px 0}table.cards td{display:grid;grid-template-columns:auto minmax(0,1fr);column-gap:12px;align-items:baseline;border:0;padding:3px 0;text-align:right}table.cards td::before{content:attr(data-label);grid-row:1/span 4;font:600 15px/1.5 system-ui,-apple-system,Segoe UI,Roboto,Helvetica Neue,Arial,sans-serif;color:#4f5966;text-align:left}table.cards td>*{grid-column:2;justify-self:end;min-width:0;overflow-wrap:anywhere}}
+@media(max-width:600px){table.cards thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}table.cards,table.cards tbody,table.cards tr,table.cards td{display:block;width:100%}table.cards tr{border-bottom:1px solid #d5dbe2;padding:8px 0}table.cards td{display:grid;grid-template-columns:auto minmax(0,1fr);column-gap:12px;align-items:baseline;border:0;padding:3px 0;text-align:right}table.cards td::before{content:attr(data-label);grid-row:1/span 4;font:600 15px/1.5 system-ui,-apple-system,Segoe UI,Roboto,Helvetica Neue,Arial,sans-serif;color:#4f5966;text-align:left}table.cards td>*{grid-column:2;justify-self:end;min-width:0;overflow-wrap:anywhere}table.cards td.row-actions{display:block;text-align:left}table.cards td.row-actions .row{justify-content:flex-start}table.cards td:empty{display:none}table.cards .hint{text-align:right}}
 td.masked-card{overflow-wrap:normal}
 table{width:100%;border-collapse:collapse}
 th,td{text-align:left;padding:8px 10px;border-bottom:1px solid #e6eaef;vertical-align:top}
@@ -155,7 +155,7 @@ var sum=function(){
 var cur=tform&&tform.querySelector("[name=currency]");
 var code=cur?cur.value.trim().toUpperCase():"";
 if(!/^[A-Z]{3}$/.test(code))return "\u2014";
-var d=code in exps?exps[code]:2,s=0,any=false;
+var d=code in exps?exps[code]:2,s=0,any=false,g2=tlang==="is"?".":",",p2=tlang==="is"?",":".";
 var list=rows.querySelectorAll("[data-item]");
 for(var i=0;i<list.length;i++){
 var f=function(n){var el=list[i].querySelector("[name="+n+"]");return el?el.value:"";};
@@ -168,7 +168,10 @@ if(isNaN(line))return "\u2014";
 s+=line;
 }
 if(!any)return "\u2014";
-try{return new Intl.NumberFormat(tlang==="is"?"is-IS":"en-GB",{style:"currency",currency:code,currencyDisplay:tlang==="is"&&code==="ISK"?"symbol":"code",minimumFractionDigits:d,maximumFractionDigits:d}).format(s/Math.pow(10,d)).replace(/\u00a0/g," ");}catch(e){return "\u2014";}
+// Written by hand like the server's formatMoney: a browser may lack Icelandic number data.
+var whole=String(Math.floor(s/Math.pow(10,d))).replace(/(?=(?:[0-9]{3})+$)(?!^)/g,g2);
+var num=whole+(d>0?p2+String(s%Math.pow(10,d)+Math.pow(10,d)).slice(1):"");
+return tlang==="is"?(code==="ISK"?num+" kr.":num+" "+code):code+" "+num;
 };
 var show=function(){var text=sum();if(total.textContent!==text)total.textContent=text;};
 if(tform){tform.addEventListener("input",show);tform.addEventListener("click",function(){setTimeout(show,0);});}

@@ -139,6 +139,7 @@ export const en = {
     terms: "Terms",
     items: "Items",
     submissions: "Submissions",
+    submissionsTable: "Submissions, as a table",
     noSubmissions: "No one has paid through this link yet.",
     submissionsPageOf: (page: number, pages: number, total: number) => `Page ${page} of ${pages} (${total} submissions, newest first)`,
     answers: "Answers",
@@ -205,6 +206,7 @@ export const en = {
   dev: {
     title: "Developers",
     apiKeys: "API keys",
+    apiKeysTable: "Table of API keys",
     apiKeysIntro: "Keys authenticate your server to the payment-link API (header X-API-key).",
     keyName: "Name",
     prefix: "Starts with",

@@ -135,6 +135,7 @@ export const is: Messages = {
     terms: "Skilmálar",
     items: "Vörur",
     submissions: "Innsendingar",
+    submissionsTable: "Innsendingar í töflu",
     noSubmissions: "Enginn hefur greitt með þessum hlekk enn.",
     submissionsPageOf: (page: number, pages: number, total: number) => `Síða ${page} af ${pages} (${total} innsendingar, nýjustu fyrst)`,
     answers: "Svör",
@@ -202,6 +203,7 @@ export const is: Messages = {
   dev: {
     title: "Forritarar",
     apiKeys: "API-lyklar",
+    apiKeysTable: "Tafla API-lykla",
     apiKeysIntro: "Lyklar auðkenna netþjóninn þinn gagnvart greiðsluhlekkja-API (haus X-API-key).",
     keyName: "Heiti",
     prefix: "Byrjar á",
