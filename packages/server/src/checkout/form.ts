@@ -16,7 +16,10 @@ export interface FieldError {
   problem: FieldProblem;
 }
 
-/** What the page may show again after a failed attempt: never the card number or the CVC. */
+/**
+ * What the page may show again after a failed attempt: never the card number or the CVC. (The
+ * answer to the very post whose other fields were wrong adds the number: `typedCardNumber`.)
+ */
 export type RedisplayValues = Partial<Record<FormField, string>>;
 
 export interface ValidCheckout<Card = CardDetails> {
@@ -56,6 +59,17 @@ export function formText(body: Record<string, unknown>, name: string): string {
     const pairedLow = code >= 0xdc00 && /[\uD800-\uDBFF]/.test(text[index - 1] ?? "");
     return pairedHigh || pairedLow ? char : "";
   });
+}
+
+/**
+ * The card number as the shopper typed it, for the one answer that shows the form again because a
+ * field was wrong (422): the shopper corrects the field instead of typing the card again. Only a
+ * plausible number (digits, spaces, dashes), never the CVC, and never kept in `redisplay`, so no
+ * other answer, page cache or log gets it (docs/decisions.md#card-data-and-logs).
+ */
+export function typedCardNumber(body: Record<string, unknown>): RedisplayValues {
+  const typed = formText(body, "cardNumber").trim();
+  return /^[\d -]{1,23}$/.test(typed) ? { cardNumber: typed } : {};
 }
 
 /** The shopper fields the page asks for, in the merchant's order (Hidden ones are not asked). */

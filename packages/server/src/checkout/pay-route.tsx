@@ -11,7 +11,7 @@ import { isLang } from "../web/i18n.ts";
 import { crossSite } from "../web/security.ts";
 import { pageTheme } from "../web/theme.ts";
 import type { CheckoutContext } from "./deps.ts";
-import { type CheckoutFormResult, formText, readCheckoutForm, readSavedCardForm } from "./form.ts";
+import { type CheckoutFormResult, formText, readCheckoutForm, readSavedCardForm, typedCardNumber } from "./form.ts";
 import { issueFormToken, newAttemptKey, verifyFormToken } from "./form-token.ts";
 import { MESSAGES, requestedLang } from "./i18n.ts";
 import { priceOf, samePrice, sendCheckoutPage, sendPriceChanged, sendStatusPage } from "./link-pages.tsx";
@@ -99,12 +99,13 @@ export function payRoute(fastify: FastifyInstance, { deps, formKey, brake }: Che
       }
       if (!form.ok) {
         await attempt.finish(true);
-        // Same token: the attempt has not been used yet.
+        // Same token: the attempt has not been used yet. The card number typed comes back in this
+        // answer only (never stored, never cached: every page is no-store); the CVC does not.
         return sendCheckoutPage(reply, 422, link, {
           lang,
           theme,
           formToken: formText(body, "csrfToken"),
-          values: form.redisplay,
+          values: chosen ? form.redisplay : { ...form.redisplay, ...typedCardNumber(body) },
           errors: form.errors,
           ...again,
         });

@@ -14,6 +14,14 @@ export interface MailTexts {
   orderReference: string;
   processorReference: string;
   authCode: string;
+  /** The receipt of an authorisation a shop captures later (manual capture): nothing is charged yet. */
+  authorisation: {
+    subject(merchant: string): string;
+    title: string;
+    intro(merchant: string, amount: string): string;
+    footer(merchant: string): string;
+    authorisedAt: string;
+  };
   refundSubject(merchant: string): string;
   refundTitle: string;
   refundIntro(merchant: string, amount: string): string;
@@ -61,6 +69,14 @@ const en: MailTexts = {
   orderReference: "Order",
   processorReference: "Processor reference",
   authCode: "Authorisation code",
+  authorisation: {
+    subject: (merchant) => `Your order with ${merchant}: amount reserved on your card`,
+    title: "Your order is confirmed",
+    intro: (merchant, amount) =>
+      `${merchant} has reserved ${amount} on your card. Nothing has been charged yet: the amount is taken when ${merchant} completes your order, and a reservation that is not used is released.`,
+    footer: (merchant) => `You get this e-mail because you ordered from ${merchant} through Paylink and gave this address.`,
+    authorisedAt: "Reserved",
+  },
   refundSubject: (merchant) => `Refund from ${merchant}`,
   refundTitle: "You have been refunded",
   refundIntro: (merchant, amount) => `${merchant} has refunded ${amount} to your card. It may take a few days to show on your statement.`,
@@ -111,6 +127,14 @@ const is: MailTexts = {
   orderReference: "Pöntun",
   processorReference: "Tilvísun færsluhirðis",
   authCode: "Heimildarnúmer",
+  authorisation: {
+    subject: (merchant) => `Pöntun hjá ${merchant}: upphæð frátekin á kortinu þínu`,
+    title: "Pöntunin þín er staðfest",
+    intro: (merchant, amount) =>
+      `${merchant} hefur tekið frá ${amount} á kortinu þínu. Ekkert hefur verið skuldfært enn: upphæðin er skuldfærð þegar ${merchant} afgreiðir pöntunina, og frátekt sem ekki er notuð fellur niður.`,
+    footer: (merchant) => `Þú færð þennan póst af því að þú pantaðir hjá ${merchant} með Paylink og gafst upp þetta netfang.`,
+    authorisedAt: "Tekið frá",
+  },
   refundSubject: (merchant) => `Endurgreiðsla frá ${merchant}`,
   refundTitle: "Þú hefur fengið endurgreitt",
   refundIntro: (merchant, amount) =>

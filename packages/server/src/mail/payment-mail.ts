@@ -39,6 +39,7 @@ export function paymentMail(
       payfacReference: submission.payfacReference,
       authCode: submission.authCode,
       paidAt: submission.completedAt ?? submission.createdAt,
+      authorisedOnly: submission.manualCapture,
     });
     messages.push({
       ...receipt,
@@ -86,6 +87,8 @@ export function tokenChargeReceipt(card: SavedCard, payment: TokenPaymentRecord,
     payfacReference: payment.payfacReference,
     authCode,
     paidAt: payment.createdAt,
+    // A saved card's charge is captured at once: there is no manual capture on this path.
+    authorisedOnly: false,
   });
   return {
     ...receipt,

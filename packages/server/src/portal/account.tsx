@@ -17,6 +17,7 @@ import { frameOf, sendPortalNotFound, sendPortalPage } from "./render.tsx";
 import { formField } from "./request-state.ts";
 import { IdParams } from "./schemas.ts";
 import { brakedAttempt } from "./sign-in-code.tsx";
+import { sendConfirmPage } from "./views/confirm.tsx";
 import { Csrf, Layout } from "./views/layout.tsx";
 import { TableHead, TableWrap } from "./views/table.tsx";
 
@@ -100,25 +101,35 @@ export function accountRoutes(fastify: FastifyInstance, context: PortalContext):
         <div class="card">
           <h2 id="sessions-title">{a.sessionsTitle}</h2>
           <TableWrap label={a.sessionsTitle}>
-            <table data-sessions>
+            <table data-sessions class="cards">
               <TableHead columns={[a.started, a.lastSeen, a.address, a.browser, { hidden: a.endSession }]} />
               <tbody>
                 {sessions.map((s) => (
                   <tr key={s.sessionId} data-session={s.sessionId}>
-                    <td>{formatDateTime(s.createdAt, lang)}</td>
-                    <td>{formatDateTime(s.lastSeenAt, lang)}</td>
-                    <td class="mono">{s.address ?? a.unknown}</td>
-                    <td>{s.userAgent || a.unknown}</td>
-                    <td>
+                    <td data-label={a.started}>
+                      <span>{formatDateTime(s.createdAt, lang)}</span>
+                    </td>
+                    <td data-label={a.lastSeen}>
+                      <span>{formatDateTime(s.lastSeenAt, lang)}</span>
+                    </td>
+                    <td class="mono" data-label={a.address}>
+                      <span>{s.address ?? a.unknown}</span>
+                    </td>
+                    <td data-label={a.browser}>
+                      <span>{s.userAgent || a.unknown}</span>
+                    </td>
+                    <td class="row-actions">
                       {s.sessionId === session.sessionId ? (
                         <span class="pill ok">{a.thisSession}</span>
                       ) : (
-                        <form method="post" action={`/portal/account/sessions/${s.sessionId}/end`}>
-                          <Csrf token={session.csrfToken} />
-                          <button type="submit" class="secondary" aria-label={a.endSessionLabel(formatDateTime(s.createdAt, lang))}>
-                            {a.endSession}
-                          </button>
-                        </form>
+                        // Ending a session asks first: the link leads to the question (a GET).
+                        <a
+                          class="button secondary"
+                          href={`/portal/account/sessions/${s.sessionId}/end`}
+                          aria-label={a.endSessionLabel(formatDateTime(s.createdAt, lang))}
+                        >
+                          {a.endSession}
+                        </a>
                       )}
                     </td>
                   </tr>
@@ -167,6 +178,27 @@ export function accountRoutes(fastify: FastifyInstance, context: PortalContext):
     const session = request.portal.session!;
     await endUserSessions(deps.db, session.userId, session.sessionId);
     return reply.redirect("/portal/account?done=others-ended", 303);
+  });
+
+  app.get("/account/sessions/:id/end", { schema: { params: IdParams }, attachValidation: true }, async (request, reply) => {
+    const session = request.portal.session!;
+    const { lang } = request.portal;
+    const a = PORTAL_MESSAGES[lang].account;
+    // Only another of this person's own sessions can be asked about; anything else is not found.
+    const found = request.validationError
+      ? undefined
+      : (await listUserSessions(deps.db, session.userId)).find(
+          (s) => s.sessionId === request.params.id && s.sessionId !== session.sessionId,
+        );
+    if (!found) return sendPortalNotFound(request, reply);
+    return sendConfirmPage(request, reply, {
+      question: a.confirmEnd(formatDateTime(found.createdAt, lang)),
+      consequence: a.confirmEndText,
+      action: `/portal/account/sessions/${found.sessionId}/end`,
+      button: a.endSession,
+      back: "/portal/account",
+      section: "account",
+    });
   });
 
   app.post("/account/sessions/:id/end", { ...own, schema: { params: IdParams }, attachValidation: true }, async (request, reply) => {

@@ -40,7 +40,7 @@ h3{font-size:1rem;margin:16px 0 8px}
 .mono,.ref{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9rem;overflow-wrap:anywhere}
 .table-wrap{overflow-x:auto;margin:0 0 8px;position:relative}
 .table-wrap:focus-visible{outline:3px solid #2f7de1;outline-offset:1px}
-@media(max-width:600px){table.cards thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}table.cards,table.cards tbody,table.cards tr,table.cards td{display:block;width:100%}table.cards tr{border-bottom:1px solid #d5dbe2;padding:8px 0}table.cards td{display:grid;grid-template-columns:auto minmax(0,1fr);column-gap:12px;align-items:baseline;border:0;padding:3px 0;text-align:right}table.cards td::before{content:attr(data-label);grid-row:1/span 4;font:600 15px/1.5 system-ui,-apple-system,Segoe UI,Roboto,Helvetica Neue,Arial,sans-serif;color:#4f5966;text-align:left}table.cards td>*{grid-column:2;justify-self:end;min-width:0;overflow-wrap:anywhere}}
+@media(max-width:600px){table.cards thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}table.cards,table.cards tbody,table.cards tr,table.cards td{display:block;width:100%}table.cards tr{border-bottom:1px solid #d5dbe2;padding:8px 0}table.cards td{display:grid;grid-template-columns:auto minmax(0,1fr);column-gap:12px;align-items:baseline;border:0;padding:3px 0;text-align:right}table.cards td::before{content:attr(data-label);grid-row:1/span 4;font:600 15px/1.5 system-ui,-apple-system,Segoe UI,Roboto,Helvetica Neue,Arial,sans-serif;color:#4f5966;text-align:left}table.cards td>*{grid-column:2;justify-self:end;min-width:0;overflow-wrap:anywhere}table.cards td.row-actions{display:block;text-align:left}table.cards td.row-actions .row{justify-content:flex-start}table.cards td:empty{display:none}table.cards .hint{text-align:right}}
 td.masked-card{overflow-wrap:normal}
 table{width:100%;border-collapse:collapse}
 th,td{text-align:left;padding:8px 10px;border-bottom:1px solid #e6eaef;vertical-align:top}
@@ -65,6 +65,8 @@ fieldset.card>legend{float:left;width:100%;padding:0;margin:0 0 12px;font-size:1
 fieldset.card>legend+*{clear:both}
 [data-item]{border-bottom:1px solid #e6eaef;margin:0 0 12px}
 [data-item]>button{margin:0 0 14px}
+.items-total{margin:12px 0 0;font-weight:600}
+.items-total output{font-variant-numeric:tabular-nums}
 textarea{min-height:80px}
 input:focus,select:focus,textarea:focus,a:focus-visible,button:focus-visible{outline:3px solid #2f7de1;outline-offset:1px}
 [aria-invalid=true]{border:2px solid #b3261e}
@@ -136,6 +138,45 @@ var t=e.target;if(!t||!t.matches||!t.matches("[data-remove-item]"))return;
 var list=rows.querySelectorAll("[data-item]");
 if(list.length>1)t.closest("[data-item]").remove();
 });
+}
+var total=document.querySelector("[data-total]");
+if(total&&rows){
+var tform=total.closest("form");
+var tlang=total.getAttribute("data-lang")==="is"?"is":"en";
+var exps={};try{exps=JSON.parse(total.getAttribute("data-exponents")||"{}");}catch(e){}
+var read=function(text,d){
+var t=(text||"").split(" ").join("").split(String.fromCharCode(160)).join("");if(t==="")return null;
+var g=tlang==="is"?".":",",p=tlang==="is"?",":".";
+var frac=d>0?"(?:["+p+"]([0-9]{1,"+d+"}))?":"";
+var w=new RegExp("^([0-9]{1,3}(?:["+g+"][0-9]{3})+|[0-9]{1,15})"+frac+"$").exec(t);
+if(!w)w=new RegExp("^([0-9]{1,15})"+(d>0?"(?:[.,]([0-9]{1,"+d+"}))?":"")+"$").exec(t);
+if(!w)return NaN;
+return Number(w[1].split(g).join(""))*Math.pow(10,d)+Number(((w[2]||"")+"0000").slice(0,d)||"0");
+};
+var sum=function(){
+var cur=tform&&tform.querySelector("[name=currency]");
+var code=cur?cur.value.trim().toUpperCase():"";
+if(!/^[A-Z]{3}$/.test(code))return "\u2014";
+var d=code in exps?exps[code]:2,s=0,any=false,g2=tlang==="is"?".":",",p2=tlang==="is"?",":".";
+var list=rows.querySelectorAll("[data-item]");
+for(var i=0;i<list.length;i++){
+var f=function(n){var el=list[i].querySelector("[name="+n+"]");return el?el.value:"";};
+var q=f("itemQuantity").trim(),u=read(f("itemUnitPrice"),d),a=read(f("itemAmount"),d);
+if(f("itemName").trim()===""&&q===""&&u===null&&a===null)continue;
+any=true;
+var qn=q===""?1:/^[0-9]{1,9}$/.test(q)?Number(q):NaN;
+var line=a!==null?a:qn*(u===null?NaN:u);
+if(isNaN(line))return "\u2014";
+s+=line;
+}
+if(!any)return "\u2014";
+// Written by hand like the server's formatMoney: a browser may lack Icelandic number data.
+var whole=String(Math.floor(s/Math.pow(10,d))).replace(/(?=(?:[0-9]{3})+$)(?!^)/g,g2);
+var num=whole+(d>0?p2+String(s%Math.pow(10,d)+Math.pow(10,d)).slice(1):"");
+return tlang==="is"?(code==="ISK"?num+" kr.":num+" "+code):code+" "+num;
+};
+var show=function(){var text=sum();if(total.textContent!==text)total.textContent=text;};
+if(tform){tform.addEventListener("input",show);tform.addEventListener("click",function(){setTimeout(show,0);});}
 }
 var preview=document.querySelector("[data-preview]");
 if(preview){

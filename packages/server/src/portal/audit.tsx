@@ -174,15 +174,30 @@ function ObjectLink(props: { entry: AuditEntry }) {
   );
 }
 
-/** The details as short "name: value" pairs; an amount with its currency reads as money. */
+/**
+ * The details as short "name: value" pairs in the page's language; an amount with its currency
+ * reads as money. Names and values the catalogue does not know are shown as stored.
+ */
 function detailsText(entry: AuditEntry, lang: Lang): string {
+  const messages = PORTAL_MESSAGES[lang];
+  const { detailNames, detailValues } = messages.audit;
   const { amount, currency, ...rest } = entry.details;
+  // Own keys only: a stored name such as "constructor" is shown as it is.
+  const known = (words: Record<string, string>, key: string) => (Object.hasOwn(words, key) ? words[key] : undefined);
+  const nameOf = (name: string) => known(detailNames, name) ?? name;
+  const shownValue = (name: string, value: string | number | boolean) => {
+    const text = String(value);
+    if (name === "fields") return nameOf(text);
+    if (name === "role") return known(messages.roles, text) ?? text;
+    return known(detailValues, text) ?? text;
+  };
   const parts: string[] = [];
   if (typeof amount === "number" && typeof currency === "string") parts.push(formatMoney(amount, currency, lang));
-  else if (amount !== undefined) parts.push(`amount: ${String(amount)}`);
+  else if (amount !== undefined) parts.push(`${nameOf("amount")}: ${String(amount)}`);
   for (const [name, value] of Object.entries(rest)) {
     if (value === null || value === undefined) continue;
-    parts.push(`${name}: ${Array.isArray(value) ? value.join(", ") : String(value)}`);
+    const shown = Array.isArray(value) ? value.map((one) => shownValue(name, one)).join(", ") : shownValue(name, value);
+    parts.push(`${nameOf(name)}: ${shown}`);
   }
   return parts.join(" · ") || "—";
 }

@@ -74,18 +74,28 @@ export function developersRoutes(fastify: FastifyInstance, { deps }: PortalConte
         <section class="card" aria-labelledby="keys-title">
           <h2 id="keys-title">{m.dev.apiKeys}</h2>
           <p class="muted">{m.dev.apiKeysIntro}</p>
-          <TableWrap label={m.dev.apiKeys}>
-            <table data-api-keys>
+          <TableWrap label={m.dev.apiKeysTable}>
+            <table data-api-keys class="cards">
               <TableHead columns={[m.dev.keyName, m.dev.prefix, m.dev.created, m.dev.lastUsed, m.dev.state, { hidden: m.dev.revoke }]} />
               <tbody>
                 {keys.map((key) => (
                   <tr key={key.keyId} data-key-id={key.keyId}>
-                    <td>{key.name || m.none}</td>
-                    <td class="mono">{`${key.prefix}…`}</td>
-                    <td>{formatDateTime(key.createdAt, lang)}</td>
-                    <td>{key.lastUsedAt ? formatDateTime(key.lastUsedAt, lang) : m.dev.never}</td>
-                    <td>{key.revokedAt ? <span class="pill bad">{m.dev.revoked}</span> : <span class="pill ok">{m.dev.active}</span>}</td>
-                    <td>
+                    <td data-label={m.dev.keyName}>
+                      <span>{key.name || m.none}</span>
+                    </td>
+                    <td class="mono" data-label={m.dev.prefix}>
+                      <span>{`${key.prefix}…`}</span>
+                    </td>
+                    <td data-label={m.dev.created}>
+                      <span>{formatDateTime(key.createdAt, lang)}</span>
+                    </td>
+                    <td data-label={m.dev.lastUsed}>
+                      <span>{key.lastUsedAt ? formatDateTime(key.lastUsedAt, lang) : m.dev.never}</span>
+                    </td>
+                    <td data-label={m.dev.state}>
+                      {key.revokedAt ? <span class="pill bad">{m.dev.revoked}</span> : <span class="pill ok">{m.dev.active}</span>}
+                    </td>
+                    <td class="row-actions">
                       {key.revokedAt || !canManage ? null : (
                         <a
                           href={`/portal/developers/api-keys/${key.keyId}/revoke`}

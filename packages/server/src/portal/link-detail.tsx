@@ -155,29 +155,33 @@ export function linkDetailRoutes(fastify: FastifyInstance, { deps }: PortalConte
               <p class="muted">{m.detail.noSubmissions}</p>
             ) : null
           ) : (
-            <TableWrap label={m.detail.submissions}>
-              <table data-submissions>
+            <TableWrap label={m.detail.submissionsTable}>
+              <table data-submissions class="cards">
                 <TableHead columns={[m.payment.date, m.detail.answers, m.payment.card, { num: m.payment.amount }, m.payment.result]} />
                 <tbody>
                   {submissions.map((s) => (
                     <tr key={s.checkoutReference}>
-                      <td>
+                      <td data-label={m.payment.date}>
                         {["approved", "declined", "failed"].includes(s.state) ? (
                           <a href={`/portal/payments/${s.checkoutReference}`}>{formatDateTime(s.createdAt, lang)}</a>
                         ) : (
-                          formatDateTime(s.createdAt, lang)
+                          <span>{formatDateTime(s.createdAt, lang)}</span>
                         )}
                       </td>
-                      <td>
+                      <td data-label={m.detail.answers}>
                         {s.answers.map((a) => (
                           <span class="hint" key={a.field}>
                             {`${shopperFieldLabel(lang, a.field)}: ${a.value}`}
                           </span>
                         ))}
                       </td>
-                      <td class="masked-card">{cardName(s.cardBrand, s.cardMasked) ?? m.none}</td>
-                      <td class="num">{formatMoney(s.amount, s.currency, lang)}</td>
-                      <td>
+                      <td class="masked-card" data-label={m.payment.card}>
+                        <span>{cardName(s.cardBrand, s.cardMasked) ?? m.none}</span>
+                      </td>
+                      <td class="num" data-label={m.payment.amount}>
+                        <span>{formatMoney(s.amount, s.currency, lang)}</span>
+                      </td>
+                      <td data-label={m.payment.result}>
                         <StatePill state={s.state} lang={lang} />
                         {s.reason && s.state !== "approved" ? <span class="hint">{declineReasonText(lang, s.reason)}</span> : null}
                       </td>

@@ -122,6 +122,16 @@ export function linkRequestOf(values: LinkFormValues, lang: Lang): { body: Recor
   return { body, problems };
 }
 
+/**
+ * The items' total as the form would save it (the link amount, in wire units), for the running total
+ * beside the items; null without items or while an item's numbers cannot be read.
+ */
+export function itemsTotal(values: LinkFormValues, lang: Lang): number | null {
+  if (values.type === "TokenizeByLink" || values.items.length === 0 || !isKnownCurrency(values.currency)) return null;
+  const { body, problems } = linkRequestOf(values, lang);
+  return [...problems.keys()].some((key) => key.startsWith("item-")) ? null : Number(body.amount);
+}
+
 /** A datetime-local value ("2030-01-31T12:00") is a time in Iceland, which is UTC all year. */
 function expiryInstant(text: string): string {
   return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(text) ? `${text}:00Z` : text;

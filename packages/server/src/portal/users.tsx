@@ -87,7 +87,7 @@ export function usersRoutes(fastify: FastifyInstance, context: PortalContext): v
         {/* The table's own scroll region is the named landmark; this card is only its frame. */}
         <div class="card">
           <TableWrap label={u.title}>
-            <table data-users>
+            <table data-users class="cards">
               <TableHead columns={[u.email, u.role, u.twoFactor, u.since, { hidden: u.actions }]} />
               <tbody>
                 {users.map((user) => {
@@ -95,16 +95,22 @@ export function usersRoutes(fastify: FastifyInstance, context: PortalContext): v
                   const manageable = !self && mayManageUser(session.role, user.role, null);
                   return (
                     <tr key={user.userId} data-user={user.email} data-role={user.role}>
-                      <td>
-                        {user.email} {self ? <span class="muted">{u.you}</span> : null}
+                      <td data-label={u.email}>
+                        <span>
+                          {user.email} {self ? <span class="muted">{u.you}</span> : null}
+                        </span>
                       </td>
-                      <td>
-                        {m.roles[user.role]}
+                      <td data-label={u.role}>
+                        <span>{m.roles[user.role]}</span>
                         <span class="hint">{m.roleHints[user.role]}</span>
                       </td>
-                      <td>{user.twoFactorEnabled ? <span class="pill ok">{u.on}</span> : <span class="pill">{u.off}</span>}</td>
-                      <td data-when>{formatDateTime(user.createdAt, lang)}</td>
-                      <td>
+                      <td data-label={u.twoFactor}>
+                        {user.twoFactorEnabled ? <span class="pill ok">{u.on}</span> : <span class="pill">{u.off}</span>}
+                      </td>
+                      <td data-label={u.since} data-when>
+                        <span>{formatDateTime(user.createdAt, lang)}</span>
+                      </td>
+                      <td class="row-actions">
                         {manageable ? (
                           <div class="row">
                             {/* Changing a role asks first: this form leads to the question (a GET). */}

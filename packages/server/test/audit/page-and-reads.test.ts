@@ -120,6 +120,40 @@ for (const backend of testBackends()) {
       assert.equal(new Set(whole.slice(1).map((row) => row[6])).size, 30);
     });
 
+    test("the details read in the page's language; the CSV keeps the stored English keys", async () => {
+      const worded = await server.addMerchant();
+      await insertAuditEntry(server.db, {
+        merchantId: worded.merchantId,
+        actor: apiKeyActor({ keyId: "key_words", keyPrefix: "plk_word" }, "192.0.2.9"),
+        action: "link.update",
+        object: { type: "payment-link", id: "WORDED01" },
+        details: { fields: ["amount", "description"], alreadyDisabled: true, type: "PayByLink", unheardOf: "kept" },
+      });
+      const wordedPortal = await signedIn(server, worded, "worded@example.com");
+      const detailsOf = async (lang: string) => {
+        const html = (await wordedPortal.get(`/portal/audit?lang=${lang}&action=link.update`)).html;
+        // The database keeps the keys in its own order: compare the pairs, not their order.
+        return /<tr data-action="link.update">.*?<td data-label="[^"]*"><span>([^<]*)<\/span><\/td><\/tr>/s
+          .exec(html)?.[1]
+          ?.split(" · ")
+          .sort();
+      };
+      assert.deepEqual(await detailsOf("is"), ["breytt: upphæð, lýsing", "tegund: greiðsla", "unheardOf: kept", "þegar óvirkt: já"].sort());
+      assert.deepEqual(
+        await detailsOf("en"),
+        ["already disabled: yes", "changed: amount, description", "type: payment", "unheardOf: kept"].sort(),
+      );
+      const download = await fetch(`${server.baseUrl}/portal/audit.csv?lang=is`, { headers: { cookie: wordedPortal.cookieHeader() } });
+      const rows = parseCsv((await download.text()).replace(/^\uFEFF/, ""), ";");
+      const details = rows.find((row) => row.includes("WORDED01"))?.[AUDIT_CSV_HEADER.indexOf("details")];
+      assert.deepEqual(JSON.parse(details!), {
+        fields: ["amount", "description"],
+        alreadyDisabled: true,
+        type: "PayByLink",
+        unheardOf: "kept",
+      });
+    });
+
     test("the admin API reads the log paged and filtered; bad filters are a 400; an unknown merchant a 404", async () => {
       const read = async (merchantId: string, query = "") => {
         const response = await fetch(`${server.baseUrl}/admin/v1/merchants/${merchantId}/audit${query}`, {

@@ -134,7 +134,7 @@ for (const backend of testBackends()) {
       }
     }
 
-    it("the re-rendered form keeps shopper fields, name and expiry, but never the card number or CVC", async () => {
+    it("the 422 form keeps shopper fields, name, expiry and the card number typed, never the CVC", async () => {
       const response = await postForm(server.baseUrl, reference, {
         ...hiddenInputs(pageHtml),
         ...GOOD_SHOPPER,
@@ -149,8 +149,9 @@ for (const backend of testBackends()) {
       }
       assert.match(response.html, /<input id="cardHolder"[^>]*value="Anna J"/);
       assert.match(response.html, /<input id="cardExpiry"[^>]*value="08\/\d\d"/);
-      assert.doesNotMatch(response.html, /4111 ?1111 ?1111 ?1111/);
-      assert.doesNotMatch(response.html, /<input id="cardNumber"[^>]*value=/);
+      // The number comes back in this one answer, which no cache keeps; the CVC never does.
+      assert.match(response.html, /<input id="cardNumber"[^>]*value="4111 1111 1111 1111"/);
+      assert.equal(response.headers.get("cache-control"), "no-store");
       assert.doesNotMatch(response.html, /<input id="cardCvc"[^>]*value=/);
       // The same (unused) attempt token comes back, and a corrected post pays.
       assert.equal(hiddenInputs(response.html).csrfToken, hiddenInputs(pageHtml).csrfToken);
@@ -160,6 +161,15 @@ for (const backend of testBackends()) {
         ...cardFields(CARDS.visa),
       });
       assert.equal(fixed.status, 200);
+      // Any other answer that shows the form again (here a declined card) leaves the number out.
+      const declinedLink = await createLink(server, { culture: "en" });
+      const declined = await postForm(server.baseUrl, declinedLink, {
+        ...hiddenInputs((await getPage(server.baseUrl, `/pay/${declinedLink}`)).html),
+        ...cardFields(CARDS.refused),
+      });
+      assert.equal(declined.status, 402);
+      assert.doesNotMatch(declined.html, /<input id="cardNumber"[^>]*value=/);
+      assert.doesNotMatch(declined.html, /<input id="cardCvc"[^>]*value=/);
       const link = (await server.api("GET", `/api/v1/paymentlinks/${reference}`)).body.paymentLink;
       assert.deepEqual(
         link.submissions[0].answers,

@@ -132,6 +132,39 @@ for (const backend of testBackends()) {
       assert.ok(receipt!.text.includes(formatMoney(489000, "ISK", "is")));
     });
 
+    for (const lang of ["is", "en"] as const) {
+      test(`an authorisation the shop captures later is worded as a reservation, never as paid (${lang})`, async () => {
+        const session = await createSession(server, { shopperContact: "held@example.com", culture: lang, isManualCapture: true });
+        assert.equal((await paySession(server.baseUrl, session.checkoutReference)).status, 303);
+        await drain();
+        const [receipt] = await mailbox.waitFor(1);
+        const amount = formatMoney(489000, "ISK", lang);
+        const expected =
+          lang === "is"
+            ? {
+                subject: "Pöntun hjá Test merchant: upphæð frátekin á kortinu þínu",
+                intro: `hefur tekið frá ${amount}`,
+                when: "Tekið frá:",
+              }
+            : {
+                subject: "Your order with Test merchant: amount reserved on your card",
+                intro: `has reserved ${amount}`,
+                when: "Reserved:",
+              };
+        assert.equal(receipt!.subject, expected.subject);
+        for (const body of [receipt!.text, receipt!.html]) {
+          assert.ok(body.includes(expected.intro), body);
+          // None of the paid receipt's claims: its title, its intro, its "Paid" line, its footer.
+          const claims =
+            lang === "is"
+              ? /Takk fyrir greiðsluna|tekið við greiðslunni|Greitt|þú greiddir/
+              : /Thank you for your payment|received your payment|Paid|you paid/;
+          assert.doesNotMatch(body, claims);
+        }
+        assert.ok(receipt!.text.includes(expected.when), receipt!.text);
+      });
+    }
+
     test("a recipient the server refuses for good (550) is given up on at once, with the server's answer", async () => {
       const strict = await startMailbox(0, { refuses: (address) => address.startsWith("gone@") });
       try {

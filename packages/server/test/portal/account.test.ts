@@ -78,7 +78,18 @@ for (const backend of testBackends()) {
       const strangerCsrf = await stranger.csrf();
       assert.equal((await stranger.post(`/portal/account/sessions/${betaRow.id}/end`, { csrf: strangerCsrf })).status, 404);
       assert.equal((await beta.get("/portal/overview")).status, 200);
-      const ended = await me.post(`/portal/account/sessions/${betaRow.id}/end`, {}, page);
+      // Ending asks first, without JavaScript: a link to a question page that changes nothing.
+      assert.match(betaRow.html, new RegExp(`<a class="button secondary" href="/portal/account/sessions/${betaRow.id}/end"`));
+      assert.doesNotMatch(page.html, /<form method="post" action="\/portal\/account\/sessions\/[^"]+\/end"/, "no one-click end");
+      const question = await me.get(`/portal/account/sessions/${betaRow.id}/end`);
+      assert.equal(question.status, 200);
+      assert.match(question.html, /data-confirm/);
+      assert.match(question.text, /End the session started/);
+      assert.equal((await beta.get("/portal/overview")).status, 200, "asking ended nothing");
+      assert.equal((await stranger.get(`/portal/account/sessions/${betaRow.id}/end`)).status, 404);
+      const ownId = rows.find((row) => row.html.includes("Alpha/1"))!.id;
+      assert.equal((await me.get(`/portal/account/sessions/${ownId}/end`)).status, 404, "this session ends by signing out");
+      const ended = await me.post(`/portal/account/sessions/${betaRow.id}/end`, {}, question);
       assert.equal(ended.status, 303);
       assert.match((await me.get(ended.location!)).text, /The session was ended/);
       assert.equal((await beta.get("/portal/overview")).status, 303);

@@ -54,7 +54,7 @@ describe("portal developers (pglite)", () => {
     assert.equal(secretOf(again), undefined, "the key is never shown again");
     assert.equal((await server.db.selectFrom("api_keys").select("id").where("name", "=", "Shop server").execute()).length, 1);
     const row = new RegExp(
-      `data-key-id="(key_[A-Za-z0-9]+)"><td>Shop server</td><td class="mono">${apiKey!.slice(0, 8)}…</td><td>[^<]+</td><td>(?!Never)`,
+      `data-key-id="(key_[A-Za-z0-9]+)"><td data-label="Name"><span>Shop server</span></td><td class="mono" data-label="Starts with"><span>${apiKey!.slice(0, 8)}…</span></td><td data-label="Created"><span>[^<]+</span></td><td data-label="Last used"><span>(?!Never)`,
     );
     const keyId = row.exec(again.html)?.[1];
     assert.ok(keyId, "the list shows the name, the prefix and a last-used time");

@@ -73,6 +73,30 @@ describe("portal links (pglite)", () => {
     has(detail.html, new RegExp(`src="/pay/${reference}/qr.svg"`));
   });
 
+  test("Icelandic amounts: 18.900 and 18900 both mean 18,900 kr.; a form shown again has the items' total", async () => {
+    await portal.get("/portal/links?lang=is");
+    try {
+      for (const typed of ["18.900", "18900"]) {
+        const created = await createViaForm({ ...twoItems(), itemUnitPrice: [typed, "490", ""] });
+        assert.equal(created.status, 303, created.text.slice(0, 500));
+        const link = await getLink(server, created.location!.split("/").pop()!);
+        assert.equal(link.items[0].unitPrice, 1890000, typed);
+        assert.equal(link.amount, 1890000 + 88000, typed);
+      }
+      // The form shown again after a problem has the total of the items typed, in the page's language.
+      const again = await createViaForm({ ...twoItems(), itemUnitPrice: ["18.900", "490", ""], returnUrl: "http://shop.example.com/" });
+      assert.equal(again.status, 400);
+      has(
+        again.html,
+        /<span id="items-total-label">Samtala varanna<\/span> <output data-total="true" data-lang="is"[^>]*aria-live="polite">19\.780 kr\.<\/output>/,
+      );
+      const unreadable = await createViaForm({ ...twoItems(), itemUnitPrice: ["átján", "490", ""] });
+      has(unreadable.html, /<output data-total[^>]*>—<\/output>/);
+    } finally {
+      await portal.get("/portal/links?lang=en");
+    }
+  });
+
   test("a save-card link: no items, amount 0, single use", async () => {
     const created = await createViaForm({
       type: "TokenizeByLink",

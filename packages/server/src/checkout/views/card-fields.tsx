@@ -1,6 +1,8 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
-// "Card details": number, expiry, security code and the optional name on the card. The number and
-// the code are never shown again after a failed attempt.
+// "Card details": number, expiry, security code and the optional name on the card. The code is
+// never shown again; the number only in the answer to the post whose fields were wrong (form.ts).
+// The attributes let a phone show a number pad and a browser fill the card in; the form is
+// `novalidate`, so every message still comes from the server, in the page's language.
 import { CARD_HOLDER_MAX_LENGTH, type RedisplayValues } from "../form.ts";
 import type { Messages } from "../i18n.ts";
 import { Field, type FieldErrorTexts } from "./field.tsx";
@@ -21,9 +23,11 @@ export function CardFields({ m, values, errors }: { m: Messages; values: Redispl
             inputmode="numeric"
             autocomplete="cc-number"
             maxLength={23}
+            pattern="[0-9 \-]{12,23}"
             spellcheck={false}
             autocapitalize="off"
             required
+            value={values.cardNumber ?? ""}
             placeholder="1234 1234 1234 1234"
             aria-describedby={describedBy}
             aria-invalid={invalid ? "true" : undefined}
@@ -64,6 +68,7 @@ export function CardFields({ m, values, errors }: { m: Messages; values: Redispl
               inputmode="numeric"
               autocomplete="cc-csc"
               maxLength={4}
+              pattern="[0-9]{3,4}"
               required
               aria-describedby={describedBy}
               aria-invalid={invalid ? "true" : undefined}

@@ -1,6 +1,7 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
 // The shopper's receipt: who was paid, for what, how much, with which card, and the references
-// to quote if something is wrong.
+// to quote if something is wrong. An authorisation the shop captures later is worded as one: the
+// shopper has not paid yet, and a mail saying so would be untrue if the shop never captures.
 import type { Item } from "../../domain/links/types.ts";
 import { cardDisplayName } from "../../payments/cards.ts";
 import { formatDateTime, formatMoney, type Lang } from "../../web/i18n.ts";
@@ -21,11 +22,29 @@ export interface ReceiptFacts {
   payfacReference: string | null;
   authCode: string | null;
   paidAt: Date;
+  /** Authorised, not captured (a session with manual capture): worded as a reservation, not a payment. */
+  authorisedOnly: boolean;
 }
 
 export function receiptMail(lang: Lang, facts: ReceiptFacts): RenderedMail {
   const m = MAIL_TEXTS[lang];
   const money = (amount: number) => formatMoney(amount, facts.currency, lang);
+  const a = m.authorisation;
+  const words = facts.authorisedOnly
+    ? {
+        subject: a.subject(facts.merchantName),
+        title: a.title,
+        intro: a.intro(facts.merchantName, money(facts.amount)),
+        footer: a.footer(facts.merchantName),
+        when: a.authorisedAt,
+      }
+    : {
+        subject: m.receiptSubject(facts.merchantName),
+        title: m.receiptTitle,
+        intro: m.receiptIntro(facts.merchantName),
+        footer: m.receiptFooter(facts.merchantName),
+        when: m.paidAt,
+      };
   const items: Array<[string, string]> = facts.items.map((item) => [
     item.quantity === 1 ? item.name : `${item.quantity} × ${item.name}`,
     money(item.amount),
@@ -34,7 +53,7 @@ export function receiptMail(lang: Lang, facts: ReceiptFacts): RenderedMail {
   const details: Array<[string, string]> = [
     [m.total, money(facts.amount)],
     ...(card ? [[m.card, card] as [string, string]] : []),
-    [m.paidAt, formatDateTime(facts.paidAt, lang)],
+    [words.when, formatDateTime(facts.paidAt, lang)],
     [m.orderReference, facts.orderReference],
     [m.reference, facts.checkoutReference],
     ...(facts.payfacReference ? [[m.processorReference, facts.payfacReference] as [string, string]] : []),
@@ -42,12 +61,12 @@ export function receiptMail(lang: Lang, facts: ReceiptFacts): RenderedMail {
   ];
   const html = renderMailHtml({
     lang,
-    title: m.receiptTitle,
+    title: words.title,
     sender: facts.merchantName,
-    footer: m.receiptFooter(facts.merchantName),
+    footer: words.footer,
     children: (
       <>
-        <p>{m.receiptIntro(facts.merchantName)}</p>
+        <p>{words.intro}</p>
         {items.length > 0 ? (
           <>
             <h2 style="font-size:16px;margin:16px 0 0">{m.itemsHeading}</h2>
@@ -59,11 +78,11 @@ export function receiptMail(lang: Lang, facts: ReceiptFacts): RenderedMail {
     ),
   });
   const text = plainText([
-    m.receiptTitle,
-    m.receiptIntro(facts.merchantName),
+    words.title,
+    words.intro,
     items.length > 0 ? `${m.itemsHeading}:\n${items.map(([name, amount]) => `  ${name}: ${amount}`).join("\n")}` : null,
     details,
-    `-- \n${m.receiptFooter(facts.merchantName)}`,
+    `-- \n${words.footer}`,
   ]);
-  return { subject: m.receiptSubject(facts.merchantName), html, text };
+  return { subject: words.subject, html, text };
 }

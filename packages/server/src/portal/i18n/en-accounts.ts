@@ -97,6 +97,8 @@ export const enAccounts = {
     thisSession: "This session",
     endSession: "End",
     endSessionLabel: (when: string) => `End the session started ${when}`,
+    confirmEnd: (when: string) => `End the session started ${when}?`,
+    confirmEndText: "That browser is signed out at once; whoever uses it must sign in again.",
     endOthers: "End all other sessions",
     sessionEnded: "The session was ended.",
     othersEnded: "Your other sessions were ended.",

@@ -96,6 +96,8 @@ export const isAccounts: AccountMessages = {
     thisSession: "Þessi innskráning",
     endSession: "Ljúka",
     endSessionLabel: (when: string) => `Ljúka innskráningu sem hófst ${when}`,
+    confirmEnd: (when: string) => `Ljúka innskráningu sem hófst ${when}?`,
+    confirmEndText: "Sá vafri er skráður út strax; sá sem notar hann þarf að skrá sig inn aftur.",
     endOthers: "Ljúka öllum öðrum innskráningum",
     sessionEnded: "Innskráningunni var lokið.",
     othersEnded: "Öðrum innskráningum þínum var lokið.",

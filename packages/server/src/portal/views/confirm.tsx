@@ -16,7 +16,7 @@ export interface Confirmation {
   back: string;
   /** What the form posts besides the CSRF token (the amount of a refund asked about). */
   fields?: Record<string, string>;
-  section: "links" | "payments" | "saved-cards" | "developers" | "users";
+  section: "links" | "payments" | "saved-cards" | "developers" | "users" | "account";
 }
 
 export function sendConfirmPage(request: FastifyRequest, reply: FastifyReply, c: Confirmation) {

@@ -5,10 +5,11 @@
 
 import type { Terminal, Theme } from "../../db/merchants-repository.ts";
 import { RECURRING_PROCESSING_MODELS, SHOPPER_FIELDS } from "../../domain/links/types.ts";
-import type { Lang } from "../../web/i18n.ts";
+import { ISO_4217_EXPONENTS } from "../../domain/money/currencies.ts";
+import { formatMoney, type Lang } from "../../web/i18n.ts";
 import { SHOPPER_FIELD_LABELS } from "../../web/shopper-field-labels.ts";
 import { PORTAL_MESSAGES } from "../i18n.ts";
-import type { LinkFormValues } from "../link-form.ts";
+import { itemsTotal, type LinkFormValues } from "../link-form.ts";
 import { ItemInput, Problem } from "./form-bits.tsx";
 import { Csrf } from "./layout.tsx";
 
@@ -125,6 +126,7 @@ export function LinkForm(props: LinkFormProps) {
         <button type="button" class="secondary" data-add-item hidden>
           {m.addItem}
         </button>
+        <ItemsTotal lang={props.lang} values={values} />
       </fieldset>
       {/* The rare choices wait behind "more" (the form was 4,300 px long on a phone); they open by
           themselves when an optional one is set or any has a problem, so nothing wrong is hidden. */}
@@ -236,6 +238,27 @@ export function LinkForm(props: LinkFormProps) {
         <button type="submit">{props.mode === "create" ? m.create : m.save}</button>
       </div>
     </form>
+  );
+}
+
+/** Currencies whose amounts are not written with two decimals, for the script's running total. */
+const EXPONENTS = JSON.stringify(Object.fromEntries([...ISO_4217_EXPONENTS].filter(([, exponent]) => exponent !== 2)));
+
+/**
+ * The items' total: rendered by the server (a form shown again after a problem, the edit form) and
+ * kept up to date by the portal's script as the merchant types. An output element is a polite live
+ * region, so a screen reader hears the new total without losing its place.
+ */
+function ItemsTotal(props: { lang: Lang; values: LinkFormValues }) {
+  const m = PORTAL_MESSAGES[props.lang].form;
+  const total = itemsTotal(props.values, props.lang);
+  return (
+    <p class="items-total">
+      <span id="items-total-label">{m.itemsTotal}</span>{" "}
+      <output data-total data-lang={props.lang} data-exponents={EXPONENTS} aria-labelledby="items-total-label" aria-live="polite">
+        {total === null ? "—" : formatMoney(total, props.values.currency, props.lang)}
+      </output>
+    </p>
   );
 }
 

@@ -28,7 +28,7 @@ export function Refunds(props: {
         <p class="muted">{m.noRefunds}</p>
       ) : (
         <TableWrap label={m.refundsTable}>
-          <table data-refunds>
+          <table data-refunds class="cards">
             <TableHead
               columns={[
                 PORTAL_MESSAGES[props.lang].payment.date,
@@ -40,13 +40,17 @@ export function Refunds(props: {
             <tbody>
               {props.refunds.map((r) => (
                 <tr key={r.payfacReference}>
-                  <td>{formatDateTime(r.createdAt, props.lang)}</td>
-                  <td>
-                    {m.kinds[r.kind]} <span class="mono hint">{r.payfacReference}</span>
+                  <td data-label={PORTAL_MESSAGES[props.lang].payment.date}>
+                    <span>{formatDateTime(r.createdAt, props.lang)}</span>
+                  </td>
+                  <td data-label={m.refundTitle}>
+                    <span>{m.kinds[r.kind]}</span> <span class="mono hint">{r.payfacReference}</span>
                     {r.refundReason ? <span class="hint">{m.refundReasons[r.refundReason] ?? r.refundReason}</span> : null}
                   </td>
-                  <td class="num">{formatMoney(r.amount, r.currency, props.lang)}</td>
-                  <td>
+                  <td class="num" data-label={PORTAL_MESSAGES[props.lang].payment.amount}>
+                    <span>{formatMoney(r.amount, r.currency, props.lang)}</span>
+                  </td>
+                  <td data-label={PORTAL_MESSAGES[props.lang].payment.result}>
                     <span class={r.state === "succeeded" ? "pill ok" : r.state === "failed" ? "pill bad" : "pill"}>
                       {m.refundStates[r.state] ?? r.state}
                     </span>
