@@ -2,9 +2,11 @@
 // recovery codes, and the merchant's security settings (two-factor for everyone, support's refund
 // limit). SQL only; who may change what is domain/portal/roles.ts.
 import { createHash } from "node:crypto";
+import type { Transaction } from "kysely";
 import type { Role } from "../domain/portal/roles.ts";
 import type { Database } from "./connect.ts";
 import { roleOf } from "./portal-sessions-repository.ts";
+import type { DB } from "./schema.ts";
 
 export interface UserListEntry {
   userId: string;
@@ -121,26 +123,24 @@ export async function acceptTotpStep(db: Database, userId: string, step: number)
 }
 
 /** Turns two-factor sign-in on with these recovery codes (hashes), replacing any earlier ones. */
-export async function enableTotp(db: Database, userId: string, now: Date, codeHashes: string[]): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await trx.deleteFrom("portal_recovery_codes").where("user_id", "=", userId).execute();
-    await trx
-      .insertInto("portal_recovery_codes")
-      .values(codeHashes.map((code_hash) => ({ user_id: userId, code_hash })))
-      .execute();
-    await trx.updateTable("portal_users").set({ two_factor_enabled_at: now }).where("id", "=", userId).execute();
-  });
+/** In the caller's transaction (with its audit entry): new recovery codes and two-factor on. */
+export async function enableTotp(trx: Transaction<DB>, userId: string, now: Date, codeHashes: string[]): Promise<void> {
+  await trx.deleteFrom("portal_recovery_codes").where("user_id", "=", userId).execute();
+  await trx
+    .insertInto("portal_recovery_codes")
+    .values(codeHashes.map((code_hash) => ({ user_id: userId, code_hash })))
+    .execute();
+  await trx.updateTable("portal_users").set({ two_factor_enabled_at: now }).where("id", "=", userId).execute();
 }
 
-export async function disableTotp(db: Database, userId: string): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    await trx.deleteFrom("portal_recovery_codes").where("user_id", "=", userId).execute();
-    await trx
-      .updateTable("portal_users")
-      .set({ totp_secret_sealed: null, two_factor_enabled_at: null, totp_last_step: null })
-      .where("id", "=", userId)
-      .execute();
-  });
+/** In the caller's transaction (with its audit entry): two-factor off, its secret and codes gone. */
+export async function disableTotp(trx: Transaction<DB>, userId: string): Promise<void> {
+  await trx.deleteFrom("portal_recovery_codes").where("user_id", "=", userId).execute();
+  await trx
+    .updateTable("portal_users")
+    .set({ totp_secret_sealed: null, two_factor_enabled_at: null, totp_last_step: null })
+    .where("id", "=", userId)
+    .execute();
 }
 
 /** Uses up a recovery code: true once per code, however many requests bring it at once. */

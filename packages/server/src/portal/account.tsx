@@ -8,13 +8,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { endUserSession, endUserSessions, listUserSessions } from "../db/portal-sessions-repository.ts";
 import { countUnusedRecoveryCodes } from "../db/portal-users-repository.ts";
 import { accountSubject } from "../domain/portal/signin-brake.ts";
+import { changeAndRecord } from "../services/audit.ts";
 import { changePassword, MIN_PASSWORD_LENGTH, type PasswordChangeOutcome } from "../services/change-password.ts";
 import { formatDateTime } from "../web/i18n.ts";
 import type { PortalContext } from "./deps.ts";
 import { PORTAL_MESSAGES } from "./i18n.ts";
 import { NOTIFICATION_MESSAGES } from "./notifications-i18n.ts";
 import { frameOf, sendPortalNotFound, sendPortalPage } from "./render.tsx";
-import { formField } from "./request-state.ts";
+import { formField, portalActor } from "./request-state.ts";
 import { IdParams } from "./schemas.ts";
 import { brakedAttempt } from "./sign-in-code.tsx";
 import { sendConfirmPage } from "./views/confirm.tsx";
@@ -161,7 +162,7 @@ export function accountRoutes(fastify: FastifyInstance, context: PortalContext):
     // way to guess it.
     const result: { outcome: PasswordChangeOutcome } = { outcome: "wrongPassword" };
     const { wait } = await brakedAttempt(context, request, accountSubject(session.email), async () => {
-      result.outcome = await changePassword(deps.db, session, formField(request.body, "current"), next);
+      result.outcome = await changePassword(deps.db, session, formField(request.body, "current"), next, portalActor(request));
       return result.outcome === "changed";
     });
     if (wait > 0) {
@@ -176,7 +177,16 @@ export function accountRoutes(fastify: FastifyInstance, context: PortalContext):
 
   app.post("/account/sessions/end-others", own, async (request, reply) => {
     const session = request.portal.session!;
-    await endUserSessions(deps.db, session.userId, session.sessionId);
+    await changeAndRecord(
+      deps.db,
+      (trx) => endUserSessions(trx, session.userId, session.sessionId),
+      () => ({
+        merchantId: session.merchantId,
+        actor: portalActor(request),
+        action: "user.sessions-end",
+        object: { type: "user", id: session.userId },
+      }),
+    );
     return reply.redirect("/portal/account?done=others-ended", 303);
   });
 
@@ -207,7 +217,19 @@ export function accountRoutes(fastify: FastifyInstance, context: PortalContext):
     const ended =
       !request.validationError &&
       request.params.id !== session.sessionId &&
-      (await endUserSession(deps.db, session.userId, request.params.id));
+      (await changeAndRecord(
+        deps.db,
+        (trx) => endUserSession(trx, session.userId, request.params.id),
+        (done) =>
+          done
+            ? {
+                merchantId: session.merchantId,
+                actor: portalActor(request),
+                action: "user.sessions-end",
+                object: { type: "user", id: session.userId },
+              }
+            : undefined,
+      ));
     if (!ended) return sendPortalNotFound(request, reply);
     return reply.redirect("/portal/account?done=ended", 303);
   });

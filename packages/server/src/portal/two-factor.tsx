@@ -11,7 +11,7 @@ import { confirmTwoFactor, disableTwoFactor, readTotpSecret, startTwoFactorEnrol
 import type { PortalContext } from "./deps.ts";
 import { PORTAL_MESSAGES } from "./i18n.ts";
 import { frameOf, sendPortalPage } from "./render.tsx";
-import { formField } from "./request-state.ts";
+import { formField, portalActor } from "./request-state.ts";
 import { showOnce, takeShownOnce } from "./shown-once.ts";
 import { brakedAttempt } from "./sign-in-code.tsx";
 import { Csrf, Layout } from "./views/layout.tsx";
@@ -140,7 +140,7 @@ export function twoFactorRoutes(app: FastifyInstance, context: PortalContext): v
     let codes: string[] | null = null;
     const code = formField(request.body, "code").slice(0, 100);
     const { wait } = await brakedAttempt(context, request, secondFactorSubject(userId), async () => {
-      codes = await confirmTwoFactor(deps, userId, code);
+      codes = await confirmTwoFactor(deps, userId, code, { merchantId: request.portal.session!.merchantId, actor: portalActor(request) });
       return codes !== null;
     });
     if (wait > 0) return sendTwoFactor(request, reply.header("retry-after", String(wait)), 429, m.braked(Math.ceil(wait / 60)));
@@ -156,7 +156,7 @@ export function twoFactorRoutes(app: FastifyInstance, context: PortalContext): v
     if (session.twoFactorRequired) return sendTwoFactor(request, reply, 403, m.requiredNoDisable);
     const code = formField(request.body, "code").slice(0, 100);
     const { wait, ok } = await brakedAttempt(context, request, secondFactorSubject(session.userId), () =>
-      disableTwoFactor(deps, session.userId, code),
+      disableTwoFactor(deps, session.userId, code, { merchantId: session.merchantId, actor: portalActor(request) }),
     );
     if (wait > 0) return sendTwoFactor(request, reply.header("retry-after", String(wait)), 429, m.braked(Math.ceil(wait / 60)));
     if (!ok) return sendTwoFactor(request, reply, 400, m.wrongCode);

@@ -16,6 +16,7 @@ import {
 import { isKnownCurrency } from "../domain/money/currencies.ts";
 import { parseDisplayAmount } from "../domain/money/display-amount.ts";
 import { assignableRoles, isRole, may, mayManageUser, type Role } from "../domain/portal/roles.ts";
+import { changeAndRecord } from "../services/audit.ts";
 import { changeUserRole } from "../services/change-user-role.ts";
 import { removePortalUser } from "../services/remove-portal-user.ts";
 import { formatDateTime, formatMoney } from "../web/i18n.ts";
@@ -275,7 +276,19 @@ export function usersRoutes(fastify: FastifyInstance, context: PortalContext): v
   });
 
   app.post("/users/security", security, async (request, reply) => {
-    await setRequireTwoFactor(deps.db, request.portal.session!.merchantId, formField(request.body, "requireTwoFactor") === "1");
+    const { merchantId } = request.portal.session!;
+    const required = formField(request.body, "requireTwoFactor") === "1";
+    await changeAndRecord(
+      deps.db,
+      (trx) => setRequireTwoFactor(trx, merchantId, required),
+      () => ({
+        merchantId,
+        actor: portalActor(request),
+        action: "merchant.two-factor-rule",
+        object: { type: "merchant", id: merchantId },
+        details: { required },
+      }),
+    );
     return reply.redirect("/portal/users?done=security", 303);
   });
 
@@ -285,7 +298,18 @@ export function usersRoutes(fastify: FastifyInstance, context: PortalContext): v
     const typed = formField(request.body, "amount").trim();
     const amount = typed === "" ? null : parseDisplayAmount(typed, currency, request.portal.lang);
     if (typed !== "" && amount === null) return sendUsers(request, reply, "notAmount");
-    await setRefundLimit(deps.db, request.portal.session!.merchantId, currency, amount);
+    const { merchantId } = request.portal.session!;
+    await changeAndRecord(
+      deps.db,
+      (trx) => setRefundLimit(trx, merchantId, currency, amount),
+      () => ({
+        merchantId,
+        actor: portalActor(request),
+        action: "merchant.refund-limit",
+        object: { type: "merchant", id: merchantId },
+        details: { currency, amount },
+      }),
+    );
     return reply.redirect("/portal/users?done=limit", 303);
   });
 }

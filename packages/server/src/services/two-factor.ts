@@ -13,6 +13,7 @@ import {
   setPendingTotp,
   useRecoveryCode,
 } from "../db/portal-users-repository.ts";
+import type { Actor } from "../domain/audit/actor.ts";
 import {
   formatRecoveryCode,
   newTotpSecret,
@@ -23,6 +24,7 @@ import {
 } from "../domain/portal/totp.ts";
 import { randomString } from "../ids.ts";
 import { type SecretKeyring, totpSecretContext } from "../security/keyring.ts";
+import { changeAndRecord } from "./audit.ts";
 
 interface Deps {
   db: Database;
@@ -31,6 +33,12 @@ interface Deps {
 }
 
 /** The user's secret in clear, for the enrolment page and code checks; null when none is set. */
+/** Whose audit entry a change writes: the merchant and the person. */
+export interface AuditAt {
+  merchantId: string;
+  actor: Actor;
+}
+
 export async function readTotpSecret(deps: Deps, userId: string): Promise<{ secret: string | null; enabled: boolean }> {
   const state = await readTotp(deps.db, userId);
   const secret = state.sealedSecret === null ? null : deps.keyring.decrypt(state.sealedSecret, totpSecretContext(userId));
@@ -46,14 +54,18 @@ export async function startTwoFactorEnrolment(deps: Deps, userId: string): Promi
  * The first code turns two-factor sign-in on; returns the ten recovery codes to show once, or
  * null when the code is wrong (or already used, or enrolment was not started).
  */
-export async function confirmTwoFactor(deps: Deps, userId: string, code: string): Promise<string[] | null> {
+export async function confirmTwoFactor(deps: Deps, userId: string, code: string, who: AuditAt): Promise<string[] | null> {
   const { secret, enabled } = await readTotpSecret(deps, userId);
   if (secret === null || enabled) return null;
   const now = deps.now();
   const step = totpStep(secret, code, now);
   if (step === null || !(await acceptTotpStep(deps.db, userId, step))) return null;
   const codes = Array.from({ length: RECOVERY_CODE_COUNT }, () => formatRecoveryCode(randomString(16, RECOVERY_CODE_ALPHABET)));
-  await enableTotp(deps.db, userId, now, codes.map(hashRecoveryCode));
+  await changeAndRecord(
+    deps.db,
+    (trx) => enableTotp(trx, userId, now, codes.map(hashRecoveryCode)),
+    () => ({ merchantId: who.merchantId, actor: who.actor, action: "user.two-factor-enable", object: { type: "user", id: userId } }),
+  );
   return codes;
 }
 
@@ -72,8 +84,12 @@ export async function checkSecondFactor(deps: Deps, userId: string, typed: strin
 }
 
 /** Turns two-factor sign-in off when `typed` is a valid second factor; false (nothing changed) otherwise. */
-export async function disableTwoFactor(deps: Deps, userId: string, typed: string): Promise<boolean> {
+export async function disableTwoFactor(deps: Deps, userId: string, typed: string, who: AuditAt): Promise<boolean> {
   if (!(await checkSecondFactor(deps, userId, typed))) return false;
-  await disableTotp(deps.db, userId);
+  await changeAndRecord(
+    deps.db,
+    (trx) => disableTotp(trx, userId),
+    () => ({ merchantId: who.merchantId, actor: who.actor, action: "user.two-factor-disable", object: { type: "user", id: userId } }),
+  );
   return true;
 }

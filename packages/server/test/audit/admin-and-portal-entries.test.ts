@@ -10,6 +10,7 @@ import { auditRowsOf, type StoredAuditRow } from "../support/audit.ts";
 import { testBackends } from "../support/databases.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
 import { addPortalUser, PortalClient } from "../support/portal.ts";
+import { enrol } from "../support/two-factor.ts";
 
 for (const backend of testBackends()) {
   describe(`audit entries of the operator's and the portal's changes (${backend.name})`, () => {
@@ -202,6 +203,48 @@ for (const backend of testBackends()) {
       );
       byPerson(refunded, "payment.refund", payfacReference);
       assert.equal(refunded.details.amount, 5000);
+    });
+
+    test("the portal: roles, removal, security settings, password, two-factor and sessions", async () => {
+      const owner = await addPortalUser(server, server, "olof@example.com");
+      const viewer = await addPortalUser(server, server, "vala@example.com", "viewer");
+      const client = new PortalClient(server.baseUrl);
+      assert.equal((await client.signIn(owner.email, owner.password)).status, 303);
+      // A second session of the owner's, for "end the others".
+      assert.equal((await new PortalClient(server.baseUrl).signIn(owner.email, owner.password)).status, 303);
+      const post = async (path: string, fields: Record<string, string> = {}) => {
+        const page = await client.post(path, { csrf: await client.csrf(), ...fields });
+        assert.equal(page.status, 303, `${path}: ${page.status} ${page.text.slice(0, 300)}`);
+      };
+      const byOwner = (entry: StoredAuditRow, action: string, objectType: string, objectId: string) =>
+        assert.deepEqual(
+          [entry.actor_label, entry.action, entry.object_type, entry.object_id],
+          [owner.email, action, objectType, objectId],
+        );
+
+      const role = only(await entriesOf(() => post(`/portal/users/${viewer.userId}/role`, { role: "support" })));
+      byOwner(role, "user.role-change", "user", viewer.userId);
+      assert.deepEqual([role.details.from, role.details.to], ["viewer", "support"]);
+      const limit = only(await entriesOf(() => post("/portal/users/refund-limit", { currency: "ISK", amount: "10000" })));
+      byOwner(limit, "merchant.refund-limit", "merchant", server.merchantId);
+      assert.deepEqual([limit.details.currency, limit.details.amount], ["ISK", 1_000_000], "minor units");
+      byOwner(only(await entriesOf(() => post("/portal/users/security", {}))), "merchant.two-factor-rule", "merchant", server.merchantId);
+      byOwner(only(await entriesOf(() => post(`/portal/users/${viewer.userId}/remove`))), "user.remove", "user", viewer.userId);
+
+      let enrolled: { codes: string[] } = { codes: [] };
+      byOwner(only(await entriesOf(async () => (enrolled = await enrol(client)))), "user.two-factor-enable", "user", owner.userId);
+      byOwner(
+        only(await entriesOf(() => post("/portal/account/two-factor/disable", { code: enrolled.codes[0]! }))),
+        "user.two-factor-disable",
+        "user",
+        owner.userId,
+      );
+      byOwner(only(await entriesOf(() => post("/portal/account/sessions/end-others"))), "user.sessions-end", "user", owner.userId);
+      const password = only(
+        await entriesOf(() => post("/portal/account/password", { current: owner.password, password: "a new and longer password" })),
+      );
+      byOwner(password, "user.password-change", "user", owner.userId);
+      assert.doesNotMatch(JSON.stringify(password.details), /password/i, "no password in the details");
     });
   });
 }

@@ -37,6 +37,12 @@ export const AUDIT_ACTIONS = [
   "user.invite-accept",
   "user.password-reset-request",
   "user.password-reset",
+  "user.password-change",
+  "user.two-factor-enable",
+  "user.two-factor-disable",
+  "user.sessions-end",
+  "merchant.two-factor-rule",
+  "merchant.refund-limit",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -50,7 +56,8 @@ export type AuditObjectType =
   | "webhook-endpoint"
   | "theme"
   | "user"
-  | "invitation";
+  | "invitation"
+  | "merchant";
 
 /** Small facts beside the entry: amounts, currencies, changed field names. Never a secret or card data. */
 export type AuditDetails = Record<string, string | number | boolean | null | string[]>;

@@ -340,6 +340,12 @@ export const en = {
       "user.invite-accept": "Invitation accepted",
       "user.password-reset-request": "Password reset asked for",
       "user.password-reset": "Password reset",
+      "user.password-change": "Password changed",
+      "user.two-factor-enable": "Two-factor sign-in turned on",
+      "user.two-factor-disable": "Two-factor sign-in turned off",
+      "user.sessions-end": "Sessions ended",
+      "merchant.two-factor-rule": "Two-factor rule for everyone changed",
+      "merchant.refund-limit": "Support's refund limit changed",
     } as Record<string, string>,
     /** The details' names and known values on the page; the CSV keeps the stored English names. */
     detailNames: {

@@ -338,6 +338,12 @@ export const is: Messages = {
       "user.invite-accept": "Boð þegið",
       "user.password-reset-request": "Beðið um nýtt lykilorð",
       "user.password-reset": "Nýtt lykilorð sett",
+      "user.password-change": "Lykilorði breytt",
+      "user.two-factor-enable": "Tveggja þátta innskráning virkjuð",
+      "user.two-factor-disable": "Slökkt á tveggja þátta innskráningu",
+      "user.sessions-end": "Setum lokað",
+      "merchant.two-factor-rule": "Reglu um tveggja þátta innskráningu breytt",
+      "merchant.refund-limit": "Endurgreiðsluhámarki þjónustufulltrúa breytt",
     },
     detailNames: {
       amount: "upphæð",
