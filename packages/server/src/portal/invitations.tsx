@@ -4,8 +4,8 @@
 // link opens, where the invitee chooses a password and is signed in. The link's token is in the
 // path, so those two routes log only warnings: Fastify's request line would otherwise carry it.
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import Type from "typebox";
 import type { Invitation } from "../db/one-time-links-repository.ts";
 import { createPortalSession, type PortalSession } from "../db/portal-sessions-repository.ts";
 import { linkState } from "../domain/portal/one-time-links.ts";

@@ -4,8 +4,8 @@
 // once, within an hour, and sends the person to sign in (with their code, if two-factor is on). The
 // token is in the path, so those routes log only warnings: Fastify's request line would carry it.
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
-import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import Type from "typebox";
 import { releaseSigninSlots, takeSigninSlots } from "../db/portal-sessions-repository.ts";
 import { resetSubjects, SIGNIN_WINDOW_SECONDS, signinWaitSeconds } from "../domain/portal/signin-brake.ts";
 import { clientKey } from "../http/rate-limit.ts";
