@@ -139,12 +139,11 @@ export function accountRoutes(fastify: FastifyInstance, context: PortalContext):
             </table>
           </TableWrap>
           {sessions.length > 1 ? (
-            <form method="post" action="/portal/account/sessions/end-others" class="actions">
-              <Csrf token={session.csrfToken} />
-              <button type="submit" class="danger">
+            <p class="actions">
+              <a class="button danger" href="/portal/account/sessions/end-others">
                 {a.endOthers}
-              </button>
-            </form>
+              </a>
+            </p>
           ) : null}
         </div>
       </Layout>
@@ -173,6 +172,18 @@ export function accountRoutes(fastify: FastifyInstance, context: PortalContext):
     if (result.outcome !== "changed") return sendAccount(request, reply, 400, a.wrongPassword);
     request.log.info({ userId: session.userId }, "portal password changed");
     return reply.redirect("/portal/account?done=password", 303);
+  });
+
+  app.get("/account/sessions/end-others", async (request, reply) => {
+    const a = PORTAL_MESSAGES[request.portal.lang].account;
+    return sendConfirmPage(request, reply, {
+      question: a.confirmEndOthers,
+      consequence: a.confirmEndOthersText,
+      action: "/portal/account/sessions/end-others",
+      button: a.endOthers,
+      back: "/portal/account",
+      section: "account",
+    });
   });
 
   app.post("/account/sessions/end-others", own, async (request, reply) => {

@@ -3,9 +3,11 @@
 // or a saved-card charge — with its link or reference, card, result, the shopper's answers and its
 // refunds, and the forms to refund and reverse it; a manual-capture payment also shows its captures
 // and the forms to capture and cancel it.
+import { randomUUID } from "node:crypto";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { capturesOf, readBalance } from "../db/captures-repository.ts";
+import type { KeyedEffect } from "../db/idempotency-repository.ts";
 import { findPayment, type PaymentRow } from "../db/payments-read-repository.ts";
 import { findPayment as findAfterSalePayment } from "../db/payments-repository.ts";
 import { findRefundLimit } from "../db/portal-users-repository.ts";
@@ -16,6 +18,8 @@ import { authorisationState, capturedAmount, untouchedBalance } from "../domain/
 import { REFUND_REASONS } from "../domain/payments/rules.ts";
 import { may, refundWithinLimit } from "../domain/portal/roles.ts";
 import { captureOrAdjust } from "../services/capture.ts";
+import type { ModificationReceipt } from "../services/modification.ts";
+import { ATTEMPT_PATTERN, oncePerAttempt } from "../services/once-per-attempt.ts";
 import { refundPayment } from "../services/refund.ts";
 import { reversePayment } from "../services/reverse.ts";
 import { formatDateTime, formatMoney } from "../web/i18n.ts";
@@ -218,7 +222,8 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
     const path = `/portal/payments/${payment.checkoutReference}`;
     if (request.params.action === "reverse") {
       const question = { question: m.confirmReverse, consequence: m.confirmReverseText, button: m.reverseButton };
-      return sendConfirmPage(request, reply, { ...question, action: `${path}/reverse`, back: path, section: "payments" });
+      const fields = { attempt: randomUUID() };
+      return sendConfirmPage(request, reply, { ...question, action: `${path}/reverse`, back: path, section: "payments", fields });
     }
     const typed = formField(request.query, "amount");
     const amount = parseDisplayAmount(typed, payment.currency, lang);
@@ -238,12 +243,13 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
       button: m.refundButton,
       back: path,
       section: "payments",
-      fields: { amount: typed, refundReason },
+      fields: { amount: typed, refundReason, attempt: randomUUID() },
     });
   });
 
   // Refund and reverse go through the API's own services (the same rules, reservations and Refund
-  // webhooks); a refusal (too much, nothing left) is shown on the page.
+  // webhooks), once per question asked (its one-time attempt); a refusal (too much, nothing left)
+  // is shown on the page.
   for (const action of ["refund", "reverse"] as const) {
     const portalAction = action === "refund" ? "payments.refund" : "payments.manage";
     app.post(`/payments/:id/${action}`, { ...options, config: { portalAction } }, async (request, reply) => {
@@ -251,6 +257,12 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
       const payment = request.validationError ? undefined : await findPayment(deps.db, session.merchantId, request.params.id);
       if (!payment?.payfacReference) return sendPortalNotFound(request, reply);
       const afterSale = { ...deps, log: request.log };
+      const attempt = formField(request.body, "attempt");
+      const lang = request.portal.lang;
+      if (!ATTEMPT_PATTERN.test(attempt))
+        return sendPayment(request, reply, payment.checkoutReference, 400, PORTAL_MESSAGES[lang].payments.askAgain);
+      const actor = portalActor(request);
+      const { merchantId } = session;
       try {
         if (action === "refund") {
           const amount = parseDisplayAmount(formField(request.body, "amount"), payment.currency, request.portal.lang);
@@ -262,9 +274,12 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
           if (limitProblem) return sendPayment(request, reply, payment.checkoutReference, 403, limitProblem);
           const reason = REFUND_REASONS.find((r) => r === formField(request.body, "refundReason")) ?? "OTHER";
           const input = { payfacReference: payment.payfacReference, amount, currency: payment.currency, refundReason: reason };
-          await refundPayment(afterSale, session.merchantId, portalActor(request), input);
+          const refund = (keyed: KeyedEffect<ModificationReceipt>) => refundPayment(afterSale, merchantId, actor, input, keyed);
+          await oncePerAttempt(deps, merchantId, "refund", attempt, input, refund, (r) => r.payfacReference);
         } else {
-          await reversePayment(afterSale, session.merchantId, portalActor(request), { payfacReference: payment.payfacReference });
+          const input = { payfacReference: payment.payfacReference };
+          const reverse = (keyed: KeyedEffect<ModificationReceipt>) => reversePayment(afterSale, merchantId, actor, input, keyed);
+          await oncePerAttempt(deps, merchantId, "reverse", attempt, input, reverse, (r) => r.payfacReference);
         }
       } catch (error) {
         if (!(error instanceof AppError) || error.status >= 500) throw error;

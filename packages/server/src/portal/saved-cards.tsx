@@ -14,8 +14,9 @@ import { AppError } from "../domain/errors.ts";
 import { parseDisplayAmount } from "../domain/money/display-amount.ts";
 import { checkMerchantReference } from "../domain/payments/rules.ts";
 import { may } from "../domain/portal/roles.ts";
+import { chargeSavedCard, type TokenCharge } from "../services/charge-token.ts";
 import { disableSavedCard } from "../services/disable-token.ts";
-import { chargeSavedCardOnce } from "../services/portal-charge.ts";
+import { ATTEMPT_PATTERN, type AttemptResult, oncePerAttempt } from "../services/once-per-attempt.ts";
 import { formatMoney } from "../web/i18n.ts";
 import { customerHref } from "./customer-id.ts";
 import type { PortalContext } from "./deps.ts";
@@ -255,7 +256,7 @@ export function savedCardsRoutes(fastify: FastifyInstance, { deps }: PortalConte
     if (problems.size > 0) return sendCard(request, reply, found, 400, form, problems);
     const attempt = formField(request.body, "attempt");
     const path = `/portal/saved-cards/${found.summary.id}`;
-    if (!/^[0-9a-f-]{36}$/.test(attempt)) return sendCard(request, reply, found, 400, form);
+    if (!ATTEMPT_PATTERN.test(attempt)) return sendCard(request, reply, found, 400, form);
     const input = {
       terminalIdentifier: found.card.terminalIdentifier,
       amount,
@@ -263,16 +264,26 @@ export function savedCardsRoutes(fastify: FastifyInstance, { deps }: PortalConte
       reference: form.reference,
       tokenDetails: { tokenValue: found.card.token },
     };
-    let result: Awaited<ReturnType<typeof chargeSavedCardOnce>>;
+    const { merchantId } = found.card;
+    const afterSale = { ...deps, log: request.log };
+    let result: AttemptResult;
     try {
-      result = await chargeSavedCardOnce({ ...deps, log: request.log }, found.card.merchantId, portalActor(request), input, attempt);
+      result = await oncePerAttempt<TokenCharge>(
+        deps,
+        merchantId,
+        "charge",
+        attempt,
+        input,
+        (keyed) => chargeSavedCard(afterSale, merchantId, portalActor(request), input, keyed),
+        (charge) => charge.payment.checkoutReference,
+      );
     } catch (error) {
       if (!(error instanceof AppError) || error.status >= 500) throw error;
       const text = asSentence(errorText(error, "charge", request.portal.lang));
       return sendCard(request, reply, found, 400, form, new Map([["charge-amount", text]]));
     }
     if (result.kind === "underWay") return reply.redirect(`${path}?underway=1`, 303);
-    return reply.redirect(`${path}?charged=${result.checkoutReference}`, 303);
+    return reply.redirect(`${path}?charged=${result.answer}`, 303);
   });
 
   app.get("/saved-cards/:id/disable", options, async (request, reply) => {

@@ -3,6 +3,7 @@
 // what, which object and from which address; sign-ins and failed sign-ins of an account too,
 // without the password typed; and never a secret in the details.
 import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { sql } from "kysely";
 import { sellLink } from "../support/after-sale.ts";
@@ -199,7 +200,9 @@ for (const backend of testBackends()) {
       byPerson(only(await entriesOf(() => post(`/portal/links/${linkReference}/enable`))), "link.update", linkReference);
       const checkoutReference = (await server.api("GET", `/api/v1/payments/${payfacReference}`)).body.payment.checkoutReference as string;
       const refunded = only(
-        await entriesOf(() => post(`/portal/payments/${checkoutReference}/refund`, { amount: "50", refundReason: "RETURN" })),
+        await entriesOf(() =>
+          post(`/portal/payments/${checkoutReference}/refund`, { amount: "50", refundReason: "RETURN", attempt: randomUUID() }),
+        ),
       );
       byPerson(refunded, "payment.refund", payfacReference);
       assert.equal(refunded.details.amount, 5000);

@@ -4,6 +4,7 @@
 // error; a screenshot of each in the screenshot folder. What the pages show does not depend on
 // the database, so this runs on the first backend only (the journey runs on both).
 import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { sql } from "kysely";
 import type { Browser, Page } from "playwright-core";
@@ -62,7 +63,11 @@ describe("portal pages in Chromium", { skip: skipWithoutChromium }, () => {
     });
     checkoutReference = (await getLink(server, reference)).submissions.find((s: any) => s.completed).checkoutReference;
     const payment = await portal.get(`/portal/payments/${checkoutReference}`);
-    const refunded = await portal.post(`/portal/payments/${checkoutReference}/refund`, { amount: "2000", refundReason: "RETURN" }, payment);
+    const refunded = await portal.post(
+      `/portal/payments/${checkoutReference}/refund`,
+      { amount: "2000", refundReason: "RETURN", attempt: randomUUID() },
+      payment,
+    );
     assert.equal(refunded.status, 303);
     await waitUntil(async () => /· Refund · Delivered/.test((await portal.get(webhookPath)).text));
     // A link with more submissions than one page of its detail shows (fifty), for the pager.

@@ -3,6 +3,7 @@
 // left, a logo and a webhook URL the services refuse. The same requests on an English page show
 // the API's own message. Real HTTP, both databases.
 import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { testBackends } from "../support/databases.ts";
 import { getLink } from "../support/fixtures.ts";
@@ -79,19 +80,19 @@ for (const backend of testBackends()) {
       const path = `/portal/payments/${checkoutReference}`;
       await inLanguage("is");
       let page = await portal.get(path);
-      const tooMuch = await portal.post(`${path}/refund`, { amount: "5000" }, page);
+      const tooMuch = await portal.post(`${path}/refund`, { amount: "5000", attempt: randomUUID() }, page);
       assert.equal(tooMuch.status, 400);
       assert.match(tooMuch.text, /Upphæðin er hærri en það sem eftir er að endurgreiða af greiðslunni\./);
       assert.doesNotMatch(tooMuch.text, /more than what is left/, "no English on the Icelandic page");
 
       await inLanguage("en");
       page = await portal.get(path);
-      const english = await portal.post(`${path}/refund`, { amount: "5000" }, page);
+      const english = await portal.post(`${path}/refund`, { amount: "5000", attempt: randomUUID() }, page);
       assert.match(english.text, /Amount ISK 5,000 is more than what is left to refund of payment [A-Z0-9]+: ISK 4,890\./);
 
-      assert.equal((await portal.post(`${path}/reverse`, {}, page)).status, 303);
+      assert.equal((await portal.post(`${path}/reverse`, { attempt: randomUUID() }, page)).status, 303);
       await inLanguage("is");
-      const again = await portal.post(`${path}/reverse`, { csrf: await portal.csrf() });
+      const again = await portal.post(`${path}/reverse`, { attempt: randomUUID(), csrf: await portal.csrf() });
       assert.equal(again.status, 400);
       assert.match(again.text, /Ekkert er eftir til að bakfæra/);
     });

@@ -3,6 +3,7 @@
 // their own payment page, refunded and reversed there through the API's refund services (the
 // same rules, the same Refund webhooks), and exported in the CSV.
 import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { createWebhookEndpoint } from "../../src/db/webhook-endpoints-repository.ts";
 import { charge, NO_BALANCE_CARD, saveCard, sellLink } from "../support/after-sale.ts";
@@ -88,11 +89,11 @@ for (const backend of testBackends()) {
       assert.match(page.text, /1111/);
       assert.match(page.text, /Amount to refund \(at most ISK 1,299\)/);
 
-      const ok = await portal.post(`${path}/refund`, { amount: "600", refundReason: "CUSTOMER REQUEST" }, page);
+      const ok = await portal.post(`${path}/refund`, { amount: "600", refundReason: "CUSTOMER REQUEST", attempt: randomUUID() }, page);
       assert.equal(ok.status, 303, ok.text.slice(0, 300));
       page = await portal.get(path);
       assert.match(page.text, /Refund .* Customer.s request ISK 600 Refunded/);
-      const tooMuch = await portal.post(`${path}/refund`, { amount: "1000" }, page);
+      const tooMuch = await portal.post(`${path}/refund`, { amount: "1000", attempt: randomUUID() }, page);
       assert.equal(tooMuch.status, 400);
       assert.match(
         tooMuch.text,
@@ -130,7 +131,7 @@ for (const backend of testBackends()) {
       assert.ok(csv.some((line) => line.includes(refused.checkoutReference) && line.includes(",declined,0,savedCard,renewal-0042,")));
       assert.ok(csv.some((line) => line.includes(sale.payfacReference) && line.includes(",linkSale,,")));
 
-      const reversed = await portal.post(`${path}/reverse`, {}, page);
+      const reversed = await portal.post(`${path}/reverse`, { attempt: randomUUID() }, page);
       assert.equal(reversed.status, 303);
       page = await portal.get(path);
       assert.match(page.text, /Reversal .* ISK 699 Refunded/);
@@ -148,7 +149,7 @@ for (const backend of testBackends()) {
       assert.match(page.text, /Declined/);
       assert.match(page.text, /Not enough balance/);
       assert.doesNotMatch(page.html, /action="[^"]*\/refund"/);
-      const posted = await portal.post(`${path}/refund`, { amount: "100", csrf: await portal.csrf() });
+      const posted = await portal.post(`${path}/refund`, { amount: "100", attempt: randomUUID(), csrf: await portal.csrf() });
       assert.equal(posted.status, 400);
       assert.match(posted.text, /not authorised/);
     });

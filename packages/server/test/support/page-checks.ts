@@ -26,9 +26,15 @@ export interface WatchedPage {
 export async function watchedPage(
   browser: Browser,
   viewport: { width: number; height: number } = DESKTOP,
-  options: { locale?: string; expectedStatuses?: number[] } = {},
+  options: { locale?: string; expectedStatuses?: number[]; javaScript?: boolean } = {},
 ): Promise<WatchedPage> {
-  const context = await browser.newContext({ viewport, deviceScaleFactor: 1, locale: options.locale ?? "en-GB", acceptDownloads: true });
+  const context = await browser.newContext({
+    viewport,
+    deviceScaleFactor: 1,
+    locale: options.locale ?? "en-GB",
+    acceptDownloads: true,
+    javaScriptEnabled: options.javaScript ?? true,
+  });
   const page = await context.newPage();
   // A step that cannot happen fails in seconds, not after the default half minute.
   page.setDefaultTimeout(10_000);

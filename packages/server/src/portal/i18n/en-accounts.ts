@@ -100,6 +100,8 @@ export const enAccounts = {
     confirmEnd: (when: string) => `End the session started ${when}?`,
     confirmEndText: "That browser is signed out at once; whoever uses it must sign in again.",
     endOthers: "End all other sessions",
+    confirmEndOthers: "End all your other sessions?",
+    confirmEndOthersText: "Every other browser signed in as you is signed out at once; this one stays signed in.",
     sessionEnded: "The session was ended.",
     othersEnded: "Your other sessions were ended.",
     unknown: "unknown",

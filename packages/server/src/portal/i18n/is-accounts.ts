@@ -99,6 +99,8 @@ export const isAccounts: AccountMessages = {
     confirmEnd: (when: string) => `Ljúka innskráningu sem hófst ${when}?`,
     confirmEndText: "Sá vafri er skráður út strax; sá sem notar hann þarf að skrá sig inn aftur.",
     endOthers: "Ljúka öllum öðrum innskráningum",
+    confirmEndOthers: "Ljúka öllum öðrum innskráningum þínum?",
+    confirmEndOthersText: "Allir aðrir vafrar sem eru skráðir inn sem þú eru skráðir út strax; þessi helst innskráður.",
     sessionEnded: "Innskráningunni var lokið.",
     othersEnded: "Öðrum innskráningum þínum var lokið.",
     unknown: "óþekkt",
