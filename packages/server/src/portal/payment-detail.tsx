@@ -102,7 +102,9 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
     if (!payment) return sendPortalNotFound(request, reply);
     const m = PORTAL_MESSAGES[lang];
     const { refunds, capture, left, refunded } = await moneyOf(session.merchantId, payment);
-    const done = formField(request.query, "refunded") === "1";
+    // What the last action did, said on the page it led back to.
+    const done =
+      formField(request.query, "refunded") === "1" ? "refundDone" : formField(request.query, "reversed") === "1" ? "reverseDone" : null;
     const captureDone = formField(request.query, "captured") === "1";
     return sendPortalPage(reply, status, (nonce) => (
       <Layout {...frameOf(request, nonce)} title={m.payments.paymentTitle} section="payments">
@@ -169,7 +171,7 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
         </div>
         {done ? (
           <div class="alert ok" role="status">
-            {m.payments.refundDone}
+            {m.payments[done]}
           </div>
         ) : null}
         {captureDone ? (
@@ -286,7 +288,7 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
         return sendPayment(request, reply, payment.checkoutReference, 400, asSentence(errorText(error, action, request.portal.lang)));
       }
       request.log.info({ checkoutReference: payment.checkoutReference, action }, "payment refunded in the portal");
-      return reply.redirect(`/portal/payments/${payment.checkoutReference}?refunded=1`, 303);
+      return reply.redirect(`/portal/payments/${payment.checkoutReference}?${action === "refund" ? "refunded" : "reversed"}=1`, 303);
     });
   }
 

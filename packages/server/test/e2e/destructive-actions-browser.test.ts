@@ -209,7 +209,7 @@ describe("destructive actions ask first and say what happened, in Chromium", { s
       const again = await page.request.post(`${server.baseUrl}${repeat!.action}`, { form: repeat!.form, maxRedirects: 0 });
       assert.equal(again.status(), 303, "the same question posted again answers as the first did");
       assert.deepEqual(await modifications(), [{ kind: "refund", amount: 100000 }], "and refunds nothing more");
-      await walk({ name: "payment-reverse", from: paymentPath, ask: clickHref("/reverse"), done: /refunded=1/, state: modifications });
+      await walk({ name: "payment-reverse", from: paymentPath, ask: clickHref("/reverse"), done: /reversed=1/, state: modifications });
 
       // A saved card charged (money moves: it asks too), then disabled.
       const charges = () => server.db.selectFrom("token_payments").select(["amount", "state"]).where("token", "=", card.token).execute();

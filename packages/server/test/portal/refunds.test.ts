@@ -2,6 +2,7 @@
 // their rules (never more than what is left), the refunds listed on the page and in the CSV, and
 // the Refund webhook in the endpoint's delivery log.
 import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { createWebhookEndpoint } from "../../src/db/webhook-endpoints-repository.ts";
 import { testBackends } from "../support/databases.ts";
@@ -55,12 +56,12 @@ for (const backend of testBackends()) {
         new RegExp(`/portal/payments/${checkoutReference}"[\\s\\S]*?<span class="pill[^"]*">([^<]+)</span>`).exec(html)?.[1];
       assert.equal(listed((await portal.get("/portal/payments")).html), "Partly refunded");
 
-      const tooMuch = await portal.post(`${path}/refund`, { amount: "3000", refundReason: "OTHER" }, page);
+      const tooMuch = await portal.post(`${path}/refund`, { amount: "3000", refundReason: "OTHER", attempt: randomUUID() }, page);
       assert.equal(tooMuch.status, 400);
       // The API's message, its amounts as the merchant typed and reads them, not the wire's minor units.
       assert.match(tooMuch.text, /Amount ISK 3,000 is more than what is left to refund of payment [A-Z0-9]+: ISK 2,445\./);
       assert.doesNotMatch(tooMuch.text, /300000|244500/);
-      const unreadable = await portal.post(`${path}/refund`, { amount: "lots" }, page);
+      const unreadable = await portal.post(`${path}/refund`, { amount: "lots", attempt: randomUUID() }, page);
       assert.equal(unreadable.status, 400);
 
       const today = new Date().toISOString().slice(0, 10);
@@ -72,7 +73,7 @@ for (const backend of testBackends()) {
         assert.match((await portal.get(`/portal/payments?search=${encodeURIComponent(search)}`)).html, new RegExp(checkoutReference));
       assert.doesNotMatch((await portal.get("/portal/payments?search=nobody%40example.is")).html, new RegExp(checkoutReference));
 
-      const reversed = await portal.post(`${path}/reverse`, {}, page);
+      const reversed = await portal.post(`${path}/reverse`, { attempt: randomUUID() }, page);
       assert.equal(reversed.status, 303);
       page = await portal.get(path);
       assert.match(page.text, /Reversal .* ISK 2,445 Refunded/);

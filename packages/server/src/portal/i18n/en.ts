@@ -436,6 +436,7 @@ export const en = {
     reverseButton: "Reverse the rest",
     reverseHint: "Cancels the payment, or refunds whatever of it is not refunded yet.",
     refundDone: "The refund was sent; its result also arrives as a Refund webhook.",
+    reverseDone: "The reversal was sent; its result also arrives as a Refund webhook.",
     askAgain: "That form was not the question's: nothing was refunded. Ask again from this page.",
     refundStates: { pending: "Pending", succeeded: "Refunded", failed: "Failed" } as Record<string, string>,
     kinds: { refund: "Refund", reversal: "Reversal" } as Record<string, string>,

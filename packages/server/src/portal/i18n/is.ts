@@ -434,6 +434,7 @@ export const is: Messages = {
     reverseButton: "Bakfæra afganginn",
     reverseHint: "Ógildir greiðsluna, eða endurgreiðir það sem ekki hefur þegar verið endurgreitt.",
     refundDone: "Endurgreiðslan var send; niðurstaðan berst líka sem Refund-vefkrókur.",
+    reverseDone: "Bakfærslan var send; niðurstaðan berst líka sem Refund-vefkrókur.",
     askAgain: "Þetta form kom ekki af spurningarsíðunni: ekkert var endurgreitt. Spurðu aftur af þessari síðu.",
     refundStates: { pending: "Í vinnslu", succeeded: "Endurgreitt", failed: "Mistókst" },
     kinds: { refund: "Endurgreiðsla", reversal: "Bakfærsla" },
