@@ -24,7 +24,9 @@ import { validatorCompiler } from "./http/validation.ts";
 import { type AfterSaleProcessor, isAfterSaleProcessor, type PaymentProcessor } from "./payments/processor.ts";
 import { SandboxProcessor } from "./payments/sandbox.ts";
 import { portalRoutes, sendPortalNotFound } from "./portal/index.ts";
+import { processorWebhookRoutes } from "./processors/webhook-route.ts";
 import type { SecretKeyring } from "./security/keyring.ts";
+import { type ProcessorDirectory, processorDirectory } from "./services/processor-directory.ts";
 
 export interface AppDeps {
   db: Database;
@@ -54,6 +56,8 @@ export interface AppDeps {
   metricsToken?: string | undefined;
   /** Fastify's trustProxy: which X-Forwarded-For hops give the client address. */
   trustProxy?: boolean | number | string;
+  /** The real processors of terminals that have one; default: read from each terminal's configuration. */
+  processors?: ProcessorDirectory;
   /** How long an unused portal session lives (default 30 minutes); tests shorten it. */
   portalSessionIdleSeconds?: number;
 }
@@ -112,6 +116,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   const processor = deps.processor ?? new SandboxProcessor();
+  const processors = deps.processors ?? processorDirectory({ db: deps.db, keyring: deps.keyring });
   const afterSaleProcessor = deps.afterSaleProcessor ?? (isAfterSaleProcessor(processor) ? processor : new SandboxProcessor());
   // A getter, so a server that learns its port after listening (tests) still builds right URLs.
   const apiDeps: ApiDeps = {
@@ -164,6 +169,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           now,
           processor,
           tokenProcessor: afterSaleProcessor,
+          processors,
           rateLimits,
           ...(deps.duplicateWaitMs !== undefined ? { duplicateWaitMs: deps.duplicateWaitMs } : {}),
         }),
@@ -185,6 +191,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       }),
     { prefix: "/portal" },
   );
+  // Real processors' notifications: no API key, each signed by its processor's own scheme.
+  await app.register(async (notifications) => processorWebhookRoutes(notifications, { db: deps.db, now, processors }), {
+    prefix: "/processors",
+  });
   await registerDocs(app);
   return app;
 }

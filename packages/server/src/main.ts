@@ -16,6 +16,8 @@ import type { MailWorker } from "./mail/worker.ts";
 import { SandboxProcessor } from "./payments/sandbox.ts";
 import { closeDatabaseWithin5s, untilStopped } from "./process-stop.ts";
 import { checkStoredSecrets, resolveSecretKeyring } from "./security/keyring.ts";
+import { reconcileHostedAttempts } from "./services/hosted-payment.ts";
+import { processorDirectory } from "./services/processor-directory.ts";
 import { reconcileAfterSale } from "./services/reconcile-after-sale.ts";
 import { reconcileStalePayments } from "./services/reconcile-payments.ts";
 import { WebhookWorker } from "./webhooks/worker.ts";
@@ -130,6 +132,13 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
     reconcileStalePayments({ db: database.db, processor, tokenProcessor: processor, log: logger }).catch((error) =>
       logger.warn({ err: error }, "payment reconciliation failed"),
     );
+    // Payments on a real processor's page whose outcome is late: the processor is asked.
+    reconcileHostedAttempts({
+      db: database.db,
+      now: () => new Date(),
+      log: logger,
+      processors: processorDirectory({ db: database.db, keyring: secrets.keyring }),
+    }).catch((error) => logger.warn({ err: error }, "hosted payment reconciliation failed"));
     // Refunds whose processor answer was lost are asked again; saved-card charges with a lost answer are reversed.
     reconcileAfterSale({ db: database.db, processor, log: logger, now: () => new Date() }).catch((error) =>
       logger.warn({ err: error }, "after-sale reconciliation failed"),

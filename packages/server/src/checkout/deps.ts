@@ -2,6 +2,7 @@
 import type { Database } from "../db/connect.ts";
 import type { RateLimits } from "../http/rate-limit.ts";
 import type { AfterSaleProcessor, PaymentProcessor } from "../payments/processor.ts";
+import type { ProcessorDirectory } from "../services/processor-directory.ts";
 import type { CheckoutBrake } from "./brake.ts";
 import type { FirstViewCache } from "./first-view-cache.ts";
 
@@ -15,6 +16,8 @@ export interface CheckoutDeps {
   processor: PaymentProcessor;
   /** Charges a session shopper's saved card; absent, the session page offers none. */
   tokenProcessor?: AfterSaleProcessor;
+  /** The real processors of terminals that have one (their checkout sends the shopper to the processor's page). */
+  processors: ProcessorDirectory;
   /** Tests shorten it; see DUPLICATE_WAIT_MS. */
   duplicateWaitMs?: number;
   /** None when absent (tests). */

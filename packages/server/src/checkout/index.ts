@@ -1,6 +1,7 @@
 // /pay: the hosted checkout. Server-rendered HTML that works without JavaScript.
 //   GET  /pay/{reference}          the page (page-route.ts)
-//   POST /pay/{reference}          the form (pay-route.tsx)
+//   POST /pay/{reference}          the form (pay-route.tsx; hosted-pay.tsx with a real processor)
+//   GET  /pay/{reference}/return/… back from a real processor's page (hosted-pay.tsx)
 //   GET  /pay/{reference}/qr.svg   a QR code of the link URL (qr-route.ts)
 //   GET  /pay/assets/…             the optional form helper and theme logos (assets-routes.ts)
 // Registered a second time at /checkout for hosted-checkout sessions: the same page and form, with
@@ -20,6 +21,7 @@ import { assetsRoutes } from "./assets-routes.ts";
 import { checkoutBrake } from "./brake.ts";
 import type { CheckoutContext, CheckoutDeps } from "./deps.ts";
 import { FirstViewCache } from "./first-view-cache.ts";
+import { hostedReturnRoute } from "./hosted-pay.tsx";
 import { MESSAGES, requestedLang } from "./i18n.ts";
 import { paylinkTheme, sendCheckoutNotFound, sendMessagePage } from "./page-response.tsx";
 import { pageRoute } from "./page-route.ts";
@@ -71,6 +73,7 @@ export async function checkoutRoutes(app: FastifyInstance, deps: CheckoutDeps): 
 
   pageRoute(app, context);
   payRoute(app, context);
+  hostedReturnRoute(app, context);
   // A session's page is for one shopper, sent there by the shop: no QR code to share.
   if (deps.kind === "link") {
     assetsRoutes(app, context);

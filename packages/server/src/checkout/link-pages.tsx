@@ -33,6 +33,7 @@ export interface CheckoutView {
 export function sendCheckoutPage(reply: FastifyReply, status: number, link: CheckoutLink, view: CheckoutView) {
   return sendPage(reply, status, (nonce) => <CheckoutPage {...checkoutPageProps(link, view, nonce, view.formToken)} />, {
     returnUrl: link.terms.returnUrl,
+    processorOrigin: link.processorPageOrigin,
   });
 }
 
@@ -59,7 +60,7 @@ export function sendFirstView(
     reply,
     200,
     (nonce) => firstViews.page(key, () => renderDocument(<CheckoutPage {...props} />), nonce, view.formToken),
-    { returnUrl: link.terms.returnUrl },
+    { returnUrl: link.terms.returnUrl, processorOrigin: link.processorPageOrigin },
   );
 }
 
@@ -76,6 +77,7 @@ function checkoutPageProps(link: CheckoutLink, view: CheckoutView, nonce: string
     switchHref: switchHref(link, view.lang),
     savedCards: view.savedCards ?? [],
     savedCardChoice: view.savedCardChoice,
+    hosted: link.processorType !== "sandbox",
   };
 }
 

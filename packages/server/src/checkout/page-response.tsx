@@ -16,25 +16,23 @@ import { MessagePage, StatusPage } from "./views/status-page.tsx";
  * here (and, after a payment, follow the redirect to the merchant's return URL — Chromium applies
  * form-action to that redirect).
  */
-export function sendPage(
-  reply: FastifyReply,
-  status: number,
-  build: (nonce: string) => VNode,
-  options: { returnUrl?: string | null } = {},
-) {
+export function sendPage(reply: FastifyReply, status: number, build: (nonce: string) => VNode, options: PageTargets = {}) {
   return sendRenderedPage(reply, status, (nonce) => renderDocument(build(nonce)), options);
 }
 
+/** Where the page's form may lead besides Paylink: the session's return, the processor's page. */
+export interface PageTargets {
+  returnUrl?: string | null;
+  processorOrigin?: string | null;
+}
+
 /** sendPage for a caller that has the document as text already (a kept first view, docs/decisions.md#checkout-pages). */
-export function sendRenderedPage(
-  reply: FastifyReply,
-  status: number,
-  render: (nonce: string) => string,
-  options: { returnUrl?: string | null } = {},
-) {
+export function sendRenderedPage(reply: FastifyReply, status: number, render: (nonce: string) => string, options: PageTargets = {}) {
   const formTargets = ["'self'"];
   const returnOrigin = options.returnUrl ? formActionOrigin(options.returnUrl) : undefined;
   if (returnOrigin) formTargets.push(returnOrigin);
+  // A real processor's page: the form's answer is a 303 there.
+  if (options.processorOrigin) formTargets.push(options.processorOrigin);
   return sendHtmlPage(reply, status, render, { formTargets, stylesheetSelf: true });
 }
 

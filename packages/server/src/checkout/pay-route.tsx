@@ -13,6 +13,7 @@ import { pageTheme } from "../web/theme.ts";
 import type { CheckoutContext } from "./deps.ts";
 import { type CheckoutFormResult, formText, readCheckoutForm, readSavedCardForm, typedCardNumber } from "./form.ts";
 import { issueFormToken, newAttemptKey, verifyFormToken } from "./form-token.ts";
+import { payOnProcessorPage } from "./hosted-pay.tsx";
 import { MESSAGES, requestedLang } from "./i18n.ts";
 import { priceOf, samePrice, sendCheckoutPage, sendPriceChanged, sendStatusPage } from "./link-pages.tsx";
 import { sendCheckoutNotFound, sendMessagePage, sendPage } from "./page-response.tsx";
@@ -28,7 +29,8 @@ export const FORM_BODY_LIMIT = 64 * 1024;
 /** How long a second post of one form waits for the first's result before the 202 page. */
 const DUPLICATE_WAIT_MS = 20_000;
 
-export function payRoute(fastify: FastifyInstance, { deps, formKey, brake }: CheckoutContext): void {
+export function payRoute(fastify: FastifyInstance, context: CheckoutContext): void {
+  const { deps, formKey, brake } = context;
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const payDeps = (request: FastifyRequest): PayByLinkDeps => ({
     db: deps.db,
@@ -66,6 +68,8 @@ export function payRoute(fastify: FastifyInstance, { deps, formKey, brake }: Che
     }
     try {
       if (body === undefined) return sendMessagePage(reply, 415, lang, theme, m.badRequestTitle, m.badRequestText);
+      // A real processor takes the card on its own page.
+      if (link.processorType !== "sandbox") return await payOnProcessorPage(context, request, reply, link, body, { lang, theme });
 
       // A saved card chosen on a session's page: only the shopper fields are read, and the card
       // must be one this page offers (this merchant's, this shopper's, not disabled, not expired).

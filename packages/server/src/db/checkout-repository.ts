@@ -2,6 +2,7 @@
 // counter, and the key its form tokens are signed with. Reservations and submissions have their
 // own repositories.
 import { randomBytes } from "node:crypto";
+import { hostedPageOrigin, isProcessorType, type ProcessorType } from "../payments/processor-config.ts";
 import type { Database } from "./connect.ts";
 import { LINK_RECORD_COLUMNS, type LinkRecordRow, type PaymentLinkRecord, toRecord } from "./links-repository.ts";
 import { type PreparedStatement, preparedStatement, runPrepared } from "./prepared.ts";
@@ -20,6 +21,10 @@ export interface CheckoutLink extends PaymentLinkRecord {
   /** Some user of the merchant asked for a "you got paid" e-mail: only then is one rendered per payment. */
   paymentNotices: boolean;
   theme: CheckoutTheme | null;
+  /** Who takes the money: the sandbox's card form, or a real processor's own page (docs/processors.md). */
+  processorType: ProcessorType;
+  /** Where the processor's page is: the checkout form may send the shopper there (its CSP allows it). */
+  processorPageOrigin: string | null;
 }
 
 type PageRow = LinkRecordRow & {
@@ -30,6 +35,8 @@ type PageRow = LinkRecordRow & {
   theme_name: string | null;
   primary_color: string | null;
   logo_sha256: string | null;
+  processor_type: string;
+  processor_settings: unknown;
 };
 
 /**
@@ -42,8 +49,8 @@ function pageRead(name: string, link: string): PreparedStatement {
     `WITH l AS (${link})
      SELECT l.*, m.name AS merchant_name,
        EXISTS (SELECT 1 FROM portal_users u WHERE u.merchant_id = l.merchant_id AND u.notify_payments) AS payment_notices,
-       t.theme_key AS theme_theme_key, t.name AS theme_name, t.primary_color, t.logo_sha256
-     FROM l JOIN merchants m ON m.id = l.merchant_id
+       t.theme_key AS theme_theme_key, t.name AS theme_name, t.primary_color, t.logo_sha256, tm.processor_type, tm.processor_settings
+     FROM l JOIN merchants m ON m.id = l.merchant_id JOIN terminals tm ON tm.terminal_identifier = l.terminal_identifier
      LEFT JOIN themes t ON t.theme_key = l.theme_key AND (t.merchant_id = l.merchant_id) IS TRUE`,
   );
 }
@@ -82,6 +89,8 @@ export async function loadCheckoutLink(
     reservedCount: row.reserved_count,
     merchantName: row.merchant_name,
     paymentNotices: row.payment_notices,
+    processorType: isProcessorType(row.processor_type) ? row.processor_type : "sandbox",
+    processorPageOrigin: hostedPageOrigin(row.processor_type, row.processor_settings),
     theme:
       row.theme_name === null || row.theme_theme_key === null
         ? null

@@ -45,14 +45,27 @@ export async function createTerminal(db: Database, merchantId: string, name: str
   return { terminalIdentifier, merchantId, name, currencies };
 }
 
-export async function findTerminal(db: Database, merchantId: string, terminalIdentifier: string): Promise<Terminal | undefined> {
+/** The merchant's terminal, with the type of processor that takes its money (docs/processors.md). */
+export async function findTerminal(
+  db: Database,
+  merchantId: string,
+  terminalIdentifier: string,
+): Promise<(Terminal & { processorType: string }) | undefined> {
   const row = await db
     .selectFrom("terminals")
     .selectAll()
     .where("terminal_identifier", "=", terminalIdentifier)
     .where("merchant_id", "=", merchantId)
     .executeTakeFirst();
-  return row && { terminalIdentifier: row.terminal_identifier, merchantId: row.merchant_id, name: row.name, currencies: row.currencies };
+  return (
+    row && {
+      terminalIdentifier: row.terminal_identifier,
+      merchantId: row.merchant_id,
+      name: row.name,
+      currencies: row.currencies,
+      processorType: row.processor_type,
+    }
+  );
 }
 
 /** Creates a key and returns it in clear — the only time it exists outside the caller. */

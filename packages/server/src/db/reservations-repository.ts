@@ -32,8 +32,11 @@ export interface NewSubmission {
   /** From the signed form token; null when the client did not send one. */
   attemptKey: string | null;
   answers: Answer[];
-  card: { brand: string; masked: string; last4: string; expiry: string };
+  /** What the form showed of the card; null when the shopper pays on the processor's page. */
+  card: { brand: string; masked: string; last4: string; expiry: string } | null;
   now: Date;
+  /** For a payment on the processor's page: until when that page takes it (the slot is held that long). */
+  hostedUntil?: Date | null;
   /** The price and cart digest the shopper's page showed (from the signed form token); the link must still ask them. */
   shownPrice: { amount: number; currency: string; cart: string };
   /** The saved card's token this attempt charges; absent when a card was typed in. */
@@ -73,9 +76,11 @@ export async function reserveSale(db: Database, input: NewSubmission): Promise<R
         RETURNING amount, currency, items, is_manual_capture, ${sql.join(LINK_STATUS_COLUMNS.map((column) => sql.ref(column)))}
       ), pending AS (
         INSERT INTO submissions (id, link_reference, answers, amount, currency, state,
-                                 card_brand, card_masked, card_last4, card_expiry, attempt_key, manual_capture, paid_with_token)
+                                 card_brand, card_masked, card_last4, card_expiry, attempt_key, manual_capture, paid_with_token,
+                                 hosted_until)
         SELECT ${checkoutReference}, ${linkReference}, ${JSON.stringify(input.answers)}::jsonb, amount, currency, 'pending',
-               ${card.brand}, ${card.masked}, ${card.last4}, ${card.expiry}, ${attemptKey}, is_manual_capture, ${input.paidWithToken ?? null}
+               ${card?.brand ?? null}, ${card?.masked ?? null}, ${card?.last4 ?? null}, ${card?.expiry ?? null}, ${attemptKey},
+               is_manual_capture, ${input.paidWithToken ?? null}, ${input.hostedUntil ?? null}::timestamptz
         FROM slot
         RETURNING ${sql.join(SUBMISSION_COLUMNS.map((column) => sql.ref(column)))}
       )
@@ -240,7 +245,13 @@ export async function writeResult(db: Database, input: ResultToWrite): Promise<b
 /** The submission's columns a recorded result writes (besides completed_at). */
 function resultColumns(recorded: RecordedResult, outcome: ProcessorOutcome, voidReason: VoidReason | null) {
   if (outcome.kind === "failed") return { state: "failed", completed: false, reason: outcome.reason };
-  const card = { payfac_reference: outcome.payfacReference, card_brand: outcome.cardBrand, card_usage: outcome.cardUsage };
+  const card = {
+    payfac_reference: outcome.payfacReference,
+    card_brand: outcome.cardBrand,
+    card_usage: outcome.cardUsage,
+    // A processor's own page reports the card with its outcome; Paylink's form stored it at the reservation.
+    ...(outcome.card ? { card_masked: outcome.card.masked, card_last4: outcome.card.last4, card_expiry: outcome.card.expiry } : {}),
+  };
   if (outcome.kind === "declined") return { ...card, state: "declined", completed: false, reason: outcome.reason };
   if (recorded === "approved") {
     return { ...card, state: "approved", completed: true, token: outcome.token, auth_code: outcome.authCode, reason: null };
@@ -261,6 +272,8 @@ export async function findStalePendingSubmissions(
     .selectFrom("submissions")
     .select(["id", "paid_with_token"])
     .where("state", "=", "pending")
+    // A payment on the processor's page is settled by asking the processor (services/hosted-payment.ts).
+    .where("hosted_until", "is", null)
     .where("created_at", "<", sql<Date>`now() - (${RESERVATION_TTL_SECONDS} * interval '1 second')`);
   if (linkReference !== undefined) query = query.where("link_reference", "=", linkReference);
   const rows = await query.orderBy("created_at").limit(SWEEP_LIMIT).execute();
@@ -285,4 +298,77 @@ export async function abandonSubmission(db: Database, checkoutReference: string)
     )
     SELECT count(*)::int AS released FROM stale`.execute(db);
   return Number(result.rows[0]?.released ?? 0) > 0;
+}
+
+/** An attempt paid on a processor's own page, as its reconciliation needs it. */
+export interface HostedAttempt {
+  checkoutReference: string;
+  linkReference: string;
+  state: string;
+  processorReference: string | null;
+  redirectUrl: string | null;
+  hostedUntil: Date;
+}
+
+/** Remembers the processor's page of a hosted attempt, once the processor created it. */
+export async function recordHostedStart(
+  db: Database,
+  checkoutReference: string,
+  start: { processorReference: string; redirectUrl: string },
+): Promise<void> {
+  await db
+    .updateTable("submissions")
+    .set({ processor_reference: start.processorReference, redirect_url: start.redirectUrl })
+    .where("id", "=", checkoutReference)
+    .execute();
+}
+
+const hostedAttemptColumns = ["id", "link_reference", "state", "processor_reference", "redirect_url", "hosted_until"] as const;
+
+function toHostedAttempt(row: {
+  id: string;
+  link_reference: string;
+  state: string;
+  processor_reference: string | null;
+  redirect_url: string | null;
+  hosted_until: Date | null;
+}): HostedAttempt | undefined {
+  if (row.hosted_until === null) return undefined;
+  return {
+    checkoutReference: row.id,
+    linkReference: row.link_reference,
+    state: row.state,
+    processorReference: row.processor_reference,
+    redirectUrl: row.redirect_url,
+    hostedUntil: new Date(row.hosted_until),
+  };
+}
+
+/** A hosted attempt by its checkoutReference (of this link, when one is named); undefined for a form payment. */
+export async function findHostedAttempt(
+  db: Database,
+  linkReference: string | undefined,
+  checkoutReference: string,
+): Promise<HostedAttempt | undefined> {
+  let query = db.selectFrom("submissions").select(hostedAttemptColumns).where("id", "=", checkoutReference);
+  if (linkReference !== undefined) query = query.where("link_reference", "=", linkReference);
+  const row = await query.executeTakeFirst();
+  return row ? toHostedAttempt(row) : undefined;
+}
+
+/**
+ * Hosted attempts still pending that were started more than `olderThanSeconds` ago: their outcome
+ * is late, so the processor is asked (oldest first, one sweep's worth).
+ */
+export async function findLateHostedAttempts(db: Database, olderThanSeconds: number): Promise<HostedAttempt[]> {
+  const rows = await db
+    .selectFrom("submissions")
+    .select(hostedAttemptColumns)
+    .where("state", "=", "pending")
+    .where("hosted_until", "is not", null)
+    .where("created_at", "<", sql<Date>`now() - (${olderThanSeconds} * interval '1 second')`)
+    .orderBy("created_at")
+    .limit(SWEEP_LIMIT)
+    .execute();
+  return rows.flatMap((row) => toHostedAttempt(row) ?? []);
 }

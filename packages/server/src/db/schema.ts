@@ -21,6 +21,12 @@ export interface TerminalsTable {
   name: Generated<string>;
   currencies: string[] | null;
   created_at: Timestamp;
+  /** sandbox, straumur, adyen or stripe (migration 0035). */
+  processor_type: Generated<string>;
+  /** The processor's non-secret settings (migration 0035). */
+  processor_settings: ColumnType<unknown, string | null | undefined, string | null>;
+  /** The processor's secrets as JSON, encrypted under the keyring (migration 0035). */
+  processor_secrets: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ApiKeysTable {
@@ -178,6 +184,12 @@ export interface SubmissionsTable {
   manual_capture: Generated<boolean>;
   /** The saved card's token a session's payment charged; null when a card was typed in (migration 0029). */
   paid_with_token: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The processor's reference of its hosted page for this attempt (migration 0036). */
+  processor_reference: ColumnType<string | null, string | null | undefined, string | null>;
+  /** Until when the processor's page takes this attempt's payment; its slot is held that long (migration 0036). */
+  hosted_until: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** The processor's page for this attempt, for a shopper who posts the form again (migration 0036). */
+  redirect_url: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface ServerSecretsTable {

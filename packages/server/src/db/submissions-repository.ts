@@ -78,11 +78,16 @@ export async function liveSubmissionForAttempt(
 }
 
 /** Voided approvals whose cancel the processor has not confirmed yet: [checkoutReference, payfacReference]. */
-export async function findPendingCancels(db: Database): Promise<Array<{ checkoutReference: string; payfacReference: string }>> {
+export async function findPendingCancels(
+  db: Database,
+  hosted = false,
+): Promise<Array<{ checkoutReference: string; payfacReference: string }>> {
   const rows = await db
     .selectFrom("submissions")
     .select(["id", "payfac_reference"])
     .where("cancel_pending", "=", true)
+    // An approval on a processor's own page is cancelled through that processor (services/hosted-payment.ts).
+    .where("hosted_until", hosted ? "is not" : "is", null)
     .orderBy("created_at")
     .limit(SWEEP_LIMIT)
     .execute();

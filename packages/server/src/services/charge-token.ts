@@ -19,6 +19,7 @@ import type { Actor } from "../domain/audit/actor.ts";
 import { AppError } from "../domain/errors.ts";
 import type { RecurringProcessingModel } from "../domain/links/types.ts";
 import { checkChargeAmount, checkMerchantReference } from "../domain/payments/rules.ts";
+import { requireSandboxAfterSale } from "../domain/processors/supported.ts";
 import { newCheckoutReference } from "../ids.ts";
 import { notifyMailWorker, queueMail } from "../mail/outbox.ts";
 import { tokenChargeReceipt } from "../mail/payment-mail.ts";
@@ -65,6 +66,7 @@ export async function chargeSavedCard(
   const { amount, currency } = checkChargeAmount(input.amount, input.currency);
   const reference = checkMerchantReference("reference", input.reference);
   const terminal = await terminalAccepting(deps.db, merchantId, input.terminalIdentifier, currency);
+  requireSandboxAfterSale(terminal.processorType, "Token charges");
   const token = input.tokenDetails.tokenValue;
   const card = await findSavedCard(deps.db, merchantId, token);
   if (!card) throw new AppError("NotFound", `No saved card with tokenValue ${JSON.stringify(token)} was found.`);

@@ -5,6 +5,7 @@ import type { KeyedEffect } from "../db/idempotency-repository.ts";
 import type { DB } from "../db/schema.ts";
 import { insertSession } from "../db/sessions-repository.ts";
 import type { Actor } from "../domain/audit/actor.ts";
+import { checkSessionOnProcessor } from "../domain/processors/supported.ts";
 import { sessionFromCreateRequest } from "../domain/sessions/create.ts";
 import type { CreateSessionRequest } from "../domain/sessions/types.ts";
 import { newSessionReference } from "../ids.ts";
@@ -23,7 +24,8 @@ export async function createSession(
   const { terms, session } = sessionFromCreateRequest(request, deps.now());
   const reference = newSessionReference();
   const insert = async (db: Transaction<DB>) => {
-    await terminalAccepting(db, merchantId, terms.terminalIdentifier, terms.currency);
+    const terminal = await terminalAccepting(db, merchantId, terms.terminalIdentifier, terms.currency);
+    checkSessionOnProcessor(terminal.processorType, session);
     await checkTheme(db, merchantId, terms.themeKey);
     await insertSession(db, reference, merchantId, terms, session);
     await recordAudit(db, {

@@ -5,7 +5,12 @@ import { findTerminal, findTheme, type Terminal } from "../db/merchants-reposito
 import { AppError } from "../domain/errors.ts";
 
 /** The merchant's terminal with this identifier, if it accepts the currency. */
-export async function terminalAccepting(db: Database, merchantId: string, terminalIdentifier: string, currency: string): Promise<Terminal> {
+export async function terminalAccepting(
+  db: Database,
+  merchantId: string,
+  terminalIdentifier: string,
+  currency: string,
+): Promise<Terminal & { processorType: string }> {
   const terminal = await findTerminal(db, merchantId, terminalIdentifier);
   if (!terminal) {
     throw new AppError("TerminalNotFound", `terminalIdentifier "${terminalIdentifier}" is not one of your terminals.`).at(

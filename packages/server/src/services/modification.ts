@@ -2,8 +2,10 @@
 // the "Received" receipt the caller gets before the final result arrives as a Refund webhook.
 import type { Database } from "../db/connect.ts";
 import { findPayment, type PaymentRecord } from "../db/payments-repository.ts";
+import { processorTypeOfLink } from "../db/terminal-processors-repository.ts";
 import { AppError } from "../domain/errors.ts";
 import { checkRefundable } from "../domain/payments/rules.ts";
+import { requireSandboxAfterSale } from "../domain/processors/supported.ts";
 
 export interface ModificationReceipt {
   /** The modification's own reference. */
@@ -35,5 +37,8 @@ export async function refundablePayment(db: Database, merchantId: string, payfac
   const payment = payfacReference.length <= 64 ? await findPayment(db, merchantId, payfacReference) : undefined;
   if (!payment) throw new AppError("NotFound", `No payment with payfacReference ${JSON.stringify(payfacReference)} was found.`);
   checkRefundable(payment);
+  if (payment.paymentLinkReference !== null) {
+    requireSandboxAfterSale(await processorTypeOfLink(db, payment.paymentLinkReference), "Refunds, reversals and captures");
+  }
   return payment;
 }

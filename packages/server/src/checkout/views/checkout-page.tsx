@@ -31,6 +31,8 @@ export interface CheckoutPageProps {
   savedCards?: SavedCardOption[] | undefined;
   /** The `savedCard` choice posted before ("" a new card), when the form comes back. */
   savedCardChoice?: string | undefined;
+  /** A real processor takes the card on its own page: no card fields here (docs/processors.md). */
+  hosted?: boolean | undefined;
 }
 
 export function CheckoutPage(props: CheckoutPageProps) {
@@ -59,17 +61,27 @@ export function CheckoutPage(props: CheckoutPageProps) {
             {props.alert ? <AlertBox alert={props.alert} m={m} tokenize={tokenize} /> : null}
             {props.errors.length > 0 ? <ErrorSummary m={m} errors={errors} /> : null}
             <ShopperFields m={m} shopperInfo={terms.shopperInfo} values={props.values} errors={errors} />
-            {props.savedCards?.length ? <SavedCards m={m} cards={props.savedCards} chosen={props.savedCardChoice} /> : null}
-            <div class="newcard">
-              <CardFields m={m} values={props.values} errors={errors} />
-            </div>
+            {props.hosted ? null : (
+              <>
+                {props.savedCards?.length ? <SavedCards m={m} cards={props.savedCards} chosen={props.savedCardChoice} /> : null}
+                <div class="newcard">
+                  <CardFields m={m} values={props.values} errors={errors} />
+                </div>
+              </>
+            )}
 
             <button type="submit" class="pay" data-busy={m.busyButton}>
-              {tokenize ? m.saveButton : m.payButton(formatMoney(terms.amount, terms.currency, lang))}
+              {props.hosted
+                ? tokenize
+                  ? m.hostedContinueSave
+                  : m.hostedContinue(formatMoney(terms.amount, terms.currency, lang))
+                : tokenize
+                  ? m.saveButton
+                  : m.payButton(formatMoney(terms.amount, terms.currency, lang))}
             </button>
             <p class="secure">
               <LockIcon />
-              {tokenize || terms.recurringProcessingModel ? m.secureNoteSave : m.secureNote}
+              {props.hosted ? m.hostedNote : tokenize || terms.recurringProcessingModel ? m.secureNoteSave : m.secureNote}
             </p>
             {link.session?.abandonUrl ? (
               <p class="back">

@@ -4,10 +4,25 @@ import { isOpenForSale, linkStatus, type StatusSource } from "../links/status.ts
 
 /** The processor's answer, as the checkout records it. */
 export type ProcessorOutcome =
-  | { kind: "approved"; payfacReference: string; authCode: string; token: string | null; cardBrand: string; cardUsage: string }
-  | { kind: "declined"; payfacReference: string; reason: string; cardBrand: string; cardUsage: string }
+  | {
+      kind: "approved";
+      payfacReference: string;
+      authCode: string;
+      token: string | null;
+      cardBrand: string;
+      cardUsage: string;
+      card?: ReportedCardNumber;
+    }
+  | { kind: "declined"; payfacReference: string; reason: string; cardBrand: string; cardUsage: string; card?: ReportedCardNumber }
   /** The processor could not be reached or did not answer in time: no outcome known. */
   | { kind: "failed"; reason: string };
+
+/** The card as a processor's own page reports it with the outcome (Paylink's form knew it before). */
+export interface ReportedCardNumber {
+  masked: string | null;
+  last4: string | null;
+  expiry: string | null;
+}
 
 /** What was recorded: `voided` is an approval that could not become a sale; it is cancelled at the processor. */
 export type RecordedResult = "approved" | "declined" | "failed" | "voided";

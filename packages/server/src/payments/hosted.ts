@@ -1,0 +1,97 @@
+// The processor boundary for real money (docs/processors.md): the shopper pays on the processor's
+// own page, so the card number never reaches Paylink. Paylink starts a hosted payment and sends
+// the shopper there; the outcome is what the processor says, asked by a status call or told in a
+// signed notification, never what the shopper's return address carries.
+//
+//   startHostedPayment ──► (shopper on the processor's page) ──► readOutcome / parseNotification
+//
+// Each adapter (payments/straumur.ts, …) implements this for one processor; the use cases in
+// services/ decide what an outcome becomes, exactly as for the sandbox's answers.
+import type { RecurringProcessingModel } from "../domain/links/types.ts";
+import type { Lang } from "../web/i18n.ts";
+import type { CardUsage } from "./processor.ts";
+
+export interface HostedPaymentRequest {
+  /** Paylink's reference of this attempt: the processor's idempotency key and its order reference. */
+  checkoutReference: string;
+  /** `payment` charges `amount`; `tokenization` only saves the card (amount 0). */
+  kind: "payment" | "tokenization";
+  /** Paylink's minor units; the adapter converts them to the processor's. */
+  amount: number;
+  currency: string;
+  /** Ask for a token for later payments (tokenize links, and pay links with a model). */
+  saveCard: boolean;
+  recurringProcessingModel: RecurringProcessingModel | null;
+  /** Where the processor sends the shopper back: a Paylink address that asks for the outcome. */
+  returnUrl: string;
+  /** Where the processor's "back to the shop" goes: the checkout page again. */
+  cancelUrl: string;
+  /** The processor's page closes then; Paylink holds the sale slot until it has. */
+  expiresAt: Date;
+  culture: Lang;
+  /** What the processor's page shows; lines add up to `amount` when there are any. */
+  items: Array<{ name: string; amount: number; quantity: number; unitPrice: number }>;
+  signal?: AbortSignal;
+}
+
+export interface HostedPaymentStart {
+  /** The processor's page for this attempt. */
+  redirectUrl: string;
+  /** The processor's own reference of the page (its session id), for status calls. */
+  processorReference: string;
+}
+
+/** Card details a processor reports with an outcome; each may be missing. */
+export interface ReportedCard {
+  brand: string | null;
+  usage: CardUsage | null;
+  /** `411111******1111`. */
+  masked: string | null;
+  last4: string | null;
+  /** `MM/YYYY`. */
+  expiry: string | null;
+}
+
+/** What a processor says about a hosted attempt. */
+export type HostedOutcome =
+  /** The page is still open: the shopper may yet pay. */
+  | { kind: "open" }
+  /** The page closed unpaid: nothing was charged. */
+  | { kind: "expired" }
+  | {
+      kind: "approved";
+      payfacReference: string;
+      authCode: string;
+      /** The saved card's token, when one was asked for and the processor has reported it. */
+      token: string | null;
+      card: ReportedCard;
+    }
+  | { kind: "declined"; payfacReference: string; reason: string; card: ReportedCard };
+
+/** One notification item about one of Paylink's attempts, after its signature was checked. */
+export interface HostedNotification {
+  /** Paylink's checkoutReference of the attempt it is about. */
+  checkoutReference: string;
+  /** Approved or declined; `open` for an event that decides nothing (an approval before its token). */
+  outcome: HostedOutcome;
+}
+
+export interface HostedPaymentProcessor {
+  readonly type: string;
+  /** Creates the processor's page; rejects when it could not (nothing was charged then). Idempotent by checkoutReference. */
+  startHostedPayment(request: HostedPaymentRequest): Promise<HostedPaymentStart>;
+  /** Asks the processor; rejects when it cannot tell (network, time-out). */
+  readOutcome(attempt: { checkoutReference: string; processorReference: string; signal?: AbortSignal }): Promise<HostedOutcome>;
+  /**
+   * Checks a notification by the processor's own scheme and reads what it says about Paylink's
+   * attempts. `null` when the signature (or the body) is not the processor's: nothing may change.
+   */
+  parseNotification(headers: Record<string, string | string[] | undefined>, rawBody: string): HostedNotification[] | null;
+  /** What the processor expects back for a notification it may stop sending. */
+  readonly notificationAnswer: { contentType: string; body: string };
+  /**
+   * Voids or refunds an approval Paylink could not turn into a sale (sold out while the shopper
+   * was on the processor's page). Idempotent by `cancelReference`; rejects when unconfirmed.
+   */
+  cancelApproval(payfacReference: string, cancelReference: string): Promise<void>;
+}

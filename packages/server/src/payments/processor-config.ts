@@ -1,0 +1,91 @@
+// Which processor a terminal takes its money through, and the credentials it needs
+// (docs/processors.md). The sandbox is every terminal's default. Secrets live here in clear only
+// in memory: the database keeps them encrypted under the keyring, and nothing shows them again
+// once they are set.
+
+export type ProcessorEnvironment = "test" | "live";
+
+export interface SandboxConfig {
+  type: "sandbox";
+}
+
+/** The live gateway itself: its hosted checkout, token payments and modifications. */
+export interface StraumurConfig {
+  type: "straumur";
+  environment: ProcessorEnvironment;
+  /** Secret: the gateway's `X-API-key`. */
+  apiKey: string;
+  /** The terminal at the gateway (12 characters). */
+  terminalIdentifier: string;
+  /** Secret: hex key the gateway signs its webhooks with. */
+  hmacKey: string;
+  themeKey: string | null;
+  /** Replaces the gateway's API base (the part before `/hostedcheckout`); only when the operator allows it. */
+  baseUrl: string | null;
+}
+
+export interface AdyenConfig {
+  type: "adyen";
+  environment: ProcessorEnvironment;
+  /** Secret. */
+  apiKey: string;
+  merchantAccount: string;
+  /** Secret: hex key of Adyen's notification HMAC. */
+  hmacKey: string;
+  /** Required for live. */
+  liveEndpointUrlPrefix: string | null;
+  baseUrl: string | null;
+}
+
+export interface StripeConfig {
+  type: "stripe";
+  /** Secret: `sk_test_…` or `sk_live_…` (test or live follows the key). */
+  secretKey: string;
+  /** Secret: `whsec_…`. */
+  webhookSecret: string;
+  baseUrl: string | null;
+}
+
+export type ProcessorConfig = SandboxConfig | StraumurConfig | AdyenConfig | StripeConfig;
+export type ProcessorType = ProcessorConfig["type"];
+
+export const PROCESSOR_TYPES: readonly ProcessorType[] = ["sandbox", "straumur", "adyen", "stripe"];
+
+/** The fields of each type that are secrets: stored encrypted, shown masked. */
+export const SECRET_FIELDS = {
+  sandbox: [],
+  straumur: ["apiKey", "hmacKey"],
+  adyen: ["apiKey", "hmacKey"],
+  stripe: ["secretKey", "webhookSecret"],
+} as const satisfies { [T in ProcessorType]: readonly (keyof Extract<ProcessorConfig, { type: T }>)[] };
+
+/** A secret as it is shown after it was set: its last four characters only. */
+export function maskSecret(secret: string): string {
+  return `••••${secret.slice(-4)}`;
+}
+
+export function isProcessorType(value: string): value is ProcessorType {
+  return (PROCESSOR_TYPES as readonly string[]).includes(value);
+}
+
+/** The API bases of the live gateway, as its own plugins name them. */
+export const STRAUMUR_BASE_URLS = {
+  test: "https://checkout-api.staging.straumur.is/api/v1",
+  live: "https://greidslugatt.straumur.is/api/v1",
+} as const;
+
+/**
+ * The origin of a processor's payment page, from the terminal's non-secret settings; null for the
+ * sandbox (its form is Paylink's own) or settings it cannot read.
+ */
+export function hostedPageOrigin(type: string, settings: unknown): string | null {
+  if (type !== "straumur" || settings === null || typeof settings !== "object") return null;
+  const baseUrl = "baseUrl" in settings ? settings.baseUrl : undefined;
+  const environment = "environment" in settings ? settings.environment : undefined;
+  const base = typeof baseUrl === "string" ? baseUrl : environment === "live" ? STRAUMUR_BASE_URLS.live : STRAUMUR_BASE_URLS.test;
+  try {
+    return new URL(base).origin;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,447 @@
+// A link's checkout through the live gateway (Straumur), end to end on every backend: Paylink's
+// page has no card fields and sends the shopper to the gateway's own page; the sale is decided by
+// the gateway's status call or its signed webhook, never by the return address. The gateway is a
+// second Paylink with the sandbox (test/support/gateway.ts), which validates every request the
+// adapter sends by the gateway's shapes.
+import assert from "node:assert/strict";
+import { Writable } from "node:stream";
+import { after, before, describe, it } from "node:test";
+import { sql } from "kysely";
+import { computePaymentSignature } from "paylink-sdk";
+import { saveTerminalProcessor } from "../../src/db/terminal-processors-repository.ts";
+import { createLogger } from "../../src/logging.ts";
+import { reconcileHostedAttempts } from "../../src/services/hosted-payment.ts";
+import { processorDirectory } from "../../src/services/processor-directory.ts";
+import { WebhookWorker } from "../../src/webhooks/worker.ts";
+import { testBackends } from "../support/databases.ts";
+import { type LocalGateway, startLocalGateway } from "../support/gateway.ts";
+import { startTestServer, type TestServer } from "../support/harness.ts";
+import { testKeyring } from "../support/keyring.ts";
+import { paySession } from "../support/sessions.ts";
+import { CARDS, cardFields, createLink, getPage, hiddenInputs, postForm, textOf } from "../support/shopper.ts";
+import { waitUntil } from "../support/wait.ts";
+import { type Receiver, startReceiver } from "../webhooks/support.ts";
+
+for (const backend of testBackends()) {
+  describe(`a link paid on the live gateway's page (${backend.name})`, () => {
+    let gateway: LocalGateway;
+    let shop: TestServer;
+    let shopWorker: WebhookWorker;
+    let merchantReceiver: Receiver;
+    let gatewayHmacKey: string;
+    const logs: string[] = [];
+
+    before(async () => {
+      gateway = await startLocalGateway(backend);
+      const logStream = new Writable({
+        write(chunk, _encoding, done) {
+          logs.push(String(chunk));
+          done();
+        },
+      });
+      shop = await startTestServer({ backend, allowPrivateTargets: true, logger: createLogger("debug", logStream) });
+      gatewayHmacKey = await gateway.sendWebhooksTo(`${shop.baseUrl}/processors/${shop.terminalIdentifier}/webhook`);
+      await saveTerminalProcessor(shop.db, testKeyring(), shop.merchantId, shop.terminalIdentifier, {
+        type: "straumur",
+        environment: "test",
+        apiKey: gateway.server.apiKey,
+        terminalIdentifier: gateway.server.terminalIdentifier,
+        hmacKey: gatewayHmacKey,
+        themeKey: null,
+        baseUrl: gateway.baseUrl,
+      });
+      merchantReceiver = await startReceiver();
+      const response = await shop.app.inject({
+        method: "POST",
+        url: `/admin/v1/merchants/${shop.merchantId}/webhooks`,
+        headers: { authorization: `Bearer ${shop.adminToken}` },
+        payload: { url: merchantReceiver.url },
+      });
+      assert.equal(response.statusCode, 200, response.body);
+      shopWorker = new WebhookWorker({ db: shop.db, keyring: testKeyring(), allowPrivate: true }).start();
+    });
+    after(async () => {
+      await shopWorker?.stop(1000);
+      await shop?.close();
+      await gateway?.close();
+      await merchantReceiver?.close();
+    });
+
+    const merchantWebhooks = (reference: string) =>
+      merchantReceiver.requests.map((request) => JSON.parse(request.body)).filter((body) => body.merchantReference === reference);
+    const linkCounts = async (reference: string) => {
+      const { body } = await shop.api("GET", `/api/v1/paymentlinks/${reference}`);
+      return { sales: body.paymentLink?.salesCount ?? body.salesCount, status: body.paymentLink?.status ?? body.status };
+    };
+    /** Opens the shop's page and posts its form (no card): the 303 to the gateway's page. */
+    const startPayment = async (reference: string) => {
+      const page = await getPage(shop.baseUrl, `/pay/${reference}`);
+      assert.equal(page.status, 200);
+      const fields = hiddenInputs(page.html);
+      const posted = await postForm(shop.baseUrl, reference, fields);
+      return { page, fields, posted };
+    };
+
+    it("sends the shopper to the gateway, records the sale it reports, and sends one webhook", async () => {
+      const reference = await createLink(shop);
+      const { page, fields, posted } = await startPayment(reference);
+      assert.doesNotMatch(page.html, /name="cardNumber"|name="cardCvc"/, "no card fields on a real processor's page");
+      assert.match(textOf(page.html), /Continue to pay|Halda áfram og greiða/);
+      assert.match(page.headers.get("content-security-policy") ?? "", new RegExp(`form-action 'self' ${new URL(gateway.baseUrl).origin}`));
+
+      assert.equal(posted.status, 303);
+      const gatewayPage = new URL(posted.location!);
+      assert.equal(gatewayPage.origin, new URL(gateway.server.baseUrl).origin);
+      const gatewayReference = gatewayPage.pathname.split("/").pop()!;
+      // The same form posted again goes to the same page: one attempt, one gateway session.
+      const again = await postForm(shop.baseUrl, reference, fields);
+      assert.equal(again.location, posted.location);
+      assert.equal(
+        gateway.sent.filter((request) => request.path.startsWith("/api/v1/hostedcheckout") && request.method === "POST").length,
+        1,
+      );
+
+      // A forged return (the shopper's own query string) sells nothing.
+      const created = JSON.parse(gateway.sent.find((request) => request.method === "POST")!.body);
+      const returnUrl = created.returnUrl as string;
+      const forged = await getPage(
+        new URL(returnUrl).origin,
+        `${new URL(returnUrl).pathname}?checkoutReference=${gatewayReference}&status=Completed&success=true`,
+      );
+      assert.equal(forged.status, 202, "still processing");
+      assert.equal(forged.headers.get("refresh"), "3");
+      assert.equal((await linkCounts(reference)).sales, 0);
+
+      // The shopper pays on the gateway's page, and comes back.
+      const paid = await paySession(gateway.server.baseUrl, gatewayReference, CARDS.visa);
+      assert.equal(paid.status, 303);
+      assert.ok(paid.location!.startsWith(returnUrl), paid.location!);
+      const back = await getPage(shop.baseUrl, new URL(paid.location!).pathname + new URL(paid.location!).search);
+      assert.equal(back.status, 200, back.html);
+      assert.match(textOf(back.html), /Thank you|Takk/);
+      assert.equal((await linkCounts(reference)).sales, 1);
+
+      // The gateway's own webhook comes too; the merchant still gets one Authorization.
+      await waitUntil(async () => merchantWebhooks(reference).length >= 1, 10_000, "the merchant's webhook");
+      await waitUntil(
+        async () =>
+          gateway.server.db
+            .selectFrom("webhook_deliveries")
+            .select("id")
+            .where("delivered_at", "is not", null)
+            .execute()
+            .then((rows) => rows.length >= 1),
+        10_000,
+        "the gateway's webhook delivered",
+      );
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const webhooks = merchantWebhooks(reference);
+      assert.equal(webhooks.length, 1, JSON.stringify(webhooks));
+      assert.equal(webhooks[0].additionalData.eventType, "Authorization");
+      assert.equal(webhooks[0].success, "true");
+      assert.equal(webhooks[0].amount, "48900");
+      assert.equal((await linkCounts(reference)).sales, 1);
+      // Every request the adapter sent, the gateway accepted by its own shapes.
+      for (const request of gateway.sent)
+        assert.ok(request.status < 300, `${request.method} ${request.path} → ${request.status}: ${request.body}`);
+    });
+
+    it("a tokenize link saves the card at the gateway and records the token its webhook reports", async () => {
+      const reference = await createLink(shop, { type: "TokenizeByLink", amount: 0 });
+      const { posted } = await startPayment(reference);
+      assert.equal(posted.status, 303);
+      const created = JSON.parse(gateway.sent.filter((request) => request.method === "POST").pop()!.body);
+      assert.equal(created.amount, 0);
+      assert.equal(created.recurringProcessingModel, "CardOnFile");
+      const gatewayReference = new URL(posted.location!).pathname.split("/").pop()!;
+      const paid = await paySession(gateway.server.baseUrl, gatewayReference, CARDS.visa);
+      assert.equal(paid.status, 303);
+      // The token comes with the gateway's Tokenization webhook; until then the return page waits.
+      await waitUntil(
+        async () => {
+          const back = await getPage(shop.baseUrl, new URL(paid.location!).pathname);
+          return back.status === 200 && back;
+        },
+        10_000,
+        "the receipt",
+      );
+      const saved = await shop.db
+        .selectFrom("submissions")
+        .select(["state", "token"])
+        .where("link_reference", "=", reference)
+        .executeTakeFirstOrThrow();
+      assert.equal(saved.state, "approved");
+      assert.match(saved.token ?? "", /^[0-9A-Z]{16}$/);
+      await waitUntil(async () => merchantWebhooks(reference).length >= 1, 10_000, "the merchant's webhook");
+      const [tokenization] = merchantWebhooks(reference);
+      assert.equal(tokenization.additionalData.eventType, "Tokenization");
+      assert.equal(tokenization.additionalData.token, saved.token);
+    });
+
+    it("a session is paid on the gateway's page and returns to the shop with its own reference", async () => {
+      const created = await shop.api("POST", "/api/v1/hostedcheckout", {
+        amount: 48900,
+        currency: "ISK",
+        returnUrl: "http://shop.example/order/1042?key=abc",
+        reference: "1042",
+        terminalIdentifier: shop.terminalIdentifier,
+      });
+      assert.equal(created.status, 200, JSON.stringify(created.body));
+      const sessionReference = created.body.checkoutReference as string;
+      const page = await getPage(shop.baseUrl, `/checkout/${sessionReference}`);
+      assert.equal(page.status, 200);
+      assert.doesNotMatch(page.html, /name="cardNumber"/);
+      const posted = await fetch(`${shop.baseUrl}/checkout/${sessionReference}`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams(hiddenInputs(page.html)).toString(),
+      });
+      assert.equal(posted.status, 303);
+      const gatewayReference = new URL(posted.headers.get("location")!).pathname.split("/").pop()!;
+      const paid = await paySession(gateway.server.baseUrl, gatewayReference, CARDS.visa);
+      assert.equal(paid.status, 303);
+      assert.ok(new URL(paid.location!).pathname.startsWith(`/checkout/${sessionReference}/return/`));
+      const back = await fetch(`${shop.baseUrl}${new URL(paid.location!).pathname}`, { redirect: "manual" });
+      assert.equal(back.status, 303);
+      assert.equal(back.headers.get("location"), `http://shop.example/order/1042?key=abc&checkoutReference=${sessionReference}`);
+      const status = await shop.api("GET", `/api/v1/hostedcheckout/status/${sessionReference}`);
+      assert.equal(status.body.status, "Completed");
+      assert.match(status.body.payfacReference, /^[0-9A-Z]{16}$/);
+    });
+
+    it("refuses card fields on a real processor's form (400), charging and keeping nothing", async () => {
+      const reference = await createLink(shop);
+      const page = await getPage(shop.baseUrl, `/pay/${reference}`);
+      const before = gateway.sent.length;
+      const posted = await postForm(shop.baseUrl, reference, { ...hiddenInputs(page.html), ...cardFields(CARDS.visa) });
+      assert.equal(posted.status, 400);
+      assert.equal(gateway.sent.length, before);
+      const rows = await shop.db.selectFrom("submissions").select("id").where("link_reference", "=", reference).execute();
+      assert.equal(rows.length, 0);
+    });
+
+    it("a notification with a bad signature changes nothing (401); the same one three times and out of order gives one sale", async () => {
+      const reference = await createLink(shop);
+      const { posted } = await startPayment(reference);
+      const gatewayReference = new URL(posted.location!).pathname.split("/").pop()!;
+      const attempt = await shop.db
+        .selectFrom("submissions")
+        .select("id")
+        .where("link_reference", "=", reference)
+        .executeTakeFirstOrThrow();
+      const message = (eventType: string, success: boolean) => ({
+        checkoutReference: gatewayReference,
+        payfacReference: "ABCDEFGHIJKLMNOP",
+        merchantReference: attempt.id,
+        amount: "48900",
+        currency: "ISK",
+        reason: success ? "123456:1111:12/2030" : "Refused",
+        success: String(success),
+        additionalData: {
+          eventType,
+          cardNumber: "411111******1111",
+          cardSummary: "1111",
+          cardUsage: "Debit",
+          authCode: "123456",
+          paymentMethod: "VI",
+        },
+      });
+      const send = (body: object, key = gatewayHmacKey) =>
+        fetch(`${shop.baseUrl}/processors/${shop.terminalIdentifier}/webhook`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ ...body, hmacSignature: computePaymentSignature(body as never, key) }),
+        });
+
+      const forged = await send(message("Authorization", true), "00".repeat(32));
+      assert.equal(forged.status, 401);
+      assert.equal((await linkCounts(reference)).sales, 0);
+
+      // A decline on the gateway's page ends nothing: the shopper may try another card there.
+      assert.equal((await send(message("Authorization", false))).status, 200);
+      const approval = message("Authorization", true);
+      for (let i = 0; i < 3; i++) assert.equal((await send(approval)).status, 200);
+      assert.equal((await linkCounts(reference)).sales, 1);
+      const submission = await shop.db.selectFrom("submissions").selectAll().where("id", "=", attempt.id).executeTakeFirstOrThrow();
+      assert.equal(submission.state, "approved");
+      assert.equal(submission.card_masked, "411111******1111");
+      assert.equal(submission.payfac_reference, "ABCDEFGHIJKLMNOP");
+      await waitUntil(async () => merchantWebhooks(reference).length >= 1, 10_000, "the merchant's webhook");
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(merchantWebhooks(reference).length, 1);
+    });
+
+    it("an approval after the link was disabled is reversed at the gateway once", async () => {
+      const reference = await createLink(shop);
+      const { posted } = await startPayment(reference);
+      const gatewayReference = new URL(posted.location!).pathname.split("/").pop()!;
+      const disabled = await shop.api("POST", "/api/v1/paymentlinks/disable", { paymentLinkReference: reference });
+      assert.ok(disabled.status < 300, JSON.stringify(disabled.body));
+
+      const paid = await paySession(gateway.server.baseUrl, gatewayReference, CARDS.visa);
+      assert.equal(paid.status, 303);
+      const back = await getPage(shop.baseUrl, new URL(paid.location!).pathname);
+      assert.equal(back.status, 200);
+      assert.match(textOf(back.html), /not completed|ekki lokið/);
+      // The gateway's webhook about it arrives too, and finds it settled: still one reversal.
+      await waitUntil(
+        async () => gateway.sent.filter((request) => request.path.startsWith("/api/v1/modification/reverse")).length >= 1,
+        10_000,
+        "the reversal",
+      );
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const reversals = gateway.sent.filter((request) => request.path.startsWith("/api/v1/modification/reverse"));
+      assert.equal(reversals.length, 1);
+      assert.ok(reversals[0]!.status < 300);
+      assert.equal((await linkCounts(reference)).sales, 0);
+      const merchantSide = merchantWebhooks(reference).filter((body) => body.success === "true");
+      assert.equal(merchantSide.length, 0, "the merchant is told of no sale");
+    });
+
+    it("refuses what a real processor's terminal cannot do yet, instead of sending it to the sandbox", async () => {
+      // A sale recorded from the gateway's notification above has a payfacReference: its refund is refused, not faked.
+      const sale = await shop.db
+        .selectFrom("submissions as s")
+        .innerJoin("payment_links as l", "l.reference", "s.link_reference")
+        .select("s.payfac_reference")
+        .where("s.state", "=", "approved")
+        .where("l.terminal_identifier", "=", shop.terminalIdentifier)
+        .executeTakeFirstOrThrow();
+      const refund = await shop.api("POST", "/api/v1/modification/refund", {
+        payfacReference: sale.payfac_reference,
+        amount: 100,
+        currency: "ISK",
+      });
+      assert.equal(refund.status, 409, JSON.stringify(refund.body));
+      assert.equal(refund.body.errorCode, "3003");
+      assert.match(refund.body.errorMessage, /straumur/);
+      const reverse = await shop.api("POST", "/api/v1/modification/reverse", { payfacReference: sale.payfac_reference });
+      assert.equal(reverse.status, 409);
+      const charge = await shop.api("POST", "/api/v1/payment", {
+        terminalIdentifier: shop.terminalIdentifier,
+        amount: 1000,
+        currency: "ISK",
+        reference: "renewal-1",
+        tokenDetails: { tokenValue: "ABCDEFGHIJKLMNOP" },
+      });
+      assert.equal(charge.status, 409, JSON.stringify(charge.body));
+      const session = await shop.api("POST", "/api/v1/hostedcheckout", {
+        amount: 48900,
+        currency: "ISK",
+        returnUrl: "http://shop.example/return",
+        reference: "1042",
+        terminalIdentifier: shop.terminalIdentifier,
+        isManualCapture: true,
+      });
+      assert.equal(session.status, 400, JSON.stringify(session.body));
+      assert.match(session.body.errorMessage, /isManualCapture/);
+    });
+
+    it("a lost answer to the create call leaves no charge and frees the slot", async () => {
+      const reference = await createLink(shop, { maxSalesCount: 1 });
+      gateway.loseNextAnswer(/^\/api\/v1\/hostedcheckout\/?$/);
+      const { posted } = await startPayment(reference);
+      assert.equal(posted.status, 502);
+      const attempt = await shop.db
+        .selectFrom("submissions")
+        .select(["id", "state"])
+        .where("link_reference", "=", reference)
+        .executeTakeFirstOrThrow();
+      assert.equal(attempt.state, "abandoned");
+      const link = await shop.db
+        .selectFrom("payment_links")
+        .select(["reserved_count", "sales_count"])
+        .where("reference", "=", reference)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual([link.reserved_count, link.sales_count], [0, 0]);
+      // The gateway made its page, but nobody has its address: it stays unpaid.
+      const created = gateway.sent.filter((request) => request.method === "POST" && /hostedcheckout/.test(request.path)).pop()!;
+      assert.equal(JSON.parse(created.body).reference, attempt.id);
+      // The shopper can try again at once: the one place is free.
+      const retry = await startPayment(reference);
+      assert.equal(retry.posted.status, 303);
+    });
+
+    it("the sweep asks the gateway about a payment whose shopper never came back, and frees a page that closed unpaid", async () => {
+      const sweep = () =>
+        reconcileHostedAttempts({
+          db: shop.db,
+          now: () => new Date(),
+          log: silentLog,
+          processors: processorDirectory({ db: shop.db, keyring: testKeyring() }),
+        });
+      const paidReference = await createLink(shop);
+      const paidStart = await startPayment(paidReference);
+      const paid = await paySession(gateway.server.baseUrl, new URL(paidStart.posted.location!).pathname.split("/").pop()!, CARDS.visa);
+      assert.equal(paid.status, 303);
+      const leftReference = await createLink(shop, { maxSalesCount: 1 });
+      await startPayment(leftReference);
+      // Neither shopper comes back, and the gateway's webhooks are not waited for: three minutes pass.
+      await shop.db
+        .updateTable("submissions")
+        .set({ created_at: new Date(Date.now() - 3 * 60_000) })
+        .where("link_reference", "in", [paidReference, leftReference])
+        .execute();
+      await sweep();
+      assert.equal((await linkCounts(paidReference)).sales, 1, "the late outcome was asked for");
+      const open = await shop.db
+        .selectFrom("submissions")
+        .select("state")
+        .where("link_reference", "=", leftReference)
+        .executeTakeFirstOrThrow();
+      assert.equal(open.state, "pending", "a page still open keeps its slot");
+      // Its page closed long ago: the slot is released.
+      await shop.db
+        .updateTable("submissions")
+        .set({ hosted_until: new Date(Date.now() - 30 * 60_000) })
+        .where("link_reference", "=", leftReference)
+        .execute();
+      await sweep();
+      const closed = await shop.db
+        .selectFrom("submissions")
+        .select("state")
+        .where("link_reference", "=", leftReference)
+        .executeTakeFirstOrThrow();
+      assert.equal(closed.state, "abandoned");
+      const link = await shop.db
+        .selectFrom("payment_links")
+        .select("reserved_count")
+        .where("reference", "=", leftReference)
+        .executeTakeFirstOrThrow();
+      assert.equal(link.reserved_count, 0);
+    });
+
+    it("no card number, CVC or processor secret is in the logs, the database or an error body", async () => {
+      // The refused card form above sent a real-looking card number and CVC.
+      const everything = logs.join("\n");
+      assert.ok(everything.length > 0, "the server logged");
+      for (const secret of [CARDS.visa, gateway.server.apiKey, gatewayHmacKey]) {
+        assert.ok(!everything.includes(secret), "not in the logs");
+        assert.ok(!(await databaseText(shop)).includes(secret), "not in the database");
+      }
+      const listed = await shop.app.inject({
+        method: "GET",
+        url: `/admin/v1/merchants/${shop.merchantId}/terminals`,
+        headers: { authorization: `Bearer ${shop.adminToken}` },
+      });
+      assert.ok(!listed.body.includes(gateway.server.apiKey) && !listed.body.includes(gatewayHmacKey), "not in the admin API");
+    });
+  });
+}
+
+const silentLog = { info() {}, warn() {}, error() {} };
+
+/** Every row of every table of the shop's database, as text: what a dump would hold. */
+async function databaseText(server: TestServer): Promise<string> {
+  const tables = await sql<{ table_name: string }>`
+    SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`.execute(
+    server.db,
+  );
+  const parts: string[] = [];
+  for (const { table_name } of tables.rows) {
+    const rows = await sql<{ row: string }>`SELECT row_to_json(t)::text AS row FROM ${sql.table(table_name)} t`.execute(server.db);
+    for (const row of rows.rows) parts.push(row.row);
+  }
+  return parts.join("\n");
+}
