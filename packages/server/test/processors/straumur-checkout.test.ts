@@ -91,7 +91,7 @@ for (const backend of testBackends()) {
 
       assert.equal(posted.status, 303);
       const gatewayPage = new URL(posted.location!);
-      assert.equal(gatewayPage.origin, new URL(gateway.server.baseUrl).origin);
+      assert.equal(gatewayPage.origin, gateway.origin);
       const gatewayReference = gatewayPage.pathname.split("/").pop()!;
       // The same form posted again goes to the same page: one attempt, one gateway session.
       const again = await postForm(shop.baseUrl, reference, fields);
@@ -113,7 +113,7 @@ for (const backend of testBackends()) {
       assert.equal((await linkCounts(reference)).sales, 0);
 
       // The shopper pays on the gateway's page, and comes back.
-      const paid = await paySession(gateway.server.baseUrl, gatewayReference, CARDS.visa);
+      const paid = await paySession(gateway.origin, gatewayReference, CARDS.visa);
       assert.equal(paid.status, 303);
       assert.ok(paid.location!.startsWith(returnUrl), paid.location!);
       const back = await getPage(shop.baseUrl, new URL(paid.location!).pathname + new URL(paid.location!).search);
@@ -142,7 +142,7 @@ for (const backend of testBackends()) {
       assert.equal(webhooks[0].amount, "48900");
       assert.equal((await linkCounts(reference)).sales, 1);
       // Every request the adapter sent, the gateway accepted by its own shapes.
-      for (const request of gateway.sent)
+      for (const request of gateway.sent.filter((sent) => sent.path.startsWith("/api/")))
         assert.ok(request.status < 300, `${request.method} ${request.path} → ${request.status}: ${request.body}`);
     });
 
@@ -154,7 +154,7 @@ for (const backend of testBackends()) {
       assert.equal(created.amount, 0);
       assert.equal(created.recurringProcessingModel, "CardOnFile");
       const gatewayReference = new URL(posted.location!).pathname.split("/").pop()!;
-      const paid = await paySession(gateway.server.baseUrl, gatewayReference, CARDS.visa);
+      const paid = await paySession(gateway.origin, gatewayReference, CARDS.visa);
       assert.equal(paid.status, 303);
       // The token comes with the gateway's Tokenization webhook; until then the return page waits.
       await waitUntil(
@@ -199,7 +199,7 @@ for (const backend of testBackends()) {
       });
       assert.equal(posted.status, 303);
       const gatewayReference = new URL(posted.headers.get("location")!).pathname.split("/").pop()!;
-      const paid = await paySession(gateway.server.baseUrl, gatewayReference, CARDS.visa);
+      const paid = await paySession(gateway.origin, gatewayReference, CARDS.visa);
       assert.equal(paid.status, 303);
       assert.ok(new URL(paid.location!).pathname.startsWith(`/checkout/${sessionReference}/return/`));
       const back = await fetch(`${shop.baseUrl}${new URL(paid.location!).pathname}`, { redirect: "manual" });
@@ -279,7 +279,7 @@ for (const backend of testBackends()) {
       const disabled = await shop.api("POST", "/api/v1/paymentlinks/disable", { paymentLinkReference: reference });
       assert.ok(disabled.status < 300, JSON.stringify(disabled.body));
 
-      const paid = await paySession(gateway.server.baseUrl, gatewayReference, CARDS.visa);
+      const paid = await paySession(gateway.origin, gatewayReference, CARDS.visa);
       assert.equal(paid.status, 303);
       const back = await getPage(shop.baseUrl, new URL(paid.location!).pathname);
       assert.equal(back.status, 200);
@@ -373,7 +373,7 @@ for (const backend of testBackends()) {
         });
       const paidReference = await createLink(shop);
       const paidStart = await startPayment(paidReference);
-      const paid = await paySession(gateway.server.baseUrl, new URL(paidStart.posted.location!).pathname.split("/").pop()!, CARDS.visa);
+      const paid = await paySession(gateway.origin, new URL(paidStart.posted.location!).pathname.split("/").pop()!, CARDS.visa);
       assert.equal(paid.status, 303);
       const leftReference = await createLink(shop, { maxSalesCount: 1 });
       await startPayment(leftReference);

@@ -23,6 +23,8 @@ export interface LocalGateway {
   server: TestServer;
   /** What the adapter is configured with: the proxy's address, the gateway's `/api/v1`. */
   baseUrl: string;
+  /** The gateway's public address as the shopper sees it (the proxy's). */
+  origin: string;
   /** Every request that went through the proxy, in order. */
   sent: SentRequest[];
   /** The next request matching is forwarded, but its answer never reaches the adapter. */
@@ -38,6 +40,11 @@ export async function startLocalGateway(backend: TestBackend): Promise<LocalGate
   const sent: SentRequest[] = [];
   let losing: RegExp | undefined;
 
+  // The proxy stands for the gateway's one public address (its API and its payment pages alike):
+  // the gateway's own address is rewritten to the proxy's in answers, and back in the browser's
+  // Origin and Referer, so the shopper's browser and Paylink both only ever see the proxy.
+  let proxyOrigin = "";
+  const gatewayOrigin = new URL(server.baseUrl).origin;
   const proxy: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -45,28 +52,42 @@ export async function startLocalGateway(backend: TestBackend): Promise<LocalGate
       const body = Buffer.concat(chunks).toString("utf8");
       const headers: Record<string, string> = {};
       for (const [name, value] of Object.entries(request.headers)) {
-        if (typeof value === "string" && name !== "host" && name !== "connection" && name !== "content-length") headers[name] = value;
+        if (typeof value !== "string" || ["host", "connection", "content-length", "accept-encoding"].includes(name)) continue;
+        headers[name] = value.replaceAll(proxyOrigin, gatewayOrigin);
       }
       const method = request.method ?? "GET";
       const path = request.url ?? "/";
-      const answer = await fetch(`${server.baseUrl}${path}`, { method, headers, ...(method === "GET" ? {} : { body }) });
-      const text = await answer.text();
+      const answer = await fetch(`${gatewayOrigin}${path}`, {
+        method,
+        headers,
+        redirect: "manual",
+        ...(method === "GET" || method === "HEAD" ? {} : { body }),
+      });
+      const text = (await answer.text()).replaceAll(gatewayOrigin, proxyOrigin);
       sent.push({ method, path, body, status: answer.status });
       if (losing?.test(path)) {
         losing = undefined;
         request.socket.destroy();
         return;
       }
-      response.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json" });
+      const forwarded: Record<string, string> = {};
+      answer.headers.forEach((value, name) => {
+        if (!["content-length", "transfer-encoding", "connection", "content-encoding", "keep-alive"].includes(name)) {
+          forwarded[name] = value.replaceAll(gatewayOrigin, proxyOrigin);
+        }
+      });
+      response.writeHead(answer.status, forwarded);
       response.end(text);
     });
   });
   await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
   const { port } = proxy.address() as AddressInfo;
+  proxyOrigin = `http://127.0.0.1:${port}`;
 
   return {
     server,
-    baseUrl: `http://127.0.0.1:${port}/api/v1`,
+    baseUrl: `${proxyOrigin}/api/v1`,
+    origin: proxyOrigin,
     sent,
     loseNextAnswer(path) {
       losing = path;
