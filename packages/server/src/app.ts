@@ -50,6 +50,8 @@ export interface AppDeps {
   keyring: SecretKeyring;
   /** PAYLINK_WEBHOOK_ALLOW_PRIVATE: webhook URLs and logo downloads may reach private addresses. */
   allowPrivateTargets?: boolean;
+  /** PAYLINK_PROCESSOR_BASE_URLS=allow: the admin API accepts a terminal's processor with its own API base (`baseUrl`). */
+  allowProcessorBaseUrls?: boolean;
   /** Share the API rate limit with every instance on the database (PostgreSQL); default: this instance's memory. */
   sharedRateLimit?: boolean;
   /** PAYLINK_METRICS_TOKEN: the bearer token /metrics asks for; without it only local, unproxied clients may read it. */
@@ -146,6 +148,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
           adminToken,
           keyring: deps.keyring,
           allowPrivateTargets: deps.allowPrivateTargets ?? false,
+          get publicBaseUrl() {
+            return deps.publicBaseUrl;
+          },
+          allowProcessorBaseUrls: deps.allowProcessorBaseUrls ?? false,
         });
       },
       {

@@ -54,7 +54,15 @@ export interface Config {
   smtpUrl: string | undefined;
   /** MAIL_FROM: the sender of every e-mail (default: Paylink <no-reply@ the PUBLIC_BASE_URL host>). */
   mailFrom: string;
+  /**
+   * PAYLINK_PROCESSOR_BASE_URLS: "allow" lets a terminal's processor configuration name its own
+   * API base (`baseUrl`: a simulator, a test double); "deny" (the default) keeps every terminal on
+   * the processors' real addresses, so an admin token alone cannot send card payments elsewhere.
+   */
+  processorBaseUrls: ProcessorBaseUrls;
 }
+
+export type ProcessorBaseUrls = "allow" | "deny";
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -145,6 +153,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!/^[^@\s<>]+@[^@\s<>]+$|<[^@\s<>]+@[^@\s<>]+>$/.test(mailFrom))
     problems.push(`MAIL_FROM must be an e-mail address, optionally with a name: "Shop <no-reply@example.com>", got "${mailFrom}"`);
 
+  const processorBaseUrlsText = env.PAYLINK_PROCESSOR_BASE_URLS?.trim().toLowerCase() || "deny";
+  const processorBaseUrls: ProcessorBaseUrls = processorBaseUrlsText === "allow" ? "allow" : "deny";
+  if (processorBaseUrlsText !== "allow" && processorBaseUrlsText !== "deny")
+    problems.push(`PAYLINK_PROCESSOR_BASE_URLS must be allow or deny, got "${env.PAYLINK_PROCESSOR_BASE_URLS}"`);
+
   const logLevel = (env.LOG_LEVEL ?? "info") as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) {
     problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got "${env.LOG_LEVEL}"`);
@@ -172,6 +185,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookEndpointConcurrency,
     smtpUrl,
     mailFrom,
+    processorBaseUrls,
   };
 }
 
@@ -183,6 +197,11 @@ export function startupWarnings(config: Config): string[] {
       "PAYLINK_TRUST_PROXY=true believes the first address of X-Forwarded-For, which any client can write: a fresh made-up " +
         "address per request escapes the rate limits and the checkout brake. Set the number of proxy hops (e.g. 1) or the " +
         "proxies' addresses/CIDRs instead.",
+    );
+  if (config.processorBaseUrls === "allow")
+    warnings.push(
+      "PAYLINK_PROCESSOR_BASE_URLS=allow lets the admin API send a terminal's payments and its processor credentials to any " +
+        "address (baseUrl). Meant for tests and processor simulators; leave it unset in production.",
     );
   return warnings;
 }

@@ -77,6 +77,7 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
     trustProxy: config.trustProxy,
     metricsToken: config.metricsToken,
     allowPrivateTargets: config.webhookAllowPrivate,
+    allowProcessorBaseUrls: config.processorBaseUrls === "allow",
     keyring: secrets.keyring,
   });
   try {

@@ -24,6 +24,7 @@ import { registerListWebhooks } from "./list-webhooks.ts";
 import { registerResendDelivery } from "./resend-delivery.ts";
 import { registerRevokeApiKey } from "./revoke-api-key.ts";
 import { registerRotateWebhookHmacKey } from "./rotate-webhook-hmac-key.ts";
+import { registerSetTerminalProcessor } from "./set-terminal-processor.ts";
 import { registerUpdateTheme } from "./update-theme.ts";
 import { registerUpdateWebhook } from "./update-webhook.ts";
 
@@ -35,6 +36,7 @@ export async function adminRoutes(instance: FastifyInstance, deps: AdminDeps) {
   registerListMerchants(app, deps);
   registerCreateTerminal(app, deps);
   registerListTerminals(app, deps);
+  registerSetTerminalProcessor(app, deps);
   registerCreateApiKey(app, deps);
   registerRevokeApiKey(app, deps);
   registerListApiKeys(app, deps);

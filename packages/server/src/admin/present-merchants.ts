@@ -1,7 +1,8 @@
 // The wire shape of merchants and what hangs off them in /admin/v1: times as ISO 8601, never a
-// secret (API keys show their prefix, users no password hash).
+// secret (API keys show their prefix, users no password hash, processors their secrets masked).
 import type { ApiKeySummary, MerchantSummary, PortalUserSummary } from "../db/merchant-reads-repository.ts";
 import type { Terminal, Theme } from "../db/merchants-repository.ts";
+import { type ProcessorView, processorWebhookUrl } from "../payments/processor-config.ts";
 
 const iso = (date: Date | null) => (date === null ? null : date.toISOString());
 
@@ -9,8 +10,15 @@ export function presentMerchant(merchant: MerchantSummary) {
   return { merchantId: merchant.merchantId, name: merchant.name, createdAt: iso(merchant.createdAt) };
 }
 
-export function presentTerminal(terminal: Terminal) {
-  return { terminalIdentifier: terminal.terminalIdentifier, name: terminal.name, currencies: terminal.currencies };
+/** A terminal with its processor (secrets masked) and the address its processor's notifications go to. */
+export function presentTerminal(terminal: Terminal, processor: ProcessorView, publicBaseUrl: string) {
+  return {
+    terminalIdentifier: terminal.terminalIdentifier,
+    name: terminal.name,
+    currencies: terminal.currencies,
+    processor,
+    webhookUrl: processorWebhookUrl(publicBaseUrl, terminal.terminalIdentifier),
+  };
 }
 
 export function presentApiKey(key: ApiKeySummary) {

@@ -2,6 +2,7 @@
 import Type from "typebox";
 import { ROLES } from "../domain/portal/roles.ts";
 import { WEBHOOK_AUTHORIZATION_MAX_LENGTH, WEBHOOK_AUTHORIZATION_PATTERN } from "../domain/webhooks/authorization-value.ts";
+import { PROCESSOR_TYPES, type ProcessorType } from "../payments/processor-config.ts";
 
 const Id = Type.String({ minLength: 1, maxLength: 64 });
 
@@ -10,6 +11,7 @@ export const ApiKeyParams = Type.Object({ merchantId: Id, keyId: Id });
 export const WebhookParams = Type.Object({ merchantId: Id, webhookId: Id });
 export const DeliveryParams = Type.Object({ merchantId: Id, deliveryId: Id });
 export const ThemeParams = Type.Object({ merchantId: Id, themeKey: Id });
+export const TerminalParams = Type.Object({ merchantId: Id, terminalIdentifier: Id });
 
 /** Paging of the admin lists: `page` 0-based, `pageSize` 1–100 (default 20). */
 const Page = Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000 }));
@@ -17,13 +19,49 @@ const PageSize = Type.Optional(Type.Integer({ minimum: 1, maximum: 100 }));
 
 export const CreateMerchantBody = Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false });
 
+const ProcessorText = (maxLength: number, description: string) => Type.Optional(Type.String({ maxLength, description }));
+const OptionalProcessorText = (maxLength: number, description: string) =>
+  Type.Optional(Type.Unsafe<string | null>({ type: ["string", "null"], maxLength, description }));
+
+/**
+ * A terminal's processor (docs/processors.md#configuring-a-terminal). Which fields each type needs
+ * is checked by domain/processors/processor-settings.ts, which names the field in its error; the
+ * schema only lists every field any type takes, so the reference shows them and others are refused.
+ */
+const Processor = Type.Object(
+  {
+    type: Type.Unsafe<ProcessorType>({
+      type: "string",
+      enum: [...PROCESSOR_TYPES],
+      description: "sandbox (the default), straumur, adyen or stripe",
+    }),
+    environment: ProcessorText(10, "straumur, adyen: test or live (Stripe's follows its key)"),
+    apiKey: ProcessorText(1000, "straumur, adyen: secret; shown masked afterwards"),
+    terminalIdentifier: ProcessorText(64, "straumur: the terminal at the gateway (12 characters)"),
+    hmacKey: ProcessorText(1000, "straumur, adyen: secret, hexadecimal; the key the processor signs its notifications with"),
+    themeKey: OptionalProcessorText(64, "straumur: the gateway's theme of its payment page"),
+    merchantAccount: ProcessorText(200, "adyen: the merchant account"),
+    liveEndpointUrlPrefix: OptionalProcessorText(100, "adyen: the prefix of the live API's host; required for live"),
+    secretKey: ProcessorText(1000, "stripe: secret, sk_test_… or sk_live_…"),
+    webhookSecret: ProcessorText(1000, "stripe: secret, whsec_…"),
+    baseUrl: OptionalProcessorText(
+      2048,
+      "any real processor: replaces its API base (a simulator); only with PAYLINK_PROCESSOR_BASE_URLS=allow",
+    ),
+  },
+  { additionalProperties: false, description: "Which processor takes the terminal's money, with its credentials." },
+);
+
 export const CreateTerminalBody = Type.Object(
   {
     name: Type.Optional(Type.String({ maxLength: 200 })),
     currencies: Type.Optional(Type.Array(Type.String({ minLength: 3, maxLength: 3 }), { minItems: 1, maxItems: 200 })),
+    processor: Type.Optional(Processor),
   },
   { additionalProperties: false },
 );
+
+export const SetTerminalProcessorBody = Type.Object({ processor: Processor }, { additionalProperties: false });
 
 export const CreateApiKeyBody = Type.Object({ name: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false });
 

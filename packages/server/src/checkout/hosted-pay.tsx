@@ -84,6 +84,8 @@ export async function payOnProcessorPage(
       return reply.code(303).header("location", started.url).header("cache-control", "no-store").send();
     case "failed":
       return sendMessagePage(reply, 502, lang, theme, m.errorPageTitle, m.hostedUnavailableText);
+    case "no-adapter":
+      return sendMessagePage(reply, 503, lang, theme, m.errorPageTitle, m.hostedNotAvailableText);
     case "unavailable": {
       const current = (await loadCheckoutLink(deps.db, link.reference, { kind: deps.kind })) ?? link;
       if (!samePrice(token, current)) return sendPriceChanged(reply, formKey, current, { lang, theme, values: form.redisplay }, deps.now());

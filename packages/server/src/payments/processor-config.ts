@@ -89,3 +89,39 @@ export function hostedPageOrigin(type: string, settings: unknown): string | null
     return null;
   }
 }
+
+/** Stripe has no separate environments: a `sk_live_` key takes real money, a `sk_test_` key does not. */
+export function stripeEnvironment(secretKey: string): ProcessorEnvironment {
+  return secretKey.startsWith("sk_live_") ? "live" : "test";
+}
+
+/**
+ * A configuration as it is shown after it was set (admin API, portal): every field but the
+ * secrets, which are masked; Stripe's environment, which follows its key, is spelled out.
+ */
+export type ProcessorView = SandboxConfig | StraumurConfig | AdyenConfig | (StripeConfig & { environment: ProcessorEnvironment });
+
+export function processorView(config: ProcessorConfig): ProcessorView {
+  // Each case masks exactly its type's SECRET_FIELDS; test/admin/terminal-processors.test.ts checks
+  // that no secret of any type is shown in clear.
+  switch (config.type) {
+    case "sandbox":
+      return { type: "sandbox" };
+    case "straumur":
+      return { ...config, apiKey: maskSecret(config.apiKey), hmacKey: maskSecret(config.hmacKey) };
+    case "adyen":
+      return { ...config, apiKey: maskSecret(config.apiKey), hmacKey: maskSecret(config.hmacKey) };
+    case "stripe":
+      return {
+        ...config,
+        environment: stripeEnvironment(config.secretKey),
+        secretKey: maskSecret(config.secretKey),
+        webhookSecret: maskSecret(config.webhookSecret),
+      };
+  }
+}
+
+/** Where a terminal's processor sends its notifications: the address to register at the processor. */
+export function processorWebhookUrl(publicBaseUrl: string, terminalIdentifier: string): string {
+  return `${publicBaseUrl}/processors/${terminalIdentifier}/webhook`;
+}

@@ -1,5 +1,5 @@
 // POST /processors/{terminalIdentifier}/webhook: a real processor's notifications about payments on
-// its page (docs/processors.md#notifications). Each is checked by the processor's own signature
+// its page (docs/processors.md#how-a-payment-goes). Each is checked by the processor's own signature
 // scheme against this terminal's key; a bad one changes nothing (401). Every notification is
 // recorded through the same use case as the shopper's return, so the same event twice, or events
 // out of order, have one effect.

@@ -1,5 +1,6 @@
-// The keyring that encrypts secrets at rest (webhook endpoint secrets today). An endpoint's apiKey and hmacKey must be readable
-// to send a message, so they cannot be hashed like API keys; they are encrypted instead, with
+// The keyring that encrypts secrets at rest (webhook endpoint secrets, two-factor secrets, terminals'
+// processor credentials). An endpoint's apiKey and hmacKey must be readable to send a message (a
+// processor's keys to call it), so they cannot be hashed like API keys; they are encrypted instead, with
 // AES-256-GCM under a key that never enters the database:
 //   - PAYLINK_SECRET_KEY (64 hex), required on PostgreSQL (every instance needs the same key);
 //   - on the embedded database, when unset, a key generated once into PAYLINK_DATA_DIR/secret.key
@@ -143,7 +144,7 @@ export function resolveSecretKeyring(config: Pick<Config, "secretKey" | "previou
 }
 
 /**
- * Start-up check: every stored webhook secret (and two-factor secret) must be decryptable with the configured keys, or
+ * Start-up check: every stored webhook secret (and two-factor secret, and terminal's processor secrets) must be decryptable with the configured keys, or
  * the process refuses to start (a wrong PAYLINK_SECRET_KEY would otherwise surface only as
  * webhooks that silently stop). Values under a previous key are re-encrypted under the current
  * one. Returns how many were re-encrypted.
@@ -155,6 +156,7 @@ export async function checkStoredSecrets(db: Database, keyring: SecretKeyring): 
       SELECT api_key AS k FROM webhook_endpoints
       UNION ALL SELECT hmac_key FROM webhook_endpoints
       UNION ALL SELECT totp_secret_sealed FROM portal_users WHERE totp_secret_sealed IS NOT NULL
+      UNION ALL SELECT processor_secrets FROM terminals WHERE processor_secrets IS NOT NULL
     ) AS stored
     GROUP BY 1
   `.execute(db);
@@ -198,6 +200,22 @@ export async function checkStoredSecrets(db: Database, keyring: SecretKeyring): 
         .execute();
       changed += 1;
     }
+    const terminals = await trx
+      .selectFrom("terminals")
+      .select(["terminal_identifier", "processor_secrets"])
+      .where("processor_secrets", "is not", null)
+      .forUpdate()
+      .execute();
+    for (const row of terminals) {
+      if (row.processor_secrets === null || keyring.isCurrent(row.processor_secrets)) continue;
+      const context = terminalProcessorContext(row.terminal_identifier);
+      await trx
+        .updateTable("terminals")
+        .set({ processor_secrets: keyring.encrypt(keyring.decrypt(row.processor_secrets, context), context) })
+        .where("terminal_identifier", "=", row.terminal_identifier)
+        .execute();
+      changed += 1;
+    }
     return changed;
   });
 }
@@ -205,3 +223,4 @@ export async function checkStoredSecrets(db: Database, keyring: SecretKeyring): 
 export const apiKeyContext = (endpointId: string) => `webhook_endpoints:${endpointId}:api_key`;
 export const hmacKeyContext = (endpointId: string) => `webhook_endpoints:${endpointId}:hmac_key`;
 export const totpSecretContext = (userId: string) => `portal_users:${userId}:totp_secret`;
+export const terminalProcessorContext = (terminalIdentifier: string) => `terminals:${terminalIdentifier}:processor_secrets`;

@@ -27,7 +27,7 @@ import type { AuthorizeResult, CardUsage } from "../payments/processor.ts";
 import type { Lang } from "../web/i18n.ts";
 import { notifyWebhookWorker } from "../webhooks/outbox.ts";
 import type { ServiceDeps } from "./deps.ts";
-import type { ProcessorDirectory } from "./processor-directory.ts";
+import { type ProcessorDirectory, ProcessorNotConfigured } from "./processor-directory.ts";
 import { type RecordedOutcome, recordPaymentOutcome } from "./record-payment-outcome.ts";
 
 /** How long the processor's page takes the payment; the sale slot is held that long. */
@@ -58,7 +58,9 @@ export type HostedStart =
   /** No sale slot, or no longer open. */
   | { kind: "unavailable" }
   /** The processor did not create its page: nothing can be charged, the slot is released. */
-  | { kind: "failed" };
+  | { kind: "failed" }
+  /** This version has no adapter for the terminal's processor: nothing was reserved. */
+  | { kind: "no-adapter" };
 
 /** The addresses of an attempt on Paylink's side: where the shopper comes back to, and the page again. */
 export function hostedAddresses(publicBaseUrl: string, link: Pick<CheckoutLink, "reference" | "session">, checkoutReference: string) {
@@ -67,7 +69,17 @@ export function hostedAddresses(publicBaseUrl: string, link: Pick<CheckoutLink, 
 }
 
 export async function startHostedCheckout(deps: HostedPaymentDeps, link: CheckoutLink, form: HostedPaymentForm): Promise<HostedStart> {
-  const processor = await deps.processors.hostedFor(link.terms.terminalIdentifier);
+  let processor: HostedPaymentProcessor;
+  try {
+    processor = await deps.processors.hostedFor(link.terms.terminalIdentifier);
+  } catch (error) {
+    if (!(error instanceof ProcessorNotConfigured)) throw error;
+    deps.log.error(
+      { paymentLinkReference: link.reference, error: error.message },
+      "a terminal's processor cannot take payments in this version",
+    );
+    return { kind: "no-adapter" };
+  }
   const now = deps.now();
   const hostedUntil = new Date(now.getTime() + HOSTED_PAGE_MINUTES * 60_000);
   const reservation = await reserveSale(deps.db, {

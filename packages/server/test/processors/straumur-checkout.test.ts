@@ -39,17 +39,31 @@ for (const backend of testBackends()) {
           done();
         },
       });
-      shop = await startTestServer({ backend, allowPrivateTargets: true, logger: createLogger("debug", logStream) });
-      gatewayHmacKey = await gateway.sendWebhooksTo(`${shop.baseUrl}/processors/${shop.terminalIdentifier}/webhook`);
-      await saveTerminalProcessor(shop.db, testKeyring(), shop.merchantId, shop.terminalIdentifier, {
-        type: "straumur",
-        environment: "test",
-        apiKey: gateway.server.apiKey,
-        terminalIdentifier: gateway.server.terminalIdentifier,
-        hmacKey: gatewayHmacKey,
-        themeKey: null,
-        baseUrl: gateway.baseUrl,
+      shop = await startTestServer({
+        backend,
+        allowPrivateTargets: true,
+        allowProcessorBaseUrls: true,
+        logger: createLogger("debug", logStream),
       });
+      gatewayHmacKey = await gateway.sendWebhooksTo(`${shop.baseUrl}/processors/${shop.terminalIdentifier}/webhook`);
+      // Configured as an operator would: the admin API, the gateway's base allowed for this test.
+      const configured = await shop.app.inject({
+        method: "PUT",
+        url: `/admin/v1/merchants/${shop.merchantId}/terminals/${shop.terminalIdentifier}/processor`,
+        headers: { authorization: `Bearer ${shop.adminToken}` },
+        payload: {
+          processor: {
+            type: "straumur",
+            environment: "test",
+            apiKey: gateway.server.apiKey,
+            terminalIdentifier: gateway.server.terminalIdentifier,
+            hmacKey: gatewayHmacKey,
+            baseUrl: gateway.baseUrl,
+          },
+        },
+      });
+      assert.equal(configured.statusCode, 200, configured.body);
+      assert.equal(configured.json().webhookUrl, `${shop.baseUrl}/processors/${shop.terminalIdentifier}/webhook`);
       merchantReceiver = await startReceiver();
       const response = await shop.app.inject({
         method: "POST",
@@ -336,6 +350,24 @@ for (const backend of testBackends()) {
       });
       assert.equal(session.status, 400, JSON.stringify(session.body));
       assert.match(session.body.errorMessage, /isManualCapture/);
+    });
+
+    it("a terminal whose processor has no adapter in this version answers 503 and reserves nothing", async () => {
+      const other = await shop.addMerchant();
+      await saveTerminalProcessor(shop.db, testKeyring(), other.merchantId, other.terminalIdentifier, {
+        type: "stripe",
+        secretKey: "sk_test_0123456789abcdef",
+        webhookSecret: "whsec_0123456789abcdef",
+        baseUrl: null,
+      });
+      const reference = await createLink({ baseUrl: shop.baseUrl, apiKey: other.apiKey, terminalIdentifier: other.terminalIdentifier });
+      const page = await getPage(shop.baseUrl, `/pay/${reference}`);
+      assert.doesNotMatch(page.html, /name="cardNumber"/, "never the card form for a real processor");
+      const posted = await postForm(shop.baseUrl, reference, hiddenInputs(page.html));
+      assert.equal(posted.status, 503);
+      assert.equal((await shop.db.selectFrom("submissions").select("id").where("link_reference", "=", reference).execute()).length, 0);
+      const notification = await fetch(`${shop.baseUrl}/processors/${other.terminalIdentifier}/webhook`, { method: "POST", body: "{}" });
+      assert.equal(notification.status, 404);
     });
 
     it("a lost answer to the create call leaves no charge and frees the slot", async () => {

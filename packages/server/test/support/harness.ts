@@ -55,6 +55,8 @@ export interface TestServerOptions {
   /** Count the API limit in the database, as `paylink serve` does on PostgreSQL. */
   sharedRateLimit?: boolean;
   metricsToken?: string;
+  /** PAYLINK_PROCESSOR_BASE_URLS=allow: terminals' processors may name their own API base. */
+  allowProcessorBaseUrls?: boolean;
 }
 
 export const TEST_ADMIN_TOKEN = "test-admin-token-0123456789";
@@ -113,6 +115,7 @@ async function listen(db: Database, options: TestServerOptions): Promise<{ app: 
     duplicateWaitMs: options.duplicateWaitMs,
     sharedRateLimit: options.sharedRateLimit,
     metricsToken: options.metricsToken,
+    allowProcessorBaseUrls: options.allowProcessorBaseUrls,
   });
   await app.listen({ port: 0, host: "127.0.0.1" });
   const address = app.server.address();

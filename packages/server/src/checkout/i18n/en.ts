@@ -45,6 +45,7 @@ export const en = {
   notPaidText: "Nothing was charged. You can go back to the payment page and try again.",
   backToPayment: "Back to the payment page",
   hostedUnavailableText: "The card processor could not be reached. Nothing was charged; please try again in a moment.",
+  hostedNotAvailableText: "This shop cannot take card payments here right now. Nothing was charged.",
   cardFieldsRefusedText: "Card details are entered on the card processor's page, not here. Nothing was charged or kept.",
   // A page that saves the card must not also say the card is never stored.
   secureNoteSave: "Secure. Only the card's processor keeps your card; the shop gets a token that works for it alone.",

@@ -45,6 +45,7 @@ export const is: Messages = {
   notPaidText: "Ekkert var skuldfært. Þú getur farið aftur á greiðslusíðuna og reynt aftur.",
   backToPayment: "Aftur á greiðslusíðuna",
   hostedUnavailableText: "Ekki náðist í færsluhirðinn. Ekkert var skuldfært; reyndu aftur eftir smástund.",
+  hostedNotAvailableText: "Þessi verslun getur ekki tekið við kortagreiðslum hér í augnablikinu. Ekkert var skuldfært.",
   cardFieldsRefusedText: "Kortaupplýsingar eru slegnar inn á síðu færsluhirðisins, ekki hér. Ekkert var skuldfært eða geymt.",
   secureNoteSave: "Öruggt. Aðeins færsluhirðirinn geymir kortið; verslunin fær tákn sem virkar aðeins hjá henni.",
   poweredBy: "Greiðslur um Paylink",

@@ -43,6 +43,7 @@ export const AUDIT_ACTIONS = [
   "user.sessions-end",
   "merchant.two-factor-rule",
   "merchant.refund-limit",
+  "terminal.processor-change",
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -57,7 +58,8 @@ export type AuditObjectType =
   | "theme"
   | "user"
   | "invitation"
-  | "merchant";
+  | "merchant"
+  | "terminal";
 
 /** Small facts beside the entry: amounts, currencies, changed field names. Never a secret or card data. */
 export type AuditDetails = Record<string, string | number | boolean | null | string[]>;

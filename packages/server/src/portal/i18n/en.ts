@@ -346,6 +346,7 @@ export const en = {
       "user.sessions-end": "Sessions ended",
       "merchant.two-factor-rule": "Two-factor rule for everyone changed",
       "merchant.refund-limit": "Support's refund limit changed",
+      "terminal.processor-change": "Terminal's payment processor set",
     } as Record<string, string>,
     /** The details' names and known values on the page; the CSV keeps the stored English names. */
     detailNames: {
@@ -384,6 +385,7 @@ export const en = {
       logo: "logo",
       url: "URL",
       apiKey: "API key",
+      environment: "environment",
     } as Record<string, string>,
     detailValues: {
       true: "yes",

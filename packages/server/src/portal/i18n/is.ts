@@ -344,6 +344,7 @@ export const is: Messages = {
       "user.sessions-end": "Setum lokað",
       "merchant.two-factor-rule": "Reglu um tveggja þátta innskráningu breytt",
       "merchant.refund-limit": "Endurgreiðsluhámarki þjónustufulltrúa breytt",
+      "terminal.processor-change": "Greiðsluþjónusta posa stillt",
     },
     detailNames: {
       amount: "upphæð",
@@ -381,6 +382,7 @@ export const is: Messages = {
       logo: "merki",
       url: "vefslóð",
       apiKey: "API-lykill",
+      environment: "umhverfi",
     },
     detailValues: {
       true: "já",
