@@ -1,6 +1,7 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
 // /portal/developers (docs/portal.md#developers): API keys (create — shown once —, revoke after a
-// question), terminals, and the webhook endpoints with a form to add one. The same repositories as
+// question), terminals with their processor (read-only: the operator sets it through the admin
+// API), and the webhook endpoints with a form to add one. The same repositories as
 // the admin API. Every POST answers with a redirect; a new key or endpoint secret reaches the page
 // it leads to through portal/shown-once.ts, never a URL.
 
@@ -9,15 +10,17 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ComponentChildren } from "preact";
 import { listApiKeys, listTerminals } from "../db/merchant-reads-repository.ts";
 import { createApiKey, forgetCachedApiKeys, revokeApiKey } from "../db/merchants-repository.ts";
+import { terminalProcessorViews } from "../db/terminal-processors-repository.ts";
 import { listWebhookEndpoints } from "../db/webhook-endpoints-repository.ts";
 import { endpointHealth } from "../db/webhook-health-repository.ts";
 import { AppError } from "../domain/errors.ts";
 import { may } from "../domain/portal/roles.ts";
 import { webhookAuthorizationError } from "../domain/webhooks/authorization-value.ts";
 import { checkWebhookUrl } from "../net/outbound-guard.ts";
+import { type ProcessorView, processorWebhookUrl } from "../payments/processor-config.ts";
 import { changeAndRecord } from "../services/audit.ts";
 import { addEndpoint } from "../services/webhook-endpoints.ts";
-import { formatDateTime } from "../web/i18n.ts";
+import { formatDateTime, type Lang } from "../web/i18n.ts";
 import type { PortalContext } from "./deps.ts";
 import { errorText } from "./error-text.ts";
 import { PORTAL_MESSAGES } from "./i18n.ts";
@@ -39,9 +42,10 @@ export function developersRoutes(fastify: FastifyInstance, { deps }: PortalConte
     const session = request.portal.session!;
     const { lang } = request.portal;
     const m = PORTAL_MESSAGES[lang];
-    const [keys, terminals, endpoints, health] = await Promise.all([
+    const [keys, terminals, processors, endpoints, health] = await Promise.all([
       listApiKeys(deps.db, session.merchantId),
       listTerminals(deps.db, session.merchantId),
+      terminalProcessorViews(deps.db, deps.keyring, session.merchantId),
       listWebhookEndpoints(deps.db, deps.keyring, session.merchantId),
       endpointHealth(deps.db, session.merchantId),
     ]);
@@ -126,11 +130,17 @@ export function developersRoutes(fastify: FastifyInstance, { deps }: PortalConte
         </section>
         <section class="card" aria-labelledby="terminals-title">
           <h2 id="terminals-title">{m.dev.terminals}</h2>
+          <p class="muted">{m.dev.processorNote}</p>
           {terminals.map((t) => (
-            <div key={t.terminalIdentifier} class="field">
+            <div key={t.terminalIdentifier} class="field" data-terminal={t.terminalIdentifier}>
               <span class="label">{t.name}</span>
               <CopyValue value={t.terminalIdentifier} lang={lang} />
               <span class="hint">{`${m.dev.currencies}: ${t.currencies ? t.currencies.join(", ") : m.dev.anyCurrency}`}</span>
+              <TerminalProcessor
+                processor={processors.get(t.terminalIdentifier) ?? { type: "sandbox" }}
+                webhookUrl={processorWebhookUrl(deps.publicBaseUrl, t.terminalIdentifier)}
+                lang={lang}
+              />
             </div>
           ))}
         </section>
@@ -243,4 +253,40 @@ export function developersRoutes(fastify: FastifyInstance, { deps }: PortalConte
     showOnce(deps, request, reply, { kind: "webhook-keys", why: "added", webhookId: endpoint.webhookId, ...secrets });
     return reply.redirect(`/portal/developers/webhooks/${endpoint.webhookId}?done=added`, 303);
   });
+}
+
+/**
+ * A terminal's processor as the owner needs it to set things up at the processor: its name, test or
+ * live, the one non-secret setting that tells which account it is, and the webhook address to
+ * register there. Secrets are left out even masked: the portal cannot replace them, so their last
+ * characters would only invite questions.
+ */
+function TerminalProcessor(props: { processor: ProcessorView; webhookUrl: string; lang: Lang }) {
+  const m = PORTAL_MESSAGES[props.lang].dev;
+  const { processor } = props;
+  const name = m.processorNames[processor.type];
+  if (processor.type === "sandbox") {
+    return (
+      <span class="hint" data-processor="sandbox">
+        {`${m.processor}: ${name}`}
+      </span>
+    );
+  }
+  const account =
+    processor.type === "straumur"
+      ? `${m.gatewayTerminal}: ${processor.terminalIdentifier}`
+      : processor.type === "adyen"
+        ? `${m.merchantAccount}: ${processor.merchantAccount}`
+        : null;
+  return (
+    <>
+      <span class="hint" data-processor={processor.type}>
+        {`${m.processor}: ${name}, ${m.environments[processor.environment]}`}
+      </span>
+      {account ? <span class="hint">{account}</span> : null}
+      <span class="label">{m.processorWebhook}</span>
+      <CopyValue value={props.webhookUrl} lang={props.lang} />
+      <span class="hint">{m.processorWebhookHint}</span>
+    </>
+  );
 }

@@ -1,5 +1,7 @@
 // The portal's texts in English. This table fixes the keys; TypeScript makes every other
 // language complete.
+
+import type { ProcessorEnvironment, ProcessorType } from "../../payments/processor-config.ts";
 import { enAccounts } from "./en-accounts.ts";
 import { enCustomers } from "./en-customers.ts";
 import type { ApiErrorTexts } from "./is-api-errors.ts";
@@ -227,6 +229,19 @@ export const en = {
     terminalId: "terminalIdentifier",
     currencies: "Currencies",
     anyCurrency: "Any currency",
+    processorNote: "Paylink's operator sets each terminal's processor through the admin API; it cannot be changed here.",
+    processor: "Processor",
+    processorNames: {
+      sandbox: "Sandbox (test payments only)",
+      straumur: "Straumur (live gateway)",
+      adyen: "Adyen",
+      stripe: "Stripe",
+    } satisfies Record<ProcessorType, string>,
+    environments: { test: "test environment", live: "live environment" } satisfies Record<ProcessorEnvironment, string>,
+    gatewayTerminal: "Terminal at the gateway",
+    merchantAccount: "Adyen merchant account",
+    processorWebhook: "Webhook address",
+    processorWebhookHint: "Register this address as the webhook at the processor.",
     webhooks: "Webhook endpoints",
     webhooksIntro: "Paylink posts a signed message to these addresses after every payment.",
     url: "URL",
