@@ -8,7 +8,7 @@ import { findHostedAttempt } from "../db/reservations-repository.ts";
 import { errorName } from "../payments/error-name.ts";
 import type { ServiceDeps } from "../services/deps.ts";
 import { loadAttemptLink, settleHostedOutcome } from "../services/hosted-payment.ts";
-import type { ProcessorDirectory } from "../services/processor-directory.ts";
+import { type ProcessorDirectory, ProcessorNotConfigured } from "../services/processor-directory.ts";
 
 /** Notifications are small; a larger body is no processor's. */
 const NOTIFICATION_BODY_LIMIT = 256 * 1024;
@@ -27,7 +27,12 @@ export async function processorWebhookRoutes(app: FastifyInstance, deps: Process
     { schema: { hide: true } },
     async (request, reply) => {
       const { terminalIdentifier } = request.params;
-      const processor = await deps.processors.hostedFor(terminalIdentifier).catch(() => undefined);
+      // No such terminal, or none with a real processor: 404. Anything else (the database away) is
+      // an error the processor sees as such and sends again later.
+      const processor = await deps.processors.hostedFor(terminalIdentifier).catch((error: unknown) => {
+        if (error instanceof ProcessorNotConfigured) return undefined;
+        throw error;
+      });
       if (!processor) return reply.code(404).send({ error: "no processor is configured for this terminal" });
       const rawBody = typeof request.body === "string" ? request.body : "";
       const notifications = processor.parseNotification(request.headers, rawBody);

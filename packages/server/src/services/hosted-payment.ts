@@ -19,6 +19,7 @@ import {
   reserveSale,
 } from "../db/reservations-repository.ts";
 import { type Answer, findPendingCancels, markCancelConfirmed } from "../db/submissions-repository.ts";
+import { checkoutPath } from "../domain/links/url.ts";
 import type { ProcessorOutcome } from "../domain/payments/payment-outcome.ts";
 import { notifyMailWorker } from "../mail/outbox.ts";
 import { errorName } from "../payments/error-name.ts";
@@ -64,7 +65,7 @@ export type HostedStart =
 
 /** The addresses of an attempt on Paylink's side: where the shopper comes back to, and the page again. */
 export function hostedAddresses(publicBaseUrl: string, link: Pick<CheckoutLink, "reference" | "session">, checkoutReference: string) {
-  const page = `${publicBaseUrl}/${link.session ? "checkout" : "pay"}/${encodeURIComponent(link.reference)}`;
+  const page = `${publicBaseUrl}${checkoutPath(link)}`;
   return { page, returnUrl: `${page}/return/${checkoutReference}` };
 }
 
