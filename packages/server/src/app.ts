@@ -128,6 +128,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     now,
     processor: afterSaleProcessor,
+    processors,
     apiRateLimitPerMinute: rateLimits.apiPerMinute,
     sharedRateLimit: deps.sharedRateLimit ?? false,
   };
@@ -192,6 +193,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         now,
         keyring: deps.keyring,
         processor: afterSaleProcessor,
+        processors,
         allowPrivateTargets: deps.allowPrivateTargets ?? false,
         ...(deps.portalSessionIdleSeconds !== undefined ? { sessionIdleSeconds: deps.portalSessionIdleSeconds } : {}),
       }),

@@ -134,14 +134,12 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
       logger.warn({ err: error }, "payment reconciliation failed"),
     );
     // Payments on a real processor's page whose outcome is late: the processor is asked.
-    reconcileHostedAttempts({
-      db: database.db,
-      now: () => new Date(),
-      log: logger,
-      processors: processorDirectory({ db: database.db, keyring: secrets.keyring }),
-    }).catch((error) => logger.warn({ err: error }, "hosted payment reconciliation failed"));
+    const processors = processorDirectory({ db: database.db, keyring: secrets.keyring });
+    reconcileHostedAttempts({ db: database.db, now: () => new Date(), log: logger, processors }).catch((error) =>
+      logger.warn({ err: error }, "hosted payment reconciliation failed"),
+    );
     // Refunds whose processor answer was lost are asked again; saved-card charges with a lost answer are reversed.
-    reconcileAfterSale({ db: database.db, processor, log: logger, now: () => new Date() }).catch((error) =>
+    reconcileAfterSale({ db: database.db, processor, processors, log: logger, now: () => new Date() }).catch((error) =>
       logger.warn({ err: error }, "after-sale reconciliation failed"),
     );
     void cleanCheckoutBrake(database.db, new Date(), logger);

@@ -27,7 +27,7 @@ export interface CaptureRecord {
   createdAt: Date;
 }
 
-function toCapture(row: Selectable<CapturesTable>): CaptureRecord {
+export function toCapture(row: Selectable<CapturesTable>): CaptureRecord {
   return {
     payfacReference: row.payfac_reference,
     originalPayfacReference: row.original_payfac_reference,
@@ -223,7 +223,7 @@ export async function claimDueCaptures(db: Database): Promise<CaptureRecord[]> {
     UPDATE captures SET attempt_count = attempt_count + 1,
       next_attempt_at = now() + (LEAST(3600, 60 * power(2, LEAST(attempt_count, 6))) * interval '1 second')
     WHERE payfac_reference IN (
-      SELECT payfac_reference FROM captures WHERE state IN ('reserved', 'unknown') AND next_attempt_at <= now()
+      SELECT payfac_reference FROM captures WHERE state IN ('reserved', 'unknown') AND processor_reference IS NULL AND next_attempt_at <= now()
       ORDER BY next_attempt_at LIMIT ${SWEEP_LIMIT} FOR UPDATE SKIP LOCKED)
     RETURNING *`.execute(db);
   return result.rows.map(toCapture);

@@ -14,6 +14,8 @@ export interface PaymentRecord extends PaymentFacts {
   /** The link's reference for a link sale; the merchant's own `reference` for a token payment. */
   merchantReference: string;
   paymentLinkReference: string | null;
+  /** The terminal that took it: its processor makes the refunds, reversals and captures. */
+  terminalIdentifier: string;
   amount: number;
   currency: string;
   /** pending, approved, declined, failed, abandoned. */
@@ -30,6 +32,7 @@ interface PaymentRow extends PaymentFactColumns {
   merchant_id: string;
   merchant_reference: string;
   link_reference: string | null;
+  terminal_identifier: string;
   amount: number | string;
   currency: string;
   state: string;
@@ -42,7 +45,7 @@ interface PaymentRow extends PaymentFactColumns {
 
 export async function findPayment(db: Kysely<DB>, merchantId: string, payfacReference: string): Promise<PaymentRecord | undefined> {
   const result = await sql<PaymentRow>`
-    SELECT 'token' AS source, id, payfac_reference, merchant_id, merchant_reference, NULL AS link_reference, amount, currency,
+    SELECT 'token' AS source, id, payfac_reference, merchant_id, merchant_reference, NULL AS link_reference, terminal_identifier, amount, currency,
            state, reason, auth_code, card_brand, card_masked, card_last4, card_expiry, card_usage, created_at,
            false AS manual_capture, false AS pre_auth, NULL::integer AS capture_hours_delay, coalesce(completed_at, created_at) AS authorised_at
     FROM token_payments WHERE payfac_reference = ${payfacReference} AND merchant_id = ${merchantId}
@@ -51,7 +54,7 @@ export async function findPayment(db: Kysely<DB>, merchantId: string, payfacRefe
            -- A session's payment is read by the session's reference and the shop's order id.
            CASE WHEN l.kind = 'session' THEN l.reference ELSE s.id END,
            s.payfac_reference, l.merchant_id, coalesce(l.order_reference, l.reference),
-           CASE WHEN l.kind = 'session' THEN NULL ELSE l.reference END, s.amount, s.currency,
+           CASE WHEN l.kind = 'session' THEN NULL ELSE l.reference END, l.terminal_identifier, s.amount, s.currency,
            s.state, s.reason, s.auth_code, s.card_brand, s.card_masked, s.card_last4, s.card_expiry, s.card_usage, s.created_at,
            s.manual_capture, l.is_pre_auth, CASE WHEN s.manual_capture THEN NULL ELSE l.capture_hours_delay END,
            coalesce(s.completed_at, s.created_at)
@@ -68,6 +71,7 @@ export async function findPayment(db: Kysely<DB>, merchantId: string, payfacRefe
       merchantId: row.merchant_id,
       merchantReference: row.merchant_reference,
       paymentLinkReference: row.link_reference,
+      terminalIdentifier: row.terminal_identifier,
       amount: Number(row.amount),
       currency: row.currency,
       state: row.state,

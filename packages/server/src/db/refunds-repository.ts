@@ -28,7 +28,7 @@ export interface RefundRecord {
   createdAt: Date;
 }
 
-function toRefund(row: Selectable<RefundsTable>): RefundRecord {
+export function toRefund(row: Selectable<RefundsTable>): RefundRecord {
   return {
     payfacReference: row.payfac_reference,
     originalPayfacReference: row.original_payfac_reference,
@@ -191,7 +191,7 @@ export async function claimDueRefunds(db: Database): Promise<RefundRecord[]> {
     UPDATE refunds SET attempt_count = attempt_count + 1,
       next_attempt_at = now() + (LEAST(3600, 60 * power(2, LEAST(attempt_count, 6))) * interval '1 second')
     WHERE payfac_reference IN (
-      SELECT payfac_reference FROM refunds WHERE state = 'pending' AND next_attempt_at <= now()
+      SELECT payfac_reference FROM refunds WHERE state = 'pending' AND processor_reference IS NULL AND next_attempt_at <= now()
       ORDER BY next_attempt_at LIMIT ${SWEEP_LIMIT} FOR UPDATE SKIP LOCKED)
     RETURNING *`.execute(db);
   return result.rows.map(toRefund);

@@ -335,6 +335,8 @@ export interface CapturesTable {
   next_attempt_at: ColumnType<Date, Date | string | undefined, Date | string>;
   created_at: Generated<Date>;
   decided_at: NullableTimestamp;
+  /** The processor's reference of a capture it answered "received" (migration 0037). */
+  processor_reference: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** One refund or reversal (migration 0009). */
@@ -353,6 +355,8 @@ export interface RefundsTable {
   next_attempt_at: Timestamp;
   created_at: Timestamp;
   completed_at: NullableTimestamp;
+  /** The processor's reference of a refund it answered "received" (migration 0037). */
+  processor_reference: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** Every payment's payfacReference, once (migration 0019). */

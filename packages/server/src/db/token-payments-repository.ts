@@ -18,6 +18,7 @@ export interface TokenPaymentRecord extends PaymentFacts {
   merchantReference: string;
   amount: number;
   currency: string;
+  recurringProcessingModel: string | null;
   /** pending, approved, declined, failed (outcome unknown, reversed at the processor). */
   state: string;
   createdAt: Date;
@@ -32,6 +33,7 @@ export function toTokenPayment(row: Selectable<TokenPaymentsTable>): TokenPaymen
     merchantReference: row.merchant_reference,
     amount: Number(row.amount),
     currency: row.currency,
+    recurringProcessingModel: row.recurring_processing_model,
     state: row.state,
     ...paymentFactsOf(row),
     createdAt: row.created_at,

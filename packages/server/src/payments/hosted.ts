@@ -29,6 +29,8 @@ export interface HostedPaymentRequest {
   /** The processor's page closes then; Paylink holds the sale slot until it has. */
   expiresAt: Date;
   culture: Lang;
+  /** A session's later capture (manual, delayed, adjustable); null: captured with the authorisation. */
+  capture: { manual: boolean; hoursDelay: number | null; preAuth: boolean } | null;
   /** What the processor's page shows; lines add up to `amount` when there are any. */
   items: Array<{ name: string; amount: number; quantity: number; unitPrice: number }>;
   signal?: AbortSignal;
@@ -68,12 +70,29 @@ export type HostedOutcome =
     }
   | { kind: "declined"; payfacReference: string; reason: string; card: ReportedCard };
 
-/** One notification item about one of Paylink's attempts, after its signature was checked. */
-export interface HostedNotification {
+/** One notification item, after its signature was checked: about a payment attempt, or a modification's result. */
+export type HostedNotification = AttemptNotification | ModificationNotification;
+
+export interface AttemptNotification {
   /** Paylink's checkoutReference of the attempt it is about. */
   checkoutReference: string;
   /** Approved or declined; `open` for an event that decides nothing (an approval before its token). */
   outcome: HostedOutcome;
+}
+
+/** The final result of a refund, reversal, capture or adjustment the processor answered "received". */
+export interface ModificationNotification {
+  modification: {
+    /** The processor's reference of the modification, as its "received" answer named it. */
+    processorReference: string;
+    /** Paylink's own reference of it, when the processor echoes the one Paylink sent (the live gateway does). */
+    paylinkReference: string | null;
+    /** The payment it modifies (its payfacReference at the processor, which is Paylink's too). */
+    originalPayfacReference: string | null;
+    succeeded: boolean;
+    /** Why it failed; empty on success. */
+    reason: string;
+  };
 }
 
 export interface HostedPaymentProcessor {

@@ -134,8 +134,15 @@ export interface ModificationRequest {
   signal?: AbortSignal;
 }
 
-/** The processor's final word on a refund, reversal, capture or adjustment. */
-export type ModificationResult = { accepted: true } | { accepted: false; reason: string };
+/**
+ * The processor's answer to a refund, reversal, capture or adjustment: its final word (the sandbox
+ * answers at once), or "received" — a real processor took the request and reports the result later
+ * in a notification that names the modification by `processorReference`.
+ */
+export type ModificationResult =
+  | { accepted: true }
+  | { accepted: false; reason: string }
+  | { accepted: "received"; processorReference: string };
 
 export interface AfterSaleProcessor {
   /** Approval or refusal; rejects only when the outcome is unknown (network, timeout). */
@@ -143,9 +150,11 @@ export interface AfterSaleProcessor {
   /**
    * Undoes whatever `chargeToken` did for this checkoutReference when Paylink never learnt the
    * outcome. Resolves once nothing stays charged (also when nothing was); rejects when it cannot
-   * confirm. Safe to call any number of times.
+   * confirm. Safe to call any number of times. `charge` is the request as it was sent, for a
+   * processor that finds a charge only by replaying it under its idempotency key (the live
+   * gateway); without it, such a processor rejects.
    */
-  reverseCharge(checkoutReference: string): Promise<void>;
+  reverseCharge(checkoutReference: string, charge?: Omit<TokenChargeRequest, "signal">): Promise<void>;
   /** Refunds `amount` of a payment. Idempotent by modificationReference; rejects when the outcome is unknown. */
   refund(request: ModificationRequest): Promise<ModificationResult>;
   /**

@@ -2,7 +2,7 @@
 // and its HMAC-signed webhooks for the outcome (docs/processors.md#the-live-gateway). Paylink's own
 // API is wire-compatible with it, so the adapter speaks through Paylink's SDK client: the same
 // request shapes the official plugins send, and the same signature scheme Paylink signs with.
-import { PaylinkClient, verifyPaymentWebhook } from "paylink-sdk";
+import { type ChargeTokenResponse, PaylinkApiError, PaylinkClient, verifyPaymentWebhook } from "paylink-sdk";
 import type {
   HostedNotification,
   HostedOutcome,
@@ -11,13 +11,20 @@ import type {
   HostedPaymentStart,
   ReportedCard,
 } from "./hosted.ts";
-import type { CardUsage } from "./processor.ts";
+import type {
+  AfterSaleProcessor,
+  AuthorizeResult,
+  CardUsage,
+  ModificationRequest,
+  ModificationResult,
+  TokenChargeRequest,
+} from "./processor.ts";
 import { STRAUMUR_BASE_URLS, type StraumurConfig } from "./processor-config.ts";
 
 /** How long one call to the gateway may take. */
 const CALL_TIMEOUT_MS = 20_000;
 
-export class StraumurProcessor implements HostedPaymentProcessor {
+export class StraumurProcessor implements HostedPaymentProcessor, AfterSaleProcessor {
   readonly type = "straumur";
   readonly notificationAnswer = { contentType: "application/json; charset=utf-8", body: '{"accepted":true}' };
   readonly #client: PaylinkClient;
@@ -51,6 +58,9 @@ export class StraumurProcessor implements HostedPaymentProcessor {
         themeKey: config.themeKey,
         items: request.kind === "tokenization" || request.items.length === 0 ? null : request.items,
         recurringProcessingModel: request.saveCard ? (request.recurringProcessingModel ?? "CardOnFile") : null,
+        isManualCapture: request.capture?.manual ?? null,
+        captureHoursDelay: request.capture?.manual ? null : (request.capture?.hoursDelay ?? null),
+        isPreAuth: request.capture?.preAuth ?? null,
       },
       // A retry of the same attempt creates no second page.
       { idempotencyKey: request.checkoutReference },
@@ -71,6 +81,22 @@ export class StraumurProcessor implements HostedPaymentProcessor {
     if (!verified.valid) return null;
     const { message } = verified;
     const data = message.additionalData ?? {};
+    const eventType = data.eventType ?? "";
+    // The result of a refund, reversal (both Refund), capture or adjustment Paylink asked for.
+    if (eventType === "Refund" || eventType === "Capture" || eventType === "Adjustment") {
+      return [
+        {
+          modification: {
+            processorReference: message.payfacReference,
+            // The `reference` Paylink sent with the request (#modify): known even before the answer is.
+            paylinkReference: text(data.modificationReference),
+            originalPayfacReference: text(data.originalPayfacReference),
+            succeeded: message.success === "true",
+            reason: message.success === "true" ? "" : message.reason || "Refused",
+          },
+        },
+      ];
+    }
     // The gateway's order reference is Paylink's attempt (startHostedPayment).
     const checkoutReference = message.merchantReference;
     if (!checkoutReference) return [];
@@ -81,7 +107,6 @@ export class StraumurProcessor implements HostedPaymentProcessor {
       last4: text(data.cardSummary),
       expiry: text(data.cardExpiryDate),
     };
-    const eventType = data.eventType ?? "";
     if (message.success !== "true") {
       if (eventType !== "Authorization") return [];
       return [
@@ -100,7 +125,6 @@ export class StraumurProcessor implements HostedPaymentProcessor {
     });
     if (eventType === "Authorization") return [{ checkoutReference, outcome: approved(null) }];
     if (eventType === "Tokenization") return [{ checkoutReference, outcome: approved(text(data.token)) }];
-    // Captures, refunds and other events about later modifications are not about the attempt.
     return [];
   }
 
@@ -108,6 +132,117 @@ export class StraumurProcessor implements HostedPaymentProcessor {
     // Reverse cancels an authorisation or refunds a capture; idempotent by its key.
     await this.#client.reverse({ payfacReference, reference: cancelReference }, { idempotencyKey: cancelReference });
   }
+
+  // ── After the sale: the gateway's own token payments and modifications ──
+
+  async chargeToken(request: TokenChargeRequest): Promise<AuthorizeResult> {
+    const answer = await this.#client.chargeToken(
+      {
+        terminalIdentifier: this.config.terminalIdentifier,
+        amount: request.amount,
+        currency: request.currency,
+        // The gateway's reference is Paylink's payment: its webhooks name the payment by it.
+        reference: request.checkoutReference,
+        tokenDetails: { tokenValue: request.token, recurringProcessingModel: request.recurringProcessingModel },
+      },
+      { idempotencyKey: request.checkoutReference },
+    );
+    return tokenChargeResult(answer);
+  }
+
+  async reverseCharge(checkoutReference: string, charge?: Omit<TokenChargeRequest, "signal">): Promise<void> {
+    // The gateway finds a payment by its payfacReference only. The same request under the same
+    // Idempotency-Key answers what the lost one did (or, if the gateway never saw it, charges now),
+    // and that payment is then reversed: either way nothing stays charged.
+    if (!charge) throw new Error(`the gateway cannot find the charge ${checkoutReference} without its request`);
+    const result = await this.chargeToken({ ...charge, checkoutReference });
+    if (!result.approved) return;
+    const reference = `reverse-${checkoutReference}`;
+    await this.#client.reverse({ payfacReference: result.payfacReference, reference }, { idempotencyKey: reference });
+  }
+
+  refund(request: ModificationRequest): Promise<ModificationResult> {
+    return this.#modify(request, (client, key) =>
+      client.refund(
+        { payfacReference: request.originalPayfacReference, amount: request.amount, currency: request.currency, reference: key },
+        { idempotencyKey: key },
+      ),
+    );
+  }
+
+  cancelOrRefund(request: ModificationRequest): Promise<ModificationResult> {
+    // The gateway's reverse cancels an authorisation or refunds what is not yet refunded.
+    return this.#modify(request, (client, key) =>
+      client.reverse({ payfacReference: request.originalPayfacReference, reference: key }, { idempotencyKey: key }),
+    );
+  }
+
+  capture(request: ModificationRequest): Promise<ModificationResult> {
+    return this.#modify(request, (client, key) =>
+      client.capture(
+        { payfacReference: request.originalPayfacReference, amount: request.amount, currency: request.currency, reference: key },
+        { idempotencyKey: key },
+      ),
+    );
+  }
+
+  adjustAuthorisation(request: ModificationRequest): Promise<ModificationResult> {
+    return this.#modify(request, (client, key) =>
+      client.adjust(
+        { payfacReference: request.originalPayfacReference, amount: request.amount, currency: request.currency, reference: key },
+        { idempotencyKey: key },
+      ),
+    );
+  }
+
+  /**
+   * The gateway answers "Received" with its own reference of the modification; its Refund,
+   * Capture or Adjustment webhook brings the result. A refusal it states at once (an error the
+   * request itself caused) is final; anything else (network, 5xx, 429, a retry still running)
+   * is an unknown outcome, asked again later under the same key.
+   */
+  async #modify(
+    request: ModificationRequest,
+    send: (client: PaylinkClient, key: string) => Promise<{ payfacReference: string }>,
+  ): Promise<ModificationResult> {
+    try {
+      const answer = await send(this.#client, request.modificationReference);
+      return { accepted: "received", processorReference: answer.payfacReference };
+    } catch (error) {
+      if (isRefusal(error)) return { accepted: false, reason: error.errorMessage ?? `Refused by the gateway (${error.status})` };
+      throw error;
+    }
+  }
+}
+
+function tokenChargeResult(answer: ChargeTokenResponse): AuthorizeResult {
+  const data = answer.additionalData;
+  const facts = {
+    cardBrand: data.paymentMethod,
+    cardUsage: data.cardUsage === "Debit" ? ("Debit" as const) : ("Credit" as const),
+    paymentMethod: data.paymentMethod,
+    threeDAuthenticated: false,
+  };
+  if (answer.resultCode === "Authorised") {
+    return { approved: true, payfacReference: answer.payfacReference, authCode: data.authCode ?? "", token: null, ...facts };
+  }
+  if (answer.resultCode === "Refused") {
+    return { approved: false, payfacReference: answer.payfacReference, reason: answer.refusalReason ?? "Refused", ...facts };
+  }
+  // Not an outcome this version can take (the gateway wants the shopper): unknown, so it is reversed.
+  throw new Error(`the gateway answered a token charge with resultCode ${JSON.stringify(answer.resultCode)}`);
+}
+
+/** An answer that refuses the request for good: a 4xx other than "slow down" and "still running". */
+function isRefusal(error: unknown): error is PaylinkApiError {
+  return (
+    error instanceof PaylinkApiError &&
+    error.status >= 400 &&
+    error.status < 500 &&
+    error.status !== 408 &&
+    error.status !== 429 &&
+    !(error.status === 409 && error.errorCode === "3007")
+  );
 }
 
 const NO_CARD: ReportedCard = { brand: null, usage: null, masked: null, last4: null, expiry: null };

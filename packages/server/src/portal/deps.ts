@@ -3,6 +3,7 @@
 import type { Database } from "../db/connect.ts";
 import type { AfterSaleProcessor } from "../payments/processor.ts";
 import type { SecretKeyring } from "../security/keyring.ts";
+import type { ProcessorDirectory } from "../services/processor-directory.ts";
 
 export interface PortalDeps {
   db: Database;
@@ -13,6 +14,8 @@ export interface PortalDeps {
   keyring: SecretKeyring;
   /** Refunds and reversals from the payment page go through the API's services to this processor. */
   processor: AfterSaleProcessor;
+  /** A terminal's real processor, which modifies the payments it took instead. */
+  processors: ProcessorDirectory;
   /** PAYLINK_WEBHOOK_ALLOW_PRIVATE: webhook URLs and logo downloads may reach private addresses. */
   allowPrivateTargets: boolean;
   /** A session unused this long is over (docs/portal.md#sessions); tests shorten it. */

@@ -1,5 +1,5 @@
 // POST /processors/{terminalIdentifier}/webhook: a real processor's notifications about payments on
-// its page (docs/processors.md#how-a-payment-goes). Each is checked by the processor's own signature
+// its page and about the refunds, reversals and captures it received (docs/processors.md#how-a-payment-goes). Each is checked by the processor's own signature
 // scheme against this terminal's key; a bad one changes nothing (401). Every notification is
 // recorded through the same use case as the shopper's return, so the same event twice, or events
 // out of order, have one effect.
@@ -8,6 +8,7 @@ import { findHostedAttempt } from "../db/reservations-repository.ts";
 import { errorName } from "../payments/error-name.ts";
 import type { ServiceDeps } from "../services/deps.ts";
 import { loadAttemptLink, settleHostedOutcome } from "../services/hosted-payment.ts";
+import { settleNotifiedModification } from "../services/notified-modification.ts";
 import { type ProcessorDirectory, ProcessorNotConfigured } from "../services/processor-directory.ts";
 
 /** Notifications are small; a larger body is no processor's. */
@@ -42,6 +43,15 @@ export async function processorWebhookRoutes(app: FastifyInstance, deps: Process
       }
       const service = { db: deps.db, now: deps.now, log: request.log };
       for (const notification of notifications) {
+        if ("modification" in notification) {
+          const settled = await settleNotifiedModification(service, terminalIdentifier, notification);
+          // Not acknowledged: the processor sends it again, by when the "received" answer is recorded.
+          if (settled === "too-early")
+            return reply.code(503).header("retry-after", "60").send({ error: "not ready for this notification yet" });
+          if (settled === "not-ours")
+            request.log.info({ terminalIdentifier }, "processor notification about no modification made by Paylink: ignored");
+          continue;
+        }
         const attempt = await findHostedAttempt(deps.db, undefined, notification.checkoutReference);
         const link = attempt && (await loadAttemptLink(deps, attempt.linkReference));
         // Only this terminal's payments: another terminal's key never decides them.

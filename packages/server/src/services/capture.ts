@@ -36,7 +36,7 @@ export async function captureOrAdjust(
   input: CaptureInput,
   keyed?: KeyedEffect<ModificationReceipt>,
 ): Promise<ModificationReceipt> {
-  const payment = await refundablePayment(deps.db, merchantId, input.payfacReference);
+  const payment = await refundablePayment(deps, merchantId, input.payfacReference);
   const amount = checkRefundAmount(wireAmount("amount", input.amount, { negative: false }), input.currency, payment);
   const merchantReference = input.reference == null ? null : checkMerchantReference("reference", input.reference);
   if (!payment.capture?.manual) {

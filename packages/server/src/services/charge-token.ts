@@ -19,7 +19,6 @@ import type { Actor } from "../domain/audit/actor.ts";
 import { AppError } from "../domain/errors.ts";
 import type { RecurringProcessingModel } from "../domain/links/types.ts";
 import { checkChargeAmount, checkMerchantReference } from "../domain/payments/rules.ts";
-import { requireSandboxAfterSale } from "../domain/processors/supported.ts";
 import { newCheckoutReference } from "../ids.ts";
 import { notifyMailWorker, queueMail } from "../mail/outbox.ts";
 import { tokenChargeReceipt } from "../mail/payment-mail.ts";
@@ -66,7 +65,8 @@ export async function chargeSavedCard(
   const { amount, currency } = checkChargeAmount(input.amount, input.currency);
   const reference = checkMerchantReference("reference", input.reference);
   const terminal = await terminalAccepting(deps.db, merchantId, input.terminalIdentifier, currency);
-  requireSandboxAfterSale(terminal.processorType, "Token charges");
+  // The terminal's processor charges the card it saved (409 for one that cannot yet).
+  const processor = await deps.processors.afterSaleFor(terminal.terminalIdentifier, deps.processor);
   const token = input.tokenDetails.tokenValue;
   const card = await findSavedCard(deps.db, merchantId, token);
   if (!card) throw new AppError("NotFound", `No saved card with tokenValue ${JSON.stringify(token)} was found.`);
@@ -111,7 +111,7 @@ export async function chargeSavedCard(
   let result: AuthorizeResult;
   try {
     const signal = AbortSignal.timeout(AFTER_SALE_PROCESSOR_TIMEOUT_MS);
-    const call = deps.processor.chargeToken({
+    const call = processor.chargeToken({
       token,
       card: facts,
       amount,

@@ -3,6 +3,7 @@
 import type { FastifyBaseLogger } from "fastify";
 import type { Database } from "../db/connect.ts";
 import type { AfterSaleProcessor, PaymentProcessor } from "../payments/processor.ts";
+import type { ProcessorDirectory } from "./processor-directory.ts";
 
 export interface ServiceDeps {
   db: Database;
@@ -22,7 +23,10 @@ export interface CheckoutServiceDeps extends ServiceDeps {
 
 /** A use case that calls the processor after the sale (token charges, refunds, reversals). */
 export interface AfterSaleServiceDeps extends ServiceDeps {
+  /** The sandbox's: for payments taken on sandbox terminals. */
   processor: AfterSaleProcessor;
+  /** The real processors': each payment is modified by the processor of the terminal that took it. */
+  processors: Pick<ProcessorDirectory, "afterSaleFor">;
 }
 
 /** How long an after-sale request waits for the processor: far below the reconcilers' time-outs. */

@@ -23,7 +23,7 @@ import { checkoutPath } from "../domain/links/url.ts";
 import type { ProcessorOutcome } from "../domain/payments/payment-outcome.ts";
 import { notifyMailWorker } from "../mail/outbox.ts";
 import { errorName } from "../payments/error-name.ts";
-import type { HostedOutcome, HostedPaymentProcessor } from "../payments/hosted.ts";
+import type { HostedOutcome, HostedPaymentProcessor, HostedPaymentRequest } from "../payments/hosted.ts";
 import type { AuthorizeResult, CardUsage } from "../payments/processor.ts";
 import type { Lang } from "../web/i18n.ts";
 import { notifyWebhookWorker } from "../webhooks/outbox.ts";
@@ -118,6 +118,7 @@ export async function startHostedCheckout(deps: HostedPaymentDeps, link: Checkou
         expiresAt: hostedUntil,
         culture: form.language,
         items: tokenize ? [] : pageItems(link),
+        capture: laterCapture(link),
         signal,
       }),
       { milliseconds: CALL_TIMEOUT_MS },
@@ -300,4 +301,11 @@ function savesCard(link: CheckoutLink): boolean {
 /** The link's items as the processor's page shows them. */
 function pageItems(link: CheckoutLink): Array<{ name: string; amount: number; quantity: number; unitPrice: number }> {
   return link.terms.items.map(({ name, amount, quantity, unitPrice }) => ({ name, amount, quantity, unitPrice }));
+}
+
+/** A session's capture terms, when it does not capture with the authorisation. */
+function laterCapture(link: CheckoutLink): HostedPaymentRequest["capture"] {
+  const session = link.session;
+  if (!session || (!session.isManualCapture && !session.isPreAuth && session.captureHoursDelay === null)) return null;
+  return { manual: session.isManualCapture, hoursDelay: session.captureHoursDelay, preAuth: session.isPreAuth };
 }

@@ -1,11 +1,9 @@
 // What refunds and reversals (and, later, captures) share: the payment they modify and
 // the "Received" receipt the caller gets before the final result arrives as a Refund webhook.
-import type { Database } from "../db/connect.ts";
 import { findPayment, type PaymentRecord } from "../db/payments-repository.ts";
-import { processorTypeOfLink } from "../db/terminal-processors-repository.ts";
 import { AppError } from "../domain/errors.ts";
 import { checkRefundable } from "../domain/payments/rules.ts";
-import { requireSandboxAfterSale } from "../domain/processors/supported.ts";
+import type { AfterSaleServiceDeps } from "./deps.ts";
 
 export interface ModificationReceipt {
   /** The modification's own reference. */
@@ -32,13 +30,14 @@ export function receipt(modification: {
   };
 }
 
-/** The merchant's payment with this reference (404 2014 if there is none), if it can be refunded (409 3003). */
-export async function refundablePayment(db: Database, merchantId: string, payfacReference: string): Promise<PaymentRecord> {
-  const payment = payfacReference.length <= 64 ? await findPayment(db, merchantId, payfacReference) : undefined;
+/**
+ * The merchant's payment with this reference (404 2014 if there is none), if it can be refunded
+ * and its terminal's processor can modify it (409 3003 otherwise).
+ */
+export async function refundablePayment(deps: AfterSaleServiceDeps, merchantId: string, payfacReference: string): Promise<PaymentRecord> {
+  const payment = payfacReference.length <= 64 ? await findPayment(deps.db, merchantId, payfacReference) : undefined;
   if (!payment) throw new AppError("NotFound", `No payment with payfacReference ${JSON.stringify(payfacReference)} was found.`);
   checkRefundable(payment);
-  if (payment.paymentLinkReference !== null) {
-    requireSandboxAfterSale(await processorTypeOfLink(db, payment.paymentLinkReference), "Refunds, reversals and captures");
-  }
+  await deps.processors.afterSaleFor(payment.terminalIdentifier, deps.processor);
   return payment;
 }

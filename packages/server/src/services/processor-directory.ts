@@ -2,7 +2,9 @@
 // configuration each time it is needed, so a change made on one instance holds on all at once.
 import type { Database } from "../db/connect.ts";
 import { loadTerminalProcessor } from "../db/terminal-processors-repository.ts";
+import { AppError } from "../domain/errors.ts";
 import type { HostedPaymentProcessor } from "../payments/hosted.ts";
+import type { AfterSaleProcessor } from "../payments/processor.ts";
 import type { ProcessorConfig } from "../payments/processor-config.ts";
 import { StraumurProcessor } from "../payments/straumur.ts";
 import type { SecretKeyring } from "../security/keyring.ts";
@@ -10,6 +12,12 @@ import type { SecretKeyring } from "../security/keyring.ts";
 export interface ProcessorDirectory {
   /** The real processor of a terminal; rejects for a sandbox terminal (it has the card form) or an unknown one. */
   hostedFor(terminalIdentifier: string): Promise<HostedPaymentProcessor>;
+  /**
+   * Who makes a terminal's token charges, refunds, reversals and captures: `sandbox` for a sandbox
+   * terminal, the adapter of its real processor otherwise. 409 (3003) for a processor whose
+   * adapter cannot do them yet: never the sandbox, which would move no real money.
+   */
+  afterSaleFor(terminalIdentifier: string, sandbox: AfterSaleProcessor): Promise<AfterSaleProcessor>;
 }
 
 export class ProcessorNotConfigured extends Error {
@@ -22,6 +30,22 @@ export function processorDirectory(deps: { db: Database; keyring: SecretKeyring 
       const config = await loadTerminalProcessor(deps.db, deps.keyring, terminalIdentifier);
       if (!config) throw new ProcessorNotConfigured(`no terminal ${terminalIdentifier}`);
       return hostedProcessorOf(config, terminalIdentifier);
+    },
+    async afterSaleFor(terminalIdentifier, sandbox) {
+      const config = await loadTerminalProcessor(deps.db, deps.keyring, terminalIdentifier);
+      switch (config?.type) {
+        case undefined:
+        case "sandbox":
+          return sandbox;
+        case "straumur":
+          return new StraumurProcessor(config);
+        case "adyen":
+        case "stripe":
+          throw new AppError(
+            "StateConflict",
+            `Token charges, refunds, reversals and captures through the ${config.type} processor are not supported by Paylink yet; make them in the processor's own portal.`,
+          );
+      }
     },
   };
 }

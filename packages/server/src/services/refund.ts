@@ -31,7 +31,7 @@ export async function refundPayment(
   input: RefundInput,
   keyed?: KeyedEffect<ModificationReceipt>,
 ): Promise<ModificationReceipt> {
-  const payment = await refundablePayment(deps.db, merchantId, input.payfacReference);
+  const payment = await refundablePayment(deps, merchantId, input.payfacReference);
   const amount = checkRefundAmount(input.amount, input.currency, payment);
   const merchantReference = input.reference == null ? null : checkMerchantReference("reference", input.reference);
   const reservation = await reserveRefund(

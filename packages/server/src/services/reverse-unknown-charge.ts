@@ -4,7 +4,8 @@
 // confirms, it is recorded as failed (no payfacReference, no webhook).
 import pTimeout from "p-timeout";
 import { releaseKeyOfReversedCharge } from "../db/idempotency-repository.ts";
-import { recordTokenPayment } from "../db/token-payments-repository.ts";
+import { findTokenPayment, recordTokenPayment } from "../db/token-payments-repository.ts";
+import type { RecurringProcessingModel } from "../domain/links/types.ts";
 import { errorName } from "../payments/error-name.ts";
 import type { AfterSaleServiceDeps } from "./deps.ts";
 
@@ -13,7 +14,26 @@ const REVERSE_TIMEOUT_MS = 10_000;
 /** True once the processor confirmed the reversal and the charge is recorded as failed. Never throws. */
 export async function reverseUnknownCharge(deps: AfterSaleServiceDeps, checkoutReference: string): Promise<boolean> {
   try {
-    await pTimeout(deps.processor.reverseCharge(checkoutReference), { milliseconds: REVERSE_TIMEOUT_MS });
+    const charge = await findTokenPayment(deps.db, checkoutReference);
+    if (!charge) throw new Error(`no saved-card charge ${checkoutReference}`);
+    const processor = await deps.processors.afterSaleFor(charge.terminalIdentifier, deps.processor);
+    // The request as it was sent: the live gateway finds a lost charge only by replaying it.
+    const request = {
+      token: charge.token,
+      card: {
+        brand: charge.cardBrand ?? "",
+        masked: charge.cardMasked ?? "",
+        last4: charge.cardLast4 ?? "",
+        expiry: charge.cardExpiry ?? "",
+        usage: charge.cardUsage,
+      },
+      amount: charge.amount,
+      currency: charge.currency,
+      recurringProcessingModel: charge.recurringProcessingModel as RecurringProcessingModel | null,
+      checkoutReference,
+      merchantReference: charge.merchantReference,
+    };
+    await pTimeout(processor.reverseCharge(checkoutReference, request), { milliseconds: REVERSE_TIMEOUT_MS });
     // Nothing was charged: the Idempotency-Key that waited on this charge may run anew (docs/api.md#idempotency).
     await recordTokenPayment(deps.db, checkoutReference, { kind: "failed", reason: "Processor unavailable" }, (trx) =>
       releaseKeyOfReversedCharge(trx, checkoutReference),

@@ -27,7 +27,7 @@ export async function reversePayment(
   input: ReverseInput,
   keyed?: KeyedEffect<ModificationReceipt>,
 ): Promise<ModificationReceipt> {
-  const payment = await refundablePayment(deps.db, merchantId, input.payfacReference);
+  const payment = await refundablePayment(deps, merchantId, input.payfacReference);
   const merchantReference = input.reference == null ? null : checkMerchantReference("reference", input.reference);
   const reservation = await reserveRefund(
     deps.db,

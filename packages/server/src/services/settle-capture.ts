@@ -7,12 +7,13 @@
 // reconciler asks again.
 import pTimeout from "p-timeout";
 import { type CaptureOutcome, type CaptureRecord, markCaptureUnknown, recordCapture } from "../db/captures-repository.ts";
+import { recordModificationReceived } from "../db/modification-references-repository.ts";
 import type { PaymentRecord } from "../db/payments-repository.ts";
 import { errorName } from "../payments/error-name.ts";
 import type { ModificationResult } from "../payments/processor.ts";
 import { captureEvent } from "../webhooks/after-sale-events.ts";
 import { enqueuePaymentWebhook, notifyWebhookWorker } from "../webhooks/outbox.ts";
-import { AFTER_SALE_PROCESSOR_TIMEOUT_MS, type AfterSaleServiceDeps } from "./deps.ts";
+import { AFTER_SALE_PROCESSOR_TIMEOUT_MS, type AfterSaleServiceDeps, type ServiceDeps } from "./deps.ts";
 
 /** The capture as recorded after this attempt: still reserved (or unknown) when the outcome is unknown. Never throws. */
 export async function askProcessorToCapture(
@@ -29,8 +30,18 @@ export async function askProcessorToCapture(
   };
   let result: ModificationResult;
   try {
-    const call = capture.kind === "adjustment" ? deps.processor.adjustAuthorisation(request) : deps.processor.capture(request);
+    const processor = await deps.processors.afterSaleFor(payment.terminalIdentifier, deps.processor);
+    const call = capture.kind === "adjustment" ? processor.adjustAuthorisation(request) : processor.capture(request);
     result = await pTimeout(call, { milliseconds: AFTER_SALE_PROCESSOR_TIMEOUT_MS });
+    if (result.accepted === "received") {
+      // Taken: the processor's notification brings the result; nothing asks again meanwhile.
+      await recordModificationReceived(deps.db, capture, result.processorReference);
+      deps.log.info(
+        { ...referencesOf(capture), processorReference: result.processorReference },
+        `${capture.kind} received by the processor`,
+      );
+      return capture;
+    }
   } catch (error) {
     deps.log.warn(
       { ...referencesOf(capture), error: errorName(error) },
@@ -39,7 +50,7 @@ export async function askProcessorToCapture(
     await markCaptureUnknown(deps.db, capture.payfacReference).catch(() => undefined);
     return { ...capture, state: capture.state === "reserved" ? "unknown" : capture.state };
   }
-  const outcome: CaptureOutcome = result.accepted ? { kind: "approved" } : { kind: "declined", reason: result.reason };
+  const outcome: CaptureOutcome = result.accepted === true ? { kind: "approved" } : { kind: "declined", reason: result.reason };
   try {
     return (await settleCapture(deps, payment, capture, outcome)) ?? capture;
   } catch (error) {
@@ -53,7 +64,7 @@ export async function askProcessorToCapture(
 
 /** Records the final result and its webhook in one transaction; undefined when it was already decided. */
 export async function settleCapture(
-  deps: AfterSaleServiceDeps,
+  deps: ServiceDeps,
   payment: PaymentRecord,
   capture: CaptureRecord,
   outcome: CaptureOutcome,

@@ -7,6 +7,7 @@
 //   brings later, and a capture's.
 // An unknown outcome changes nothing: the amount stays reserved and the reconciler asks again.
 import pTimeout from "p-timeout";
+import { recordModificationReceived } from "../db/modification-references-repository.ts";
 import type { PaymentRecord } from "../db/payments-repository.ts";
 import { type RefundOutcome, type RefundRecord, recordRefund } from "../db/refunds-repository.ts";
 import { notifyMailWorker, queueMail } from "../mail/outbox.ts";
@@ -32,9 +33,19 @@ export async function askProcessorToModify(
   };
   let result: ModificationResult;
   try {
-    const call = modification.kind === "reversal" ? deps.processor.cancelOrRefund(request) : deps.processor.refund(request);
+    const processor = await deps.processors.afterSaleFor(payment.terminalIdentifier, deps.processor);
+    const call = modification.kind === "reversal" ? processor.cancelOrRefund(request) : processor.refund(request);
     // Stop waiting even if the processor's client ignores the signal.
     result = await pTimeout(call, { milliseconds: AFTER_SALE_PROCESSOR_TIMEOUT_MS });
+    if (result.accepted === "received") {
+      // Taken: the processor's notification brings the result; nothing asks again meanwhile.
+      await recordModificationReceived(deps.db, modification, result.processorReference);
+      deps.log.info(
+        { ...referencesOf(modification), processorReference: result.processorReference },
+        `${modification.kind} received by the processor`,
+      );
+      return modification;
+    }
   } catch (error) {
     deps.log.warn(
       { ...referencesOf(modification), error: errorName(error) },
@@ -42,7 +53,7 @@ export async function askProcessorToModify(
     );
     return modification;
   }
-  const outcome: RefundOutcome = result.accepted ? { kind: "succeeded" } : { kind: "failed", reason: result.reason };
+  const outcome: RefundOutcome = result.accepted === true ? { kind: "succeeded" } : { kind: "failed", reason: result.reason };
   try {
     return (await settleModification(deps, payment, modification, outcome)) ?? modification;
   } catch (error) {

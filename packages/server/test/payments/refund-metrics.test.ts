@@ -60,7 +60,11 @@ for (const backend of testBackends()) {
       assert.ok(old.oldest >= 3600, `the oldest pending refund is an hour old: ${old.oldest}`);
 
       processor.loseAnswers = false;
-      assert.equal((await reconcileAfterSale({ db: server.db, now: () => new Date(), processor, log: silent })).refundsSettled, 2);
+      assert.equal(
+        (await reconcileAfterSale({ db: server.db, now: () => new Date(), processor, processors: server.processors, log: silent }))
+          .refundsSettled,
+        2,
+      );
       assert.deepEqual(await gauges(), { pending: 0, oldest: 0 });
     });
   });

@@ -221,9 +221,19 @@ for (const backend of testBackends()) {
       );
 
       // Not due yet: the sweep leaves it to the request's own retry window.
-      assert.equal((await reconcileAfterSale({ db: server.db, now: () => new Date(), processor, log: silent })).refundsSettled, 0);
+      assert.equal(
+        (await reconcileAfterSale({ db: server.db, now: () => new Date(), processor, processors: server.processors, log: silent }))
+          .refundsSettled,
+        0,
+      );
       await sql`UPDATE refunds SET next_attempt_at = now() WHERE payfac_reference = ${lost.body.payfacReference}`.execute(server.db);
-      const sweep = await reconcileAfterSale({ db: server.db, now: () => new Date(), processor, log: silent });
+      const sweep = await reconcileAfterSale({
+        db: server.db,
+        now: () => new Date(),
+        processor,
+        processors: server.processors,
+        log: silent,
+      });
       assert.ok(sweep.refundsSettled >= 1);
       payment = await read(payfacReference);
       assert.equal(payment.refundedAmount, 30000);

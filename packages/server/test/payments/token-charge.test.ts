@@ -108,7 +108,13 @@ for (const backend of testBackends()) {
       assert.equal(verifyPaymentWebhook(JSON.stringify(message), hmacKey).valid, true);
 
       // The sandbox keeps no memory of the card: a new one, as after a restart, decides the same.
-      const restarted = { db: server.db, now: () => new Date(), processor: new SandboxProcessor(), log: silent };
+      const restarted = {
+        db: server.db,
+        now: () => new Date(),
+        processor: new SandboxProcessor(),
+        processors: server.processors,
+        log: silent,
+      };
       const again = await chargeSavedCard(restarted, server.merchantId, operatorActor("127.0.0.1"), chargeBody(server, token));
       assert.equal(again.resultCode, "Refused");
       assert.equal(again.payment.reason, "Not enough balance");

@@ -73,9 +73,19 @@ for (const backend of testBackends()) {
       const [pending] = await charges(token);
       assert.equal(pending!.state, "pending");
       // Not stale yet: the sweep leaves a charge that may still be in flight alone.
-      assert.equal((await reconcileAfterSale({ db: server.db, now: () => new Date(), processor, log: silent })).chargesReversed, 0);
+      assert.equal(
+        (await reconcileAfterSale({ db: server.db, now: () => new Date(), processor, processors: server.processors, log: silent }))
+          .chargesReversed,
+        0,
+      );
       await sql`UPDATE token_payments SET created_at = now() - interval '1 hour' WHERE id = ${pending!.id}`.execute(server.db);
-      const sweep = await reconcileAfterSale({ db: server.db, now: () => new Date(), processor, log: silent });
+      const sweep = await reconcileAfterSale({
+        db: server.db,
+        now: () => new Date(),
+        processor,
+        processors: server.processors,
+        log: silent,
+      });
       assert.equal(sweep.chargesReversed, 1);
       const [reversed] = await charges(token);
       assert.equal(reversed!.state, "failed");

@@ -4,85 +4,37 @@
 // second Paylink with the sandbox (test/support/gateway.ts), which validates every request the
 // adapter sends by the gateway's shapes.
 import assert from "node:assert/strict";
-import { Writable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import { computePaymentSignature } from "paylink-sdk";
 import { saveTerminalProcessor } from "../../src/db/terminal-processors-repository.ts";
-import { createLogger } from "../../src/logging.ts";
 import { reconcileHostedAttempts } from "../../src/services/hosted-payment.ts";
 import { processorDirectory } from "../../src/services/processor-directory.ts";
-import { WebhookWorker } from "../../src/webhooks/worker.ts";
 import { testBackends } from "../support/databases.ts";
-import { type LocalGateway, startLocalGateway } from "../support/gateway.ts";
-import { startTestServer, type TestServer } from "../support/harness.ts";
+import { type LocalGateway, type ShopOnGateway, startShopOnGateway } from "../support/gateway.ts";
+import type { TestServer } from "../support/harness.ts";
 import { testKeyring } from "../support/keyring.ts";
 import { paySession } from "../support/sessions.ts";
 import { CARDS, cardFields, createLink, getPage, hiddenInputs, postForm, textOf } from "../support/shopper.ts";
 import { waitUntil } from "../support/wait.ts";
-import { type Receiver, startReceiver } from "../webhooks/support.ts";
 
 for (const backend of testBackends()) {
   describe(`a link paid on the live gateway's page (${backend.name})`, () => {
+    let context: ShopOnGateway;
     let gateway: LocalGateway;
     let shop: TestServer;
-    let shopWorker: WebhookWorker;
-    let merchantReceiver: Receiver;
     let gatewayHmacKey: string;
-    const logs: string[] = [];
+    let logs: string[];
 
     before(async () => {
-      gateway = await startLocalGateway(backend);
-      const logStream = new Writable({
-        write(chunk, _encoding, done) {
-          logs.push(String(chunk));
-          done();
-        },
-      });
-      shop = await startTestServer({
-        backend,
-        allowPrivateTargets: true,
-        allowProcessorBaseUrls: true,
-        logger: createLogger("debug", logStream),
-      });
-      gatewayHmacKey = await gateway.sendWebhooksTo(`${shop.baseUrl}/processors/${shop.terminalIdentifier}/webhook`);
-      // Configured as an operator would: the admin API, the gateway's base allowed for this test.
-      const configured = await shop.app.inject({
-        method: "PUT",
-        url: `/admin/v1/merchants/${shop.merchantId}/terminals/${shop.terminalIdentifier}/processor`,
-        headers: { authorization: `Bearer ${shop.adminToken}` },
-        payload: {
-          processor: {
-            type: "straumur",
-            environment: "test",
-            apiKey: gateway.server.apiKey,
-            terminalIdentifier: gateway.server.terminalIdentifier,
-            hmacKey: gatewayHmacKey,
-            baseUrl: gateway.baseUrl,
-          },
-        },
-      });
-      assert.equal(configured.statusCode, 200, configured.body);
-      assert.equal(configured.json().webhookUrl, `${shop.baseUrl}/processors/${shop.terminalIdentifier}/webhook`);
-      merchantReceiver = await startReceiver();
-      const response = await shop.app.inject({
-        method: "POST",
-        url: `/admin/v1/merchants/${shop.merchantId}/webhooks`,
-        headers: { authorization: `Bearer ${shop.adminToken}` },
-        payload: { url: merchantReceiver.url },
-      });
-      assert.equal(response.statusCode, 200, response.body);
-      shopWorker = new WebhookWorker({ db: shop.db, keyring: testKeyring(), allowPrivate: true }).start();
+      context = await startShopOnGateway(backend);
+      ({ gateway, shop, gatewayHmacKey, logs } = context);
     });
     after(async () => {
-      await shopWorker?.stop(1000);
-      await shop?.close();
-      await gateway?.close();
-      await merchantReceiver?.close();
+      await context?.close();
     });
 
-    const merchantWebhooks = (reference: string) =>
-      merchantReceiver.requests.map((request) => JSON.parse(request.body)).filter((body) => body.merchantReference === reference);
+    const merchantWebhooks = (reference: string) => context.merchantWebhooks(reference);
     const linkCounts = async (reference: string) => {
       const { body } = await shop.api("GET", `/api/v1/paymentlinks/${reference}`);
       return { sales: body.paymentLink?.salesCount ?? body.salesCount, status: body.paymentLink?.status ?? body.status };
@@ -313,46 +265,7 @@ for (const backend of testBackends()) {
       assert.equal(merchantSide.length, 0, "the merchant is told of no sale");
     });
 
-    it("refuses what a real processor's terminal cannot do yet, instead of sending it to the sandbox", async () => {
-      // A sale recorded from the gateway's notification above has a payfacReference: its refund is refused, not faked.
-      const sale = await shop.db
-        .selectFrom("submissions as s")
-        .innerJoin("payment_links as l", "l.reference", "s.link_reference")
-        .select("s.payfac_reference")
-        .where("s.state", "=", "approved")
-        .where("l.terminal_identifier", "=", shop.terminalIdentifier)
-        .executeTakeFirstOrThrow();
-      const refund = await shop.api("POST", "/api/v1/modification/refund", {
-        payfacReference: sale.payfac_reference,
-        amount: 100,
-        currency: "ISK",
-      });
-      assert.equal(refund.status, 409, JSON.stringify(refund.body));
-      assert.equal(refund.body.errorCode, "3003");
-      assert.match(refund.body.errorMessage, /straumur/);
-      const reverse = await shop.api("POST", "/api/v1/modification/reverse", { payfacReference: sale.payfac_reference });
-      assert.equal(reverse.status, 409);
-      const charge = await shop.api("POST", "/api/v1/payment", {
-        terminalIdentifier: shop.terminalIdentifier,
-        amount: 1000,
-        currency: "ISK",
-        reference: "renewal-1",
-        tokenDetails: { tokenValue: "ABCDEFGHIJKLMNOP" },
-      });
-      assert.equal(charge.status, 409, JSON.stringify(charge.body));
-      const session = await shop.api("POST", "/api/v1/hostedcheckout", {
-        amount: 48900,
-        currency: "ISK",
-        returnUrl: "http://shop.example/return",
-        reference: "1042",
-        terminalIdentifier: shop.terminalIdentifier,
-        isManualCapture: true,
-      });
-      assert.equal(session.status, 400, JSON.stringify(session.body));
-      assert.match(session.body.errorMessage, /isManualCapture/);
-    });
-
-    it("a terminal whose processor has no adapter in this version answers 503 and reserves nothing", async () => {
+    it("a terminal whose processor has no adapter in this version answers 503, reserves nothing and refuses after-sale", async () => {
       const other = await shop.addMerchant();
       await saveTerminalProcessor(shop.db, testKeyring(), other.merchantId, other.terminalIdentifier, {
         type: "stripe",
@@ -368,6 +281,28 @@ for (const backend of testBackends()) {
       assert.equal((await shop.db.selectFrom("submissions").select("id").where("link_reference", "=", reference).execute()).length, 0);
       const notification = await fetch(`${shop.baseUrl}/processors/${other.terminalIdentifier}/webhook`, { method: "POST", body: "{}" });
       assert.equal(notification.status, 404);
+      // Nor does it charge saved cards or authorise for later capture: refused, never sent to the sandbox.
+      const otherApi = (path: string, body: object) => shop.api("POST", path, body, { "x-api-key": other.apiKey });
+      const charge = await otherApi("/api/v1/payment", {
+        terminalIdentifier: other.terminalIdentifier,
+        amount: 1000,
+        currency: "ISK",
+        reference: "renewal-1",
+        tokenDetails: { tokenValue: "ABCDEFGHIJKLMNOP" },
+      });
+      assert.equal(charge.status, 409, JSON.stringify(charge.body));
+      assert.equal(charge.body.errorCode, "3003");
+      assert.match(charge.body.errorMessage, /stripe/);
+      const session = await otherApi("/api/v1/hostedcheckout", {
+        amount: 48900,
+        currency: "ISK",
+        returnUrl: "http://shop.example/return",
+        reference: "1042",
+        terminalIdentifier: other.terminalIdentifier,
+        isManualCapture: true,
+      });
+      assert.equal(session.status, 400, JSON.stringify(session.body));
+      assert.match(session.body.errorMessage, /isManualCapture/);
     });
 
     it("a lost answer to the create call leaves no charge and frees the slot", async () => {

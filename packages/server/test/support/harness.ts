@@ -7,6 +7,7 @@ import { type Database, openDatabase } from "../../src/db/connect.ts";
 import { createApiKey, createMerchant, createTerminal, createTheme } from "../../src/db/merchants-repository.ts";
 import type { RateLimits } from "../../src/http/rate-limit.ts";
 import type { AfterSaleProcessor, PaymentProcessor } from "../../src/payments/processor.ts";
+import { type ProcessorDirectory, processorDirectory } from "../../src/services/processor-directory.ts";
 import { type TestBackend, type TestDatabase, testBackends } from "./databases.ts";
 import { testKeyring } from "./keyring.ts";
 
@@ -25,6 +26,8 @@ export interface TestServer extends MerchantFixture {
   /** The test database (shared by a second instance). */
   database: TestDatabase;
   adminToken: string;
+  /** Each terminal's real processor, as the server finds it (for use cases a test calls itself). */
+  processors: ProcessorDirectory;
   /** Another merchant with its own key, terminal and theme. */
   addMerchant(options?: { currencies?: string[] }): Promise<MerchantFixture>;
   /** Calls the API with this server's merchant key (or another), returning status, headers and JSON. */
@@ -155,6 +158,7 @@ function serverOf(
     db,
     database,
     adminToken: TEST_ADMIN_TOKEN,
+    processors: processorDirectory({ db, keyring: testKeyring() }),
     addMerchant: (opts) => addMerchantFixture(db, opts),
     api,
     close,

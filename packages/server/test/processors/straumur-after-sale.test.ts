@@ -1,0 +1,388 @@
+// After the sale through the live gateway (Straumur), end to end on every backend: refunds,
+// reversals and captures are answered "Received" and settled by the gateway's own Refund and
+// Capture webhooks; saved cards are charged at the gateway, and a charge whose answer is lost is
+// found by replaying it and reversed. The gateway is a second Paylink with the sandbox
+// (test/support/gateway.ts), which validates every request the adapter sends.
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { computePaymentSignature } from "paylink-sdk";
+import { SandboxProcessor } from "../../src/payments/sandbox.ts";
+import { reconcileAfterSale } from "../../src/services/reconcile-after-sale.ts";
+import { testBackends } from "../support/databases.ts";
+import { type LocalGateway, type ShopOnGateway, startShopOnGateway } from "../support/gateway.ts";
+import type { TestServer } from "../support/harness.ts";
+import { paySession } from "../support/sessions.ts";
+import { CARDS, createLink, getPage, hiddenInputs, postForm } from "../support/shopper.ts";
+import { waitUntil } from "../support/wait.ts";
+
+const silent = { info() {}, warn() {}, error() {} };
+
+for (const backend of testBackends()) {
+  describe(`after the sale through the live gateway (${backend.name})`, () => {
+    let context: ShopOnGateway;
+    let gateway: LocalGateway;
+    let shop: TestServer;
+
+    before(async () => {
+      context = await startShopOnGateway(backend);
+      ({ gateway, shop } = context);
+    });
+    after(async () => {
+      await context?.close();
+    });
+
+    /** A link sold on the gateway's page; resolves with the sale's payfacReference and the attempt's reference. */
+    const sellLink = async (options: Record<string, unknown> = {}, card: string = CARDS.visa) => {
+      const reference = await createLink(shop, options);
+      const page = await getPage(shop.baseUrl, `/pay/${reference}`);
+      const posted = await postForm(shop.baseUrl, reference, hiddenInputs(page.html));
+      assert.equal(posted.status, 303);
+      const paid = await paySession(gateway.origin, new URL(posted.location!).pathname.split("/").pop()!, card);
+      assert.equal(paid.status, 303);
+      // A saved card's token comes with the gateway's Tokenization webhook: until then the return page waits.
+      const returned = new URL(paid.location!).pathname;
+      await waitUntil(async () => (await getPage(shop.baseUrl, returned)).status === 200, 10_000, "the receipt");
+      const sale = await shop.db
+        .selectFrom("submissions")
+        .select(["id", "payfac_reference", "token"])
+        .where("link_reference", "=", reference)
+        .where("state", "=", "approved")
+        .executeTakeFirstOrThrow();
+      return { reference, attempt: sale.id, payfacReference: sale.payfac_reference!, token: sale.token };
+    };
+    const refundsOf = (payfacReference: string) =>
+      shop.db
+        .selectFrom("refunds")
+        .select(["payfac_reference", "kind", "amount", "state", "processor_reference"])
+        .where("original_payfac_reference", "=", payfacReference)
+        .orderBy("created_at")
+        .execute();
+    const gatewayCalls = (path: RegExp) => gateway.sent.filter((request) => path.test(request.path));
+    const eventsOf = (reference: string, eventType: string) =>
+      context.merchantWebhooks(reference).filter((body) => body.additionalData.eventType === eventType);
+    /** Every request the adapter sent, the gateway accepted by its own shapes. */
+    const assertGatewayAcceptedAll = () => {
+      for (const request of gateway.sent.filter((sent) => sent.path.startsWith("/api/")))
+        assert.ok(request.status < 300, `${request.method} ${request.path} → ${request.status}: ${request.body}`);
+    };
+
+    it("refunds in part and then in full: Received at once, settled by the gateway's Refund webhooks", async () => {
+      const sale = await sellLink();
+      const first = await shop.api("POST", "/api/v1/modification/refund", {
+        payfacReference: sale.payfacReference,
+        amount: 10000,
+        currency: "ISK",
+        reference: "return-1",
+      });
+      assert.equal(first.status, 200, JSON.stringify(first.body));
+      assert.equal(first.body.status, "Received");
+      // The gateway was asked under the refund's own key, for the sale it took.
+      const [sent] = gatewayCalls(/^\/api\/v1\/modification\/refund$/).slice(-1);
+      assert.deepEqual(JSON.parse(sent!.body).payfacReference, sale.payfacReference);
+      assert.equal(JSON.parse(sent!.body).amount, 10000);
+
+      await waitUntil(
+        async () => (await refundsOf(sale.payfacReference))[0]?.state === "succeeded",
+        10_000,
+        "the gateway's Refund webhook",
+      );
+      const rest = await shop.api("POST", "/api/v1/modification/refund", {
+        payfacReference: sale.payfacReference,
+        amount: 38900,
+        currency: "ISK",
+      });
+      assert.equal(rest.status, 200, JSON.stringify(rest.body));
+      await waitUntil(async () => (await refundsOf(sale.payfacReference))[1]?.state === "succeeded", 10_000, "the second Refund webhook");
+      const refunds = await refundsOf(sale.payfacReference);
+      assert.deepEqual(
+        refunds.map((refund) => [refund.amount, refund.state]),
+        [
+          [10000, "succeeded"],
+          [38900, "succeeded"],
+        ],
+      );
+      assert.ok(
+        refunds.every((refund) => /^[0-9A-Z]{16}$/.test(refund.processor_reference ?? "")),
+        "the gateway's references kept",
+      );
+      // Nothing is left: a third refund is refused before the gateway is asked.
+      const calls = gatewayCalls(/^\/api\/v1\/modification\/refund$/).length;
+      const over = await shop.api("POST", "/api/v1/modification/refund", {
+        payfacReference: sale.payfacReference,
+        amount: 100,
+        currency: "ISK",
+      });
+      assert.equal(over.status, 400);
+      assert.equal(over.body.errorCode, "2019");
+      assert.equal(gatewayCalls(/^\/api\/v1\/modification\/refund$/).length, calls);
+      // The merchant gets one Refund webhook per refund, with the amount the gateway refunded.
+      await waitUntil(async () => eventsOf(sale.reference, "Refund").length >= 2, 10_000, "the merchant's Refund webhooks");
+      const read = await shop.api("GET", `/api/v1/payments/${sale.payfacReference}`);
+      assert.equal(read.body.payment.refundedAmount, 48900);
+      assertGatewayAcceptedAll();
+    });
+
+    it("reverses a sale: Received, then one Refund webhook when the gateway reports it", async () => {
+      const sale = await sellLink();
+      const reversed = await shop.api("POST", "/api/v1/modification/reverse", { payfacReference: sale.payfacReference });
+      assert.equal(reversed.status, 200, JSON.stringify(reversed.body));
+      assert.equal(reversed.body.status, "Received");
+      await waitUntil(async () => (await refundsOf(sale.payfacReference))[0]?.state === "succeeded", 10_000, "the Refund webhook");
+      await waitUntil(async () => eventsOf(sale.reference, "Refund").length >= 1, 10_000, "the merchant's Refund webhook");
+      const [refund] = eventsOf(sale.reference, "Refund");
+      assert.equal(refund.success, "true");
+      assert.equal(refund.amount, "48900");
+      assert.equal(refund.additionalData.originalPayfacReference, sale.payfacReference);
+      assert.equal(gatewayCalls(/^\/api\/v1\/modification\/reverse$/).length >= 1, true);
+      assertGatewayAcceptedAll();
+    });
+
+    it("a session with manual capture is authorised at the gateway, captured in part, and the rest released", async () => {
+      const created = await shop.api("POST", "/api/v1/hostedcheckout", {
+        amount: 48900,
+        currency: "ISK",
+        returnUrl: "http://shop.example/order/77",
+        reference: "77",
+        terminalIdentifier: shop.terminalIdentifier,
+        isManualCapture: true,
+      });
+      assert.equal(created.status, 200, JSON.stringify(created.body));
+      const session = created.body.checkoutReference as string;
+      const page = await getPage(shop.baseUrl, `/checkout/${session}`);
+      const posted = await fetch(`${shop.baseUrl}/checkout/${session}`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams(hiddenInputs(page.html)).toString(),
+      });
+      assert.equal(posted.status, 303);
+      const atGateway = JSON.parse(gatewayCalls(/^\/api\/v1\/hostedcheckout$/).pop()!.body);
+      assert.equal(atGateway.isManualCapture, true, "the gateway authorises only");
+      const paid = await paySession(gateway.origin, new URL(posted.headers.get("location")!).pathname.split("/").pop()!, CARDS.visa);
+      assert.equal(paid.status, 303);
+      await fetch(`${shop.baseUrl}${new URL(paid.location!).pathname}`, { redirect: "manual" });
+      const status = await shop.api("GET", `/api/v1/hostedcheckout/status/${session}`);
+      assert.equal(status.body.status, "Completed");
+      const payfacReference = status.body.payfacReference as string;
+
+      // Money only reserved: a refund is refused until something is captured.
+      const early = await shop.api("POST", "/api/v1/modification/refund", { payfacReference, amount: 100, currency: "ISK" });
+      assert.equal(early.status, 409, JSON.stringify(early.body));
+
+      const capture = await shop.api("POST", "/api/v1/modification/capture", {
+        reference: "77",
+        payfacReference,
+        amount: 30000,
+        currency: "ISK",
+      });
+      assert.equal(capture.status, 200, JSON.stringify(capture.body));
+      assert.equal(capture.body.status, "Received");
+      const captured = () =>
+        shop.db
+          .selectFrom("captures")
+          .select(["state", "amount", "processor_reference"])
+          .where("original_payfac_reference", "=", payfacReference)
+          .execute();
+      await waitUntil(async () => (await captured())[0]?.state === "approved", 10_000, "the gateway's Capture webhook");
+      await waitUntil(async () => eventsOf("77", "Capture").length >= 1, 10_000, "the merchant's Capture webhook");
+      const [captureEvent] = eventsOf("77", "Capture");
+      assert.equal(captureEvent.amount, "30000");
+      assert.equal(captureEvent.success, "true");
+
+      // Reverse: the captured part refunded, the rest released; one Refund webhook.
+      const reversed = await shop.api("POST", "/api/v1/modification/reverse", { payfacReference, reference: "77" });
+      assert.equal(reversed.status, 200, JSON.stringify(reversed.body));
+      await waitUntil(async () => (await refundsOf(payfacReference))[0]?.state === "succeeded", 10_000, "the Refund webhook");
+      await waitUntil(async () => eventsOf("77", "Refund").length >= 1, 10_000, "the merchant's Refund webhook");
+      const read = await shop.api("GET", `/api/v1/payments/${payfacReference}`);
+      assert.equal(read.body.payment.capturedAmount, 30000);
+      assert.equal(read.body.payment.refunds[0].status, "Succeeded");
+      assertGatewayAcceptedAll();
+    });
+
+    it("charges a card saved at the gateway: approved, refused, and refundable like any payment", async () => {
+      const saved = await sellLink({ type: "TokenizeByLink", amount: 0 });
+      assert.match(saved.token ?? "", /^[0-9A-Z]{16}$/);
+      const charge = (tokenValue: string, reference: string) =>
+        shop.api("POST", "/api/v1/payment", {
+          terminalIdentifier: shop.terminalIdentifier,
+          amount: 129000,
+          currency: "ISK",
+          reference,
+          tokenDetails: { tokenValue, recurringProcessingModel: "Subscription" },
+        });
+      const approved = await charge(saved.token!, "renewal-2026-12");
+      assert.equal(approved.status, 200, JSON.stringify(approved.body));
+      assert.equal(approved.body.resultCode, "Authorised");
+      assert.equal(approved.body.merchantReference, "renewal-2026-12");
+      assert.equal(approved.body.additionalData.cardSummary, "1111");
+      // The gateway charged its own token, keyed by Paylink's payment.
+      const sent = JSON.parse(gatewayCalls(/^\/api\/v1\/payment$/).pop()!.body);
+      assert.equal(sent.tokenDetails.tokenValue, saved.token);
+      assert.equal(sent.terminalIdentifier, gateway.server.terminalIdentifier);
+      assert.equal(sent.reference, approved.body.checkoutReference);
+      await waitUntil(async () => eventsOf("renewal-2026-12", "Authorization").length >= 1, 10_000, "the merchant's Authorization");
+      assert.equal(eventsOf("renewal-2026-12", "Authorization")[0].success, "true");
+
+      // The sandbox's "not enough balance" card: saved, then every charge of it refused.
+      const poor = await sellLink({ type: "TokenizeByLink", amount: 0 }, "4000000000000341");
+      const refused = await charge(poor.token!, "renewal-poor");
+      assert.equal(refused.status, 200, JSON.stringify(refused.body));
+      assert.equal(refused.body.resultCode, "Refused");
+      assert.equal(refused.body.refusalReason, "Not enough balance");
+
+      // The charge is a payment like any other: refunded through the gateway.
+      const refund = await shop.api("POST", "/api/v1/modification/refund", {
+        payfacReference: approved.body.payfacReference,
+        amount: 129000,
+        currency: "ISK",
+      });
+      assert.equal(refund.status, 200, JSON.stringify(refund.body));
+      await waitUntil(async () => (await refundsOf(approved.body.payfacReference))[0]?.state === "succeeded", 10_000, "the Refund webhook");
+      assertGatewayAcceptedAll();
+    });
+
+    it("a charge whose answer is lost is answered 503 and reversed at the gateway: nothing stays charged", async () => {
+      const saved = await sellLink({ type: "TokenizeByLink", amount: 0 });
+      gateway.loseNextAnswer(/^\/api\/v1\/payment$/);
+      const lost = await shop.api("POST", "/api/v1/payment", {
+        terminalIdentifier: shop.terminalIdentifier,
+        amount: 5000,
+        currency: "ISK",
+        reference: "lost-1",
+        tokenDetails: { tokenValue: saved.token },
+      });
+      assert.equal(lost.status, 503, JSON.stringify(lost.body));
+      assert.equal(lost.body.errorCode, "5002");
+      // The gateway charged once (the lost answer's charge, found again by its key) and reversed it.
+      const charges = await gateway.server.db
+        .selectFrom("token_payments")
+        .select(["payfac_reference", "state"])
+        .where("state", "=", "approved")
+        .where("merchant_reference", "like", "%")
+        .execute();
+      const reversals = gatewayCalls(/^\/api\/v1\/modification\/reverse$/).map((request) => JSON.parse(request.body));
+      const reversedCharge = charges.find((row) => reversals.some((body) => body.payfacReference === row.payfac_reference));
+      assert.ok(reversedCharge, "the lost charge was reversed at the gateway");
+      const gatewayRefund = await gateway.server.db
+        .selectFrom("refunds")
+        .select("state")
+        .where("original_payfac_reference", "=", reversedCharge.payfac_reference!)
+        .executeTakeFirstOrThrow();
+      assert.equal(gatewayRefund.state, "succeeded");
+      const atShop = await shop.db
+        .selectFrom("token_payments")
+        .select(["state", "payfac_reference"])
+        .where("merchant_reference", "=", "lost-1")
+        .executeTakeFirstOrThrow();
+      assert.equal(atShop.state, "failed");
+      assert.equal(atShop.payfac_reference, null, "never a payment");
+      assert.equal(eventsOf("lost-1", "Authorization").length, 0);
+    });
+
+    it("a refund whose answer and webhook are both lost is asked again under its key, and settled once", async () => {
+      const sale = await sellLink();
+      await gateway.pauseWebhooks();
+      gateway.loseNextAnswer(/^\/api\/v1\/modification\/refund$/);
+      const lost = await shop.api("POST", "/api/v1/modification/refund", {
+        payfacReference: sale.payfacReference,
+        amount: 20000,
+        currency: "ISK",
+      });
+      assert.equal(lost.status, 200, JSON.stringify(lost.body));
+      assert.equal(lost.body.status, "Received");
+      const [pending] = await refundsOf(sale.payfacReference);
+      assert.equal(pending!.state, "pending");
+      assert.equal(pending!.processor_reference, null);
+      // The gateway made the refund. A notification naming it by the gateway's reference alone
+      // (as a processor that echoes nothing of Paylink's would) arrives before Paylink knows that reference.
+      const gatewayRefund = await gateway.server.db
+        .selectFrom("refunds")
+        .select("payfac_reference")
+        .where("original_payfac_reference", "=", sale.payfacReference)
+        .executeTakeFirstOrThrow();
+      const notification = {
+        checkoutReference: null,
+        payfacReference: gatewayRefund.payfac_reference,
+        merchantReference: sale.attempt,
+        amount: "20000",
+        currency: "ISK",
+        reason: "",
+        success: "true",
+        additionalData: { eventType: "Refund", originalPayfacReference: sale.payfacReference },
+      };
+      const send = () =>
+        fetch(`${shop.baseUrl}/processors/${shop.terminalIdentifier}/webhook`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ ...notification, hmacSignature: computePaymentSignature(notification as never, context.gatewayHmacKey) }),
+        });
+      const early = await send();
+      assert.equal(early.status, 503, "not acknowledged: the gateway sends it again later");
+      assert.equal((await refundsOf(sale.payfacReference))[0]!.state, "pending");
+
+      // The sweep asks again under the same key: the gateway answers what it answered before.
+      await shop.db
+        .updateTable("refunds")
+        .set({ next_attempt_at: new Date(Date.now() - 1000) })
+        .where("original_payfac_reference", "=", sale.payfacReference)
+        .execute();
+      await reconcileAfterSale({
+        db: shop.db,
+        now: () => new Date(),
+        processor: new SandboxProcessor(),
+        processors: shop.processors,
+        log: silent,
+      });
+      const [received] = await refundsOf(sale.payfacReference);
+      assert.equal(received!.processor_reference, gatewayRefund.payfac_reference, "the same refund at the gateway, not a second one");
+      assert.equal(
+        (
+          await gateway.server.db
+            .selectFrom("refunds")
+            .select("payfac_reference")
+            .where("original_payfac_reference", "=", sale.payfacReference)
+            .execute()
+        ).length,
+        1,
+      );
+      // Now the webhook (sent again, and again) settles it once; the gateway's own, let through at last, changes nothing.
+      for (let i = 0; i < 3; i++) assert.equal((await send()).status, 200);
+      assert.equal((await refundsOf(sale.payfacReference))[0]!.state, "succeeded");
+      gateway.resumeWebhooks();
+      await waitUntil(async () => eventsOf(sale.reference, "Refund").length >= 1, 10_000, "the merchant's Refund webhook");
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      assert.equal(eventsOf(sale.reference, "Refund").length, 1);
+    });
+
+    it("a forged modification notification changes nothing (401), and one about another's payment is ignored", async () => {
+      const sale = await sellLink();
+      const notification = {
+        checkoutReference: null,
+        payfacReference: "FORGEDREFUND0001",
+        merchantReference: sale.attempt,
+        amount: "48900",
+        currency: "ISK",
+        reason: "",
+        success: "true",
+        additionalData: { eventType: "Refund", originalPayfacReference: sale.payfacReference },
+      };
+      const forged = await fetch(`${shop.baseUrl}/processors/${shop.terminalIdentifier}/webhook`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ ...notification, hmacSignature: computePaymentSignature(notification as never, "00".repeat(32)) }),
+      });
+      assert.equal(forged.status, 401);
+      // Signed, but about a refund Paylink never asked for (made in the gateway's own portal): acknowledged, nothing recorded.
+      const unknown = await fetch(`${shop.baseUrl}/processors/${shop.terminalIdentifier}/webhook`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ ...notification, hmacSignature: computePaymentSignature(notification as never, context.gatewayHmacKey) }),
+      });
+      assert.equal(unknown.status, 200);
+      assert.equal((await refundsOf(sale.payfacReference)).length, 0);
+      const read = await shop.api("GET", `/api/v1/payments/${sale.payfacReference}`);
+      assert.equal(read.body.payment.refundedAmount, 0);
+    });
+  });
+}
