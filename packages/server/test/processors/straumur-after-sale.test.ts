@@ -10,7 +10,7 @@ import { SandboxProcessor } from "../../src/payments/sandbox.ts";
 import { reconcileAfterSale } from "../../src/services/reconcile-after-sale.ts";
 import { testBackends } from "../support/databases.ts";
 import { type LocalGateway, type ShopOnGateway, startShopOnGateway } from "../support/gateway.ts";
-import type { TestServer } from "../support/harness.ts";
+import { startSecondInstance, type TestServer } from "../support/harness.ts";
 import { paySession } from "../support/sessions.ts";
 import { CARDS, createLink, getPage, hiddenInputs, postForm } from "../support/shopper.ts";
 import { waitUntil } from "../support/wait.ts";
@@ -353,6 +353,45 @@ for (const backend of testBackends()) {
       await waitUntil(async () => eventsOf(sale.reference, "Refund").length >= 1, 10_000, "the merchant's Refund webhook");
       await new Promise((resolve) => setTimeout(resolve, 500));
       assert.equal(eventsOf(sale.reference, "Refund").length, 1);
+    });
+
+    it("refunds racing on two instances never pass the sale, and the gateway is asked only for those that fit", {
+      skip: backend.name !== "postgres" && "a second instance needs PostgreSQL",
+    }, async () => {
+      const second = await startSecondInstance(shop, { allowPrivateTargets: true, allowProcessorBaseUrls: true });
+      try {
+        const sale = await sellLink();
+        const calls = gatewayCalls(/^\/api\/v1\/modification\/refund$/).length;
+        const answers = await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            (i % 2 === 0 ? shop : second).api("POST", "/api/v1/modification/refund", {
+              payfacReference: sale.payfacReference,
+              amount: 5000,
+              currency: "ISK",
+            }),
+          ),
+        );
+        const received = answers.filter((answer) => answer.status === 200);
+        const refused = answers.filter((answer) => answer.status === 400);
+        // 48900 holds nine refunds of 5000: the tenth and later are refused before the gateway.
+        assert.equal(received.length, 9, JSON.stringify(answers.map((answer) => answer.status)));
+        assert.equal(refused.length, 11);
+        assert.ok(refused.every((answer) => answer.body.errorCode === "2019"));
+        assert.equal(gatewayCalls(/^\/api\/v1\/modification\/refund$/).length - calls, 9);
+        await waitUntil(
+          async () => (await refundsOf(sale.payfacReference)).every((refund) => refund.state === "succeeded"),
+          20_000,
+          "every refund settled by the gateway's webhooks",
+        );
+        await waitUntil(async () => eventsOf(sale.reference, "Refund").length >= 9, 20_000, "the merchant's Refund webhooks");
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        assert.equal(eventsOf(sale.reference, "Refund").length, 9);
+        const atGateway = await gateway.server.api("GET", `/api/v1/payments/${sale.payfacReference}`);
+        assert.equal(atGateway.body.payment.refundedAmount, 45000, "the gateway refunded exactly what Paylink reserved");
+        assertGatewayAcceptedAll();
+      } finally {
+        await second.close();
+      }
     });
 
     it("a forged modification notification changes nothing (401), and one about another's payment is ignored", async () => {
