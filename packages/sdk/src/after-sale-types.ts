@@ -28,8 +28,12 @@ export interface ChargeTokenRequest {
   returnUrl?: string | null;
 }
 
-/** Both are HTTP 200; a charge whose outcome is unknown is an error (503 `5002`), never one of these. */
-export type TokenPaymentResultCode = "Authorised" | "Refused";
+/**
+ * All are HTTP 200; a charge whose outcome is unknown is an error (503 `5002`), never one of these.
+ * `RedirectShopper`: the card processor wants the shopper (3-D Secure) first — send them to
+ * `redirect.url`; the result arrives as the `Authorization` webhook.
+ */
+export type TokenPaymentResultCode = "Authorised" | "Refused" | "RedirectShopper";
 
 export interface ChargeTokenResponse extends ResponseEnvelope {
   resultCode: TokenPaymentResultCode;
@@ -42,6 +46,8 @@ export interface ChargeTokenResponse extends ResponseEnvelope {
   currency: string;
   /** Only when Refused, e.g. `Not enough balance`. */
   refusalReason?: string;
+  /** Only with `RedirectShopper`: where the shopper authenticates. */
+  redirect?: { url: string; method: "GET" };
   additionalData: {
     /** Masked, e.g. `411111******1111`. */
     cardNumber: string;

@@ -24,6 +24,7 @@ import { validatorCompiler } from "./http/validation.ts";
 import { type AfterSaleProcessor, isAfterSaleProcessor, type PaymentProcessor } from "./payments/processor.ts";
 import { SandboxProcessor } from "./payments/sandbox.ts";
 import { portalRoutes, sendPortalNotFound } from "./portal/index.ts";
+import { shopperAuthenticationRoute } from "./processors/authenticate-route.ts";
 import { processorWebhookRoutes } from "./processors/webhook-route.ts";
 import type { SecretKeyring } from "./security/keyring.ts";
 import { type ProcessorDirectory, processorDirectory } from "./services/processor-directory.ts";
@@ -199,10 +200,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       }),
     { prefix: "/portal" },
   );
-  // Real processors' notifications: no API key, each signed by its processor's own scheme.
-  await app.register(async (notifications) => processorWebhookRoutes(notifications, { db: deps.db, now, processors }), {
-    prefix: "/processors",
-  });
+  // Real processors' notifications (no API key, each signed by its processor's own scheme), and
+  // the shopper's way to a processor's 3-D Secure page for a saved-card charge.
+  await app.register(
+    async (processorRoutes) => {
+      await processorWebhookRoutes(processorRoutes, { db: deps.db, now, processors });
+      await shopperAuthenticationRoute(processorRoutes, { db: deps.db });
+    },
+    { prefix: "/processors" },
+  );
   await registerDocs(app);
   return app;
 }

@@ -20,7 +20,7 @@ const PayfacReference = Type.String({ minLength: 1, maxLength: 64, description: 
 const Currency = Type.String({ minLength: 3, maxLength: 3, description: "ISO 4217 code (any letter case)." });
 const MerchantReference = Type.String({ minLength: 1, maxLength: 200, description: "Your own reference: 1–200 printable characters." });
 
-export const RESULT_CODES = ["Authorised", "Refused"] as const;
+export const RESULT_CODES = ["Authorised", "Refused", "RedirectShopper"] as const;
 export const PAYMENT_RESULT_CODES = ["Authorised", "Refused", "Pending", "Cancelled"] as const;
 export const REFUND_STATUSES = ["Pending", "Succeeded", "Failed"] as const;
 
@@ -52,13 +52,22 @@ export const ChargeTokenBody = Type.Object(
 );
 
 export const ChargeTokenResponse = Type.Object({
-  resultCode: StringEnum(RESULT_CODES, "Authorised or Refused: both are HTTP 200."),
+  resultCode: StringEnum(
+    RESULT_CODES,
+    "Authorised or Refused, both HTTP 200; RedirectShopper when the card processor wants the shopper first (3-D Secure): the result comes as the Authorization webhook.",
+  ),
   payfacReference: Type.String(),
   checkoutReference: Type.String({ description: "This payment's own checkoutReference." }),
   merchantReference: Type.String({ description: "Your reference, as sent." }),
   amount: Type.Integer(),
   currency: Type.String(),
   refusalReason: Type.Optional(Type.String({ description: "Only when Refused, e.g. Not enough balance." })),
+  redirect: Type.Optional(
+    Type.Object({
+      url: Type.String({ description: "Send the shopper here: Paylink forwards them to the processor's authentication page." }),
+      method: Type.Literal("GET"),
+    }),
+  ),
   additionalData: Type.Object({
     cardNumber: Type.String({ description: "Masked card number." }),
     cardSummary: Type.String({ description: "Last four digits." }),

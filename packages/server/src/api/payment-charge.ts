@@ -24,7 +24,10 @@ export function registerChargeToken(app: TypedApp, deps: ApiDeps) {
       },
     },
     async (request, reply) => {
-      const answer = keyedAnswer(request, reply, (charge: TokenCharge) => ({ ...presentTokenCharge(charge), ...envelope(request) }));
+      const answer = keyedAnswer(request, reply, (charge: TokenCharge) => ({
+        ...presentTokenCharge(charge, deps.publicBaseUrl),
+        ...envelope(request),
+      }));
       const serviceDeps = { ...deps, log: request.log };
       return answer.body(await chargeSavedCard(serviceDeps, request.merchantId, apiActor(request), request.body, answer.effect));
     },

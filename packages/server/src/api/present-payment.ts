@@ -2,6 +2,7 @@
 import type { CaptureRecord } from "../db/captures-repository.ts";
 import type { PaymentRecord } from "../db/payments-repository.ts";
 import type { RefundRecord } from "../db/refunds-repository.ts";
+import { shopperAuthenticationPath } from "../processors/authenticate-route.ts";
 import type { TokenCharge } from "../services/charge-token.ts";
 import type { ModificationReceipt } from "../services/modification.ts";
 
@@ -12,9 +13,13 @@ const RESULT_CODE: Record<string, "Authorised" | "Refused" | "Pending"> = {
 };
 const REFUND_STATUS: Record<string, "Pending" | "Succeeded" | "Failed"> = { pending: "Pending", succeeded: "Succeeded", failed: "Failed" };
 
-export function presentTokenCharge({ resultCode, payment, paymentMethod }: TokenCharge) {
+/** `publicBaseUrl`: a charge that waits for its shopper names Paylink's address that forwards them to the processor. */
+export function presentTokenCharge({ resultCode, payment, paymentMethod }: TokenCharge, publicBaseUrl: string) {
   return {
     resultCode,
+    ...(resultCode === "RedirectShopper"
+      ? { redirect: { url: `${publicBaseUrl}${shopperAuthenticationPath(payment.checkoutReference)}`, method: "GET" as const } }
+      : {}),
     payfacReference: payment.payfacReference ?? "",
     checkoutReference: payment.checkoutReference,
     merchantReference: payment.merchantReference,

@@ -301,6 +301,8 @@ export interface TokenPaymentsTable {
   card_usage: string | null;
   created_at: Timestamp;
   completed_at: NullableTimestamp;
+  /** The processor's 3-D Secure page while the charge waits for the shopper (migration 0038). */
+  shopper_redirect_url: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** What of an authorised payment is refunded or reserved by refunds in flight (migration 0009). */

@@ -8,6 +8,8 @@ import type { DB, TokenPaymentsTable } from "./schema.ts";
 
 /** Longer than any processor call may take: a charge pending longer lost its answer. */
 export const TOKEN_PAYMENT_TTL_SECONDS = 5 * 60;
+/** How long a charge waits for its shopper's 3-D Secure before the reconciler undoes it. */
+export const SHOPPER_ACTION_TTL_SECONDS = 30 * 60;
 const SWEEP_LIMIT = 100;
 
 export interface TokenPaymentRecord extends PaymentFacts {
@@ -19,6 +21,9 @@ export interface TokenPaymentRecord extends PaymentFacts {
   amount: number;
   currency: string;
   recurringProcessingModel: string | null;
+  returnUrl: string | null;
+  /** The processor's 3-D Secure page while the charge waits for the shopper; null otherwise. */
+  shopperRedirectUrl: string | null;
   /** pending, approved, declined, failed (outcome unknown, reversed at the processor). */
   state: string;
   createdAt: Date;
@@ -34,6 +39,8 @@ export function toTokenPayment(row: Selectable<TokenPaymentsTable>): TokenPaymen
     amount: Number(row.amount),
     currency: row.currency,
     recurringProcessingModel: row.recurring_processing_model,
+    returnUrl: row.return_url,
+    shopperRedirectUrl: row.shopper_redirect_url,
     state: row.state,
     ...paymentFactsOf(row),
     createdAt: row.created_at,
@@ -127,18 +134,51 @@ export async function recordTokenPayment(
   });
 }
 
+/**
+ * The processor wants the shopper first: the pending charge keeps the processor's page, and
+ * `alsoInTransaction` (the Idempotency-Key's answer) commits with it. Undefined when the charge
+ * was no longer pending.
+ */
+export async function awaitShopper(
+  db: Database,
+  checkoutReference: string,
+  redirectUrl: string,
+  alsoInTransaction: (trx: Transaction<DB>, payment: TokenPaymentRecord) => Promise<void>,
+): Promise<TokenPaymentRecord | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
+      .updateTable("token_payments")
+      .set({ shopper_redirect_url: redirectUrl })
+      .where("id", "=", checkoutReference)
+      .where("state", "=", "pending")
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const payment = toTokenPayment(row);
+    await alsoInTransaction(trx, payment);
+    return payment;
+  });
+}
+
 export async function findTokenPayment(db: Kysely<DB>, checkoutReference: string): Promise<TokenPaymentRecord | undefined> {
   const row = await db.selectFrom("token_payments").selectAll().where("id", "=", checkoutReference).executeTakeFirst();
   return row && toTokenPayment(row);
 }
 
-/** Charges pending for longer than the TTL, oldest first: their answer was lost; the reconciler reverses them. */
+/**
+ * Charges pending for longer than the TTL (the shopper's longer one for a charge waiting for 3-D
+ * Secure), oldest first: their answer was lost, or the shopper never came; the reconciler reverses them.
+ */
 export async function findStaleTokenPayments(db: Database): Promise<string[]> {
   const rows = await db
     .selectFrom("token_payments")
     .select("id")
     .where("state", "=", "pending")
-    .where("created_at", "<", sql<Date>`now() - (${TOKEN_PAYMENT_TTL_SECONDS} * interval '1 second')`)
+    .where(
+      "created_at",
+      "<",
+      sql<Date>`now() - (CASE WHEN shopper_redirect_url IS NULL THEN ${TOKEN_PAYMENT_TTL_SECONDS}::integer ELSE ${SHOPPER_ACTION_TTL_SECONDS}::integer END * interval '1 second')`,
+    )
     .orderBy("created_at")
     .limit(SWEEP_LIMIT)
     .execute();

@@ -62,6 +62,17 @@ export interface Decline extends CardFacts {
 
 export type AuthorizeResult = Approval | Decline;
 
+/**
+ * A real processor wants the shopper (3-D Secure) before it decides a saved-card charge: the
+ * shopper goes to `redirectUrl`, and the processor's notification brings the result.
+ */
+export interface ShopperAction {
+  approved: "shopper";
+  redirectUrl: string;
+}
+
+export type TokenChargeResult = AuthorizeResult | ShopperAction;
+
 export interface PaymentProcessor {
   readonly name: string;
   /**
@@ -121,7 +132,14 @@ export interface TokenChargeRequest {
   checkoutReference: string;
   /** The merchant's own reference of the payment. */
   merchantReference: string;
+  /** Where a processor that wants the shopper (3-D Secure) sends them afterwards: the merchant's. */
+  returnUrl?: string | null;
   signal?: AbortSignal;
+}
+
+/** The key a saved-card charge is reversed under at a processor: the same from every path, so it is reversed once. */
+export function tokenChargeReversalReference(checkoutReference: string): string {
+  return `reverse-${checkoutReference}`;
 }
 
 export interface ModificationRequest {
@@ -145,8 +163,11 @@ export type ModificationResult =
   | { accepted: "received"; processorReference: string };
 
 export interface AfterSaleProcessor {
-  /** Approval or refusal; rejects only when the outcome is unknown (network, timeout). */
-  chargeToken(request: TokenChargeRequest): Promise<AuthorizeResult>;
+  /**
+   * Approval, refusal, or (a real processor only) the shopper wanted first; rejects only when the
+   * outcome is unknown (network, timeout).
+   */
+  chargeToken(request: TokenChargeRequest): Promise<TokenChargeResult>;
   /**
    * Undoes whatever `chargeToken` did for this checkoutReference when Paylink never learnt the
    * outcome. Resolves once nothing stays charged (also when nothing was); rejects when it cannot

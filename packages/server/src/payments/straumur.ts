@@ -13,12 +13,13 @@ import type {
 } from "./hosted.ts";
 import type {
   AfterSaleProcessor,
-  AuthorizeResult,
   CardUsage,
   ModificationRequest,
   ModificationResult,
   TokenChargeRequest,
+  TokenChargeResult,
 } from "./processor.ts";
+import { tokenChargeReversalReference } from "./processor.ts";
 import { STRAUMUR_BASE_URLS, type StraumurConfig } from "./processor-config.ts";
 
 /** How long one call to the gateway may take. */
@@ -135,7 +136,7 @@ export class StraumurProcessor implements HostedPaymentProcessor, AfterSaleProce
 
   // ── After the sale: the gateway's own token payments and modifications ──
 
-  async chargeToken(request: TokenChargeRequest): Promise<AuthorizeResult> {
+  async chargeToken(request: TokenChargeRequest): Promise<TokenChargeResult> {
     const answer = await this.#client.chargeToken(
       {
         terminalIdentifier: this.config.terminalIdentifier,
@@ -144,6 +145,8 @@ export class StraumurProcessor implements HostedPaymentProcessor, AfterSaleProce
         // The gateway's reference is Paylink's payment: its webhooks name the payment by it.
         reference: request.checkoutReference,
         tokenDetails: { tokenValue: request.token, recurringProcessingModel: request.recurringProcessingModel },
+        // Where the gateway sends the shopper after 3-D Secure, if it wants them.
+        returnUrl: request.returnUrl ?? null,
       },
       { idempotencyKey: request.checkoutReference },
     );
@@ -156,9 +159,10 @@ export class StraumurProcessor implements HostedPaymentProcessor, AfterSaleProce
     // and that payment is then reversed: either way nothing stays charged.
     if (!charge) throw new Error(`the gateway cannot find the charge ${checkoutReference} without its request`);
     const result = await this.chargeToken({ ...charge, checkoutReference });
-    if (!result.approved) return;
-    const reference = `reverse-${checkoutReference}`;
-    await this.#client.reverse({ payfacReference: result.payfacReference, reference }, { idempotencyKey: reference });
+    // Declined: nothing charged. Waiting for the shopper: nothing charged yet, and an approval
+    // notified later for a charge Paylink gave up on is reversed then (services/notified-token-charge.ts).
+    if (result.approved !== true) return;
+    await this.cancelApproval(result.payfacReference, tokenChargeReversalReference(checkoutReference));
   }
 
   refund(request: ModificationRequest): Promise<ModificationResult> {
@@ -215,7 +219,8 @@ export class StraumurProcessor implements HostedPaymentProcessor, AfterSaleProce
   }
 }
 
-function tokenChargeResult(answer: ChargeTokenResponse): AuthorizeResult {
+function tokenChargeResult(answer: ChargeTokenResponse): TokenChargeResult {
+  if (answer.resultCode === "RedirectShopper" && answer.redirect?.url) return { approved: "shopper", redirectUrl: answer.redirect.url };
   const data = answer.additionalData;
   const facts = {
     cardBrand: data.paymentMethod,

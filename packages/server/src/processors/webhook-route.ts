@@ -9,6 +9,7 @@ import { errorName } from "../payments/error-name.ts";
 import type { ServiceDeps } from "../services/deps.ts";
 import { loadAttemptLink, settleHostedOutcome } from "../services/hosted-payment.ts";
 import { settleNotifiedModification } from "../services/notified-modification.ts";
+import { settleNotifiedTokenCharge } from "../services/notified-token-charge.ts";
 import { type ProcessorDirectory, ProcessorNotConfigured } from "../services/processor-directory.ts";
 
 /** Notifications are small; a larger body is no processor's. */
@@ -55,6 +56,7 @@ export async function processorWebhookRoutes(app: FastifyInstance, deps: Process
         const attempt = await findHostedAttempt(deps.db, undefined, notification.checkoutReference);
         const link = attempt && (await loadAttemptLink(deps, attempt.linkReference));
         // Only this terminal's payments: another terminal's key never decides them.
+        if (!attempt && (await settleNotifiedTokenCharge(service, processor, terminalIdentifier, notification))) continue;
         if (!attempt || !link || link.terms.terminalIdentifier !== terminalIdentifier) {
           request.log.info({ terminalIdentifier }, "processor notification about no payment of this terminal: ignored");
           continue;

@@ -7,8 +7,9 @@
 //   (one statement)               (no trx, time-out)        (short trx)
 import pTimeout from "p-timeout";
 import type { KeyedEffect } from "../db/idempotency-repository.ts";
-import { findSavedCard } from "../db/saved-cards-repository.ts";
+import { findSavedCard, type SavedCard } from "../db/saved-cards-repository.ts";
 import {
+  awaitShopper,
   findTokenPayment,
   insertPendingTokenPayment,
   recordTokenPayment,
@@ -23,11 +24,11 @@ import { newCheckoutReference } from "../ids.ts";
 import { notifyMailWorker, queueMail } from "../mail/outbox.ts";
 import { tokenChargeReceipt } from "../mail/payment-mail.ts";
 import { errorName } from "../payments/error-name.ts";
-import type { AuthorizeResult } from "../payments/processor.ts";
+import type { AuthorizeResult, TokenChargeResult } from "../payments/processor.ts";
 import { tokenPaymentEvent } from "../webhooks/after-sale-events.ts";
 import { enqueuePaymentWebhook, notifyWebhookWorker } from "../webhooks/outbox.ts";
 import { recordAudit } from "./audit.ts";
-import { AFTER_SALE_PROCESSOR_TIMEOUT_MS, type AfterSaleServiceDeps } from "./deps.ts";
+import { AFTER_SALE_PROCESSOR_TIMEOUT_MS, type AfterSaleServiceDeps, type ServiceDeps } from "./deps.ts";
 import { terminalAccepting } from "./merchant-references.ts";
 import { reverseUnknownCharge } from "./reverse-unknown-charge.ts";
 
@@ -44,7 +45,8 @@ export interface TokenChargeInput {
 }
 
 export interface TokenCharge {
-  resultCode: "Authorised" | "Refused";
+  /** RedirectShopper: the processor wants the shopper first (3-D Secure); the payment stays pending. */
+  resultCode: "Authorised" | "Refused" | "RedirectShopper";
   payment: TokenPaymentRecord;
   /** The card brand code the processor reported (additionalData.paymentMethod). */
   paymentMethod: string;
@@ -108,7 +110,7 @@ export async function chargeSavedCard(
   );
   if (!inserted) throw disabled();
 
-  let result: AuthorizeResult;
+  let result: TokenChargeResult;
   try {
     const signal = AbortSignal.timeout(AFTER_SALE_PROCESSOR_TIMEOUT_MS);
     const call = processor.chargeToken({
@@ -119,6 +121,7 @@ export async function chargeSavedCard(
       recurringProcessingModel,
       checkoutReference,
       merchantReference: reference,
+      returnUrl: input.returnUrl ?? null,
       signal,
     });
     // Stop waiting even if the processor's client ignores the signal.
@@ -135,35 +138,22 @@ export async function chargeSavedCard(
     );
   }
 
-  const outcome = result.approved
-    ? {
-        kind: "approved" as const,
-        payfacReference: result.payfacReference,
-        authCode: result.authCode,
-        cardBrand: result.cardBrand,
-        cardUsage: result.cardUsage,
-      }
-    : {
-        kind: "declined" as const,
-        payfacReference: result.payfacReference,
-        reason: result.reason,
-        cardBrand: result.cardBrand,
-        cardUsage: result.cardUsage,
-      };
-  const resultCode = result.approved ? ("Authorised" as const) : ("Refused" as const);
-  const recorded = await recordTokenPayment(deps.db, checkoutReference, outcome, async (trx, payment) => {
-    const event = tokenPaymentEvent(payment, result);
-    await enqueuePaymentWebhook(trx, merchantId, event.eventType, event.message);
-    // The shopper's receipt commits with the result: never one for a charge that was not recorded.
-    const receipt = tokenChargeReceipt(card, payment, result.approved ? result.authCode : null);
-    if (receipt) await queueMail(trx, receipt);
-    await keyed?.answered(trx, { resultCode, payment, paymentMethod: result.paymentMethod });
-  }).catch(async (error: unknown) => {
+  if (result.approved === "shopper") {
+    // 3-D Secure: the charge stays pending with the processor's page; its notification decides it.
+    const waiting = await awaitShopper(deps.db, checkoutReference, result.redirectUrl, async (trx, payment) => {
+      await keyed?.answered(trx, { resultCode: "RedirectShopper", payment, paymentMethod: card.cardBrand });
+    });
+    if (!waiting) throw await finishedBeforeAnswer(deps, checkoutReference);
+    deps.log.info({ checkoutReference }, "saved-card charge waits for the shopper's authentication");
+    return { resultCode: "RedirectShopper", payment: waiting, paymentMethod: card.cardBrand };
+  }
+  const answered = result;
+  const recorded = await recordTokenChargeAnswer(deps, card, checkoutReference, answered, keyed).catch(async (error: unknown) => {
     if (!isUniqueViolation(error)) throw error;
     // The processor answered with a payfacReference another payment holds: this answer
     // cannot be a payment. Undo it like an unknown outcome; an operator must ask the processor why.
     deps.log.error(
-      { checkoutReference, payfacReference: outcome.payfacReference },
+      { checkoutReference, payfacReference: answered.payfacReference },
       "ALERT: the processor answered a saved-card charge with a payfacReference another payment holds; reversing it",
     );
     const reversed = await reverseUnknownCharge(deps, checkoutReference);
@@ -173,20 +163,49 @@ export async function chargeSavedCard(
       { "retry-after": "30" },
     );
   });
-  if (!recorded) {
-    // Only the reconciler finishes a pending charge, and only long after this request's deadline.
-    const payment = await findTokenPayment(deps.db, checkoutReference);
-    deps.log.error(
-      { checkoutReference, state: payment?.state },
-      "saved-card charge was finished by the reconciler before its answer was recorded",
-    );
-    throw new AppError(
-      "ProcessorUnavailable",
-      `The charge ${checkoutReference} was reversed before the processor's answer arrived; nothing was charged.`,
-    );
-  }
+  if (!recorded) throw await finishedBeforeAnswer(deps, checkoutReference);
   notifyWebhookWorker();
   notifyMailWorker();
   deps.log.info({ checkoutReference, payfacReference: recorded.payfacReference, state: recorded.state }, "saved card charged");
-  return { resultCode, payment: recorded, paymentMethod: result.paymentMethod };
+  return { resultCode: answered.approved ? "Authorised" : "Refused", payment: recorded, paymentMethod: answered.paymentMethod };
+}
+
+/**
+ * Records a processor's final answer to a saved-card charge — from its reply, or from its
+ * notification after 3-D Secure — with the Authorization webhook, the shopper's receipt and the
+ * Idempotency-Key's answer, in one transaction. Undefined when the charge was no longer pending.
+ */
+export async function recordTokenChargeAnswer(
+  deps: ServiceDeps,
+  card: SavedCard,
+  checkoutReference: string,
+  result: AuthorizeResult,
+  keyed?: KeyedEffect<TokenCharge>,
+): Promise<TokenPaymentRecord | undefined> {
+  const facts = { payfacReference: result.payfacReference, cardBrand: result.cardBrand, cardUsage: result.cardUsage };
+  const outcome = result.approved
+    ? { kind: "approved" as const, authCode: result.authCode, ...facts }
+    : { kind: "declined" as const, reason: result.reason, ...facts };
+  const resultCode = result.approved ? ("Authorised" as const) : ("Refused" as const);
+  return recordTokenPayment(deps.db, checkoutReference, outcome, async (trx, payment) => {
+    const event = tokenPaymentEvent(payment, result);
+    await enqueuePaymentWebhook(trx, payment.merchantId, event.eventType, event.message);
+    // The shopper's receipt commits with the result: never one for a charge that was not recorded.
+    const receipt = tokenChargeReceipt(card, payment, result.approved ? result.authCode : null);
+    if (receipt) await queueMail(trx, receipt);
+    await keyed?.answered(trx, { resultCode, payment, paymentMethod: result.paymentMethod });
+  });
+}
+
+/** Only the reconciler finishes a pending charge, and only long after a request's deadline. */
+async function finishedBeforeAnswer(deps: AfterSaleServiceDeps, checkoutReference: string): Promise<AppError> {
+  const payment = await findTokenPayment(deps.db, checkoutReference);
+  deps.log.error(
+    { checkoutReference, state: payment?.state },
+    "saved-card charge was finished by the reconciler before its answer was recorded",
+  );
+  return new AppError(
+    "ProcessorUnavailable",
+    `The charge ${checkoutReference} was reversed before the processor's answer arrived; nothing was charged.`,
+  );
 }

@@ -131,7 +131,11 @@ export async function payByLink(deps: PayByLinkDeps, link: CheckoutLink, request
             merchantReference,
             signal,
           });
-    answer = await pTimeout(call, { milliseconds: PROCESSOR_TIMEOUT_MS });
+    const result = await pTimeout(call, { milliseconds: PROCESSOR_TIMEOUT_MS });
+    // A saved card on Paylink's own page is the sandbox's, which never wants the shopper; if a
+    // processor did, nothing here could send them: an unknown outcome, reversed below.
+    if (result.approved === "shopper") throw new Error("the processor wants the shopper for a saved-card payment on the card form");
+    answer = result;
   } catch (error) {
     // Never log the error object whole: a processor client might put the request in it.
     deps.log.warn({ checkoutReference, paymentLinkReference: link.reference, error: errorName(error) }, "payment processor call failed");

@@ -280,6 +280,101 @@ for (const backend of testBackends()) {
       assert.equal(eventsOf("lost-1", "Authorization").length, 0);
     });
 
+    it("a charge the gateway wants 3-D Secure for: RedirectShopper, Paylink forwards the shopper, the webhook decides", async () => {
+      const saved = await sellLink({ type: "TokenizeByLink", amount: 0 });
+      gateway.requireShopperFor(saved.token!);
+      const charge = (reference: string) =>
+        shop.api("POST", "/api/v1/payment", {
+          terminalIdentifier: shop.terminalIdentifier,
+          amount: 7700,
+          currency: "ISK",
+          reference,
+          tokenDetails: { tokenValue: saved.token },
+          returnUrl: "http://shop.example/after-3ds",
+        });
+      const answered = await charge("order-3ds");
+      assert.equal(answered.status, 200, JSON.stringify(answered.body));
+      assert.equal(answered.body.resultCode, "RedirectShopper");
+      const redirect = new URL(answered.body.redirect.url);
+      assert.equal(redirect.origin, shop.baseUrl, "a Paylink address, not the processor's");
+      assert.equal(answered.body.redirect.method, "GET");
+      const pending = () =>
+        shop.db
+          .selectFrom("token_payments")
+          .select(["state", "payfac_reference"])
+          .where("merchant_reference", "=", "order-3ds")
+          .executeTakeFirstOrThrow();
+      assert.equal((await pending()).state, "pending");
+      assert.equal(eventsOf("order-3ds", "Authorization").length, 0);
+
+      // The shopper follows the link, authenticates at the gateway and goes back to the shop.
+      const forwarded = await fetch(redirect, { redirect: "manual" });
+      assert.equal(forwarded.status, 303);
+      const challenge = new URL(forwarded.headers.get("location")!);
+      assert.equal(challenge.origin, gateway.origin);
+      const confirmed = await fetch(challenge, { method: "POST", redirect: "manual" });
+      assert.equal(confirmed.status, 303);
+      assert.equal(confirmed.headers.get("location"), "http://shop.example/after-3ds");
+      await waitUntil(async () => (await pending()).state === "approved", 10_000, "the gateway's Authorization webhook");
+      await waitUntil(async () => eventsOf("order-3ds", "Authorization").length >= 1, 10_000, "the merchant's Authorization");
+      const [event] = eventsOf("order-3ds", "Authorization");
+      assert.equal(event.success, "true");
+      assert.equal(event.additionalData.threeDAuthenticated, "true");
+      assert.equal(event.payfacReference, (await pending()).payfac_reference);
+      // Over: the address leads back to the shop.
+      const again = await fetch(redirect, { redirect: "manual" });
+      assert.equal(again.headers.get("location"), "http://shop.example/after-3ds");
+
+      // A shopper who opens the gateway's page but takes too long: the charge is given up…
+      const late = await charge("order-3ds-late");
+      assert.equal(late.body.resultCode, "RedirectShopper");
+      const lateChallenge = (await fetch(late.body.redirect.url, { redirect: "manual" })).headers.get("location")!;
+      await shop.db
+        .updateTable("token_payments")
+        .set({ created_at: new Date(Date.now() - 31 * 60_000) })
+        .where("merchant_reference", "=", "order-3ds-late")
+        .execute();
+      const sweep = await reconcileAfterSale({
+        db: shop.db,
+        now: () => new Date(),
+        processor: new SandboxProcessor(),
+        processors: shop.processors,
+        log: silent,
+      });
+      assert.equal(sweep.chargesReversed, 1);
+      const lateCharge = () =>
+        shop.db
+          .selectFrom("token_payments")
+          .select(["id", "state"])
+          .where("merchant_reference", "=", "order-3ds-late")
+          .executeTakeFirstOrThrow();
+      assert.equal((await lateCharge()).state, "failed");
+      const over = await fetch(late.body.redirect.url, { redirect: "manual" });
+      assert.equal(over.headers.get("location"), "http://shop.example/after-3ds", "Paylink no longer forwards to the page");
+      // …and when they confirm after all, the gateway's approval is reversed there: never a payment.
+      assert.equal((await fetch(lateChallenge, { method: "POST", redirect: "manual" })).status, 303);
+      const { id } = await lateCharge();
+      const gatewayCharge = () =>
+        gateway.server.db.selectFrom("token_payments").select("payfac_reference").where("merchant_reference", "=", id).executeTakeFirst();
+      await waitUntil(async () => (await gatewayCharge())?.payfac_reference, 10_000, "the late charge at the gateway");
+      const { payfac_reference } = (await gatewayCharge())!;
+      await waitUntil(
+        async () =>
+          (
+            await gateway.server.db
+              .selectFrom("refunds")
+              .select("state")
+              .where("original_payfac_reference", "=", payfac_reference!)
+              .executeTakeFirst()
+          )?.state === "succeeded",
+        10_000,
+        "the late approval reversed at the gateway",
+      );
+      assert.equal((await lateCharge()).state, "failed");
+      assert.equal(eventsOf("order-3ds-late", "Authorization").length, 0, "the merchant is told of no payment");
+      assertGatewayAcceptedAll();
+    });
+
     it("a refund whose answer and webhook are both lost is asked again under its key, and settled once", async () => {
       const sale = await sellLink();
       await gateway.pauseWebhooks();

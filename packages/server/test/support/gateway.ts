@@ -33,6 +33,12 @@ export interface LocalGateway {
   sent: SentRequest[];
   /** The next request matching is forwarded, but its answer never reaches the adapter. */
   loseNextAnswer(path: RegExp): void;
+  /**
+   * Charges of this saved card want the shopper first: the proxy answers `RedirectShopper` (the
+   * sandbox behind it never does) with a page of its own; the shopper's post there makes the charge
+   * at the gateway, whose Authorization webhook then decides it, and goes back to the returnUrl.
+   */
+  requireShopperFor(token: string): void;
   /** Holds the gateway's webhooks back (they stay queued there) until resumeWebhooks. */
   pauseWebhooks(): Promise<void>;
   resumeWebhooks(): void;
@@ -47,6 +53,9 @@ export async function startLocalGateway(backend: TestBackend): Promise<LocalGate
   let worker: WebhookWorker | undefined = startWorker();
   const sent: SentRequest[] = [];
   let losing: RegExp | undefined;
+  const shopperTokens = new Set<string>();
+  /** Idempotency-Key → the charge waiting for its shopper: the request as sent, and the challenge page's id. */
+  const challenges = new Map<string, { id: string; body: string; headers: Record<string, string> }>();
 
   // The proxy stands for the gateway's one public address (its API and its payment pages alike):
   // the gateway's own address is rewritten to the proxy's in answers, and back in the browser's
@@ -65,6 +74,7 @@ export async function startLocalGateway(backend: TestBackend): Promise<LocalGate
       }
       const method = request.method ?? "GET";
       const path = request.url ?? "/";
+      if (await answerChallenge(method, path, body, headers, response)) return;
       const answer = await fetch(`${gatewayOrigin}${path}`, {
         method,
         headers,
@@ -88,6 +98,58 @@ export async function startLocalGateway(backend: TestBackend): Promise<LocalGate
       response.end(text);
     });
   });
+  /** The 3-D Secure stand-in: true when it answered the request itself. */
+  async function answerChallenge(
+    method: string,
+    path: string,
+    body: string,
+    headers: Record<string, string>,
+    response: import("node:http").ServerResponse,
+  ): Promise<boolean> {
+    if (method === "POST" && path === "/api/v1/payment") {
+      const charge = JSON.parse(body) as { tokenDetails?: { tokenValue?: string }; reference: string; amount: number; currency: string };
+      if (!shopperTokens.has(charge.tokenDetails?.tokenValue ?? "")) return false;
+      const key = headers["idempotency-key"] ?? "";
+      // The same key answers the same, as the gateway's idempotency does.
+      let challenge = challenges.get(key);
+      if (!challenge) {
+        challenge = { id: `3ds${challenges.size + 1}x${Date.now()}`, body, headers };
+        challenges.set(key, challenge);
+      }
+      sent.push({ method, path, body, status: 200 });
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(
+        JSON.stringify({
+          resultCode: "RedirectShopper",
+          payfacReference: "",
+          checkoutReference: "",
+          merchantReference: charge.reference,
+          amount: charge.amount,
+          currency: charge.currency,
+          redirect: { url: `${proxyOrigin}/3ds/${challenge.id}`, method: "GET" },
+          additionalData: { cardNumber: "", cardSummary: "", paymentMethod: "", cardUsage: "" },
+        }),
+      );
+      return true;
+    }
+    const match = /^\/3ds\/([^/?]+)$/.exec(path);
+    const challenge = match && [...challenges.values()].find((candidate) => candidate.id === match[1]);
+    if (!challenge) return false;
+    if (method === "GET") {
+      response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      response.end(`<!doctype html><title>3-D Secure</title><form method="post"><button>Confirm</button></form>`);
+      return true;
+    }
+    // The shopper confirmed: the gateway makes the charge now and notifies as it does for any.
+    const { "idempotency-key": _key, ...rest } = challenge.headers;
+    const made = await fetch(`${gatewayOrigin}/api/v1/payment`, { method: "POST", headers: rest, body: challenge.body });
+    sent.push({ method: "POST", path: "/api/v1/payment", body: challenge.body, status: made.status });
+    const returnUrl = (JSON.parse(challenge.body) as { returnUrl?: string | null }).returnUrl;
+    response.writeHead(303, { location: returnUrl ?? "/" });
+    response.end();
+    return true;
+  }
+
   await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
   const { port } = proxy.address() as AddressInfo;
   proxyOrigin = `http://127.0.0.1:${port}`;
@@ -99,6 +161,9 @@ export async function startLocalGateway(backend: TestBackend): Promise<LocalGate
     sent,
     loseNextAnswer(path) {
       losing = path;
+    },
+    requireShopperFor(token) {
+      shopperTokens.add(token);
     },
     async pauseWebhooks() {
       await worker?.stop(1000);
