@@ -415,6 +415,13 @@ export interface AuditLogTable {
   created_at: ColumnType<Date, Date | string | undefined, never>;
 }
 
+/** Each decline a real processor reported on its page, once (migration 0039). */
+export interface HostedDeclinesTable {
+  payfac_reference: string;
+  checkout_reference: string;
+  created_at: Generated<Date>;
+}
+
 export interface DB {
   merchants: MerchantsTable;
   terminals: TerminalsTable;
@@ -429,6 +436,7 @@ export interface DB {
   merchant_refund_limits: MerchantRefundLimitsTable;
   payment_links: PaymentLinksTable;
   submissions: SubmissionsTable;
+  hosted_declines: HostedDeclinesTable;
   idempotency_keys: IdempotencyKeysTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;

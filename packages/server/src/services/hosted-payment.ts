@@ -10,6 +10,7 @@
 // payment, so a sale, a void after a sell-out and the webhooks follow the same rules.
 import pTimeout from "p-timeout";
 import { type CheckoutLink, loadCheckoutLink } from "../db/checkout-repository.ts";
+import { recordHostedDecline } from "../db/hosted-declines-repository.ts";
 import {
   abandonSubmission,
   findHostedAttempt,
@@ -18,7 +19,7 @@ import {
   recordHostedStart,
   reserveSale,
 } from "../db/reservations-repository.ts";
-import { type Answer, findPendingCancels, markCancelConfirmed } from "../db/submissions-repository.ts";
+import { type Answer, findPendingCancels, markCancelConfirmed, type SubmissionRecord } from "../db/submissions-repository.ts";
 import { checkoutPath } from "../domain/links/url.ts";
 import type { ProcessorOutcome } from "../domain/payments/payment-outcome.ts";
 import { notifyMailWorker } from "../mail/outbox.ts";
@@ -26,7 +27,8 @@ import { errorName } from "../payments/error-name.ts";
 import type { HostedOutcome, HostedPaymentProcessor, HostedPaymentRequest } from "../payments/hosted.ts";
 import type { AuthorizeResult, CardUsage } from "../payments/processor.ts";
 import type { Lang } from "../web/i18n.ts";
-import { notifyWebhookWorker } from "../webhooks/outbox.ts";
+import { enqueuePaymentWebhook, notifyWebhookWorker } from "../webhooks/outbox.ts";
+import { paymentResultEvents } from "../webhooks/payment-events.ts";
 import type { ServiceDeps } from "./deps.ts";
 import { type ProcessorDirectory, ProcessorNotConfigured } from "./processor-directory.ts";
 import { type RecordedOutcome, recordPaymentOutcome } from "./record-payment-outcome.ts";
@@ -161,6 +163,7 @@ export async function settleHostedOutcome(
   final = false,
 ): Promise<HostedSettlement> {
   const { checkoutReference } = attempt;
+  if (outcome.kind === "declined") await tellDecline(deps, link, checkoutReference, outcome);
   if (outcome.kind === "open" || outcome.kind === "declined") {
     if (!final) return { kind: "waiting" };
     return (await abandonSubmission(deps.db, checkoutReference)) ? { kind: "closed" } : { kind: "known" };
@@ -206,6 +209,57 @@ export async function settleHostedOutcome(
   // Approved after the link sold out, expired or was disabled: given back at the processor, once.
   if (result.recorded === "voided") await cancelHostedApproval(deps, processor, checkoutReference, outcome.payfacReference);
   return { kind: "recorded", result };
+}
+
+/**
+ * The merchant hears of each decline on the processor's page as of one on Paylink's own form: an
+ * Authorization webhook with success "false" — once, however often the processor reports it.
+ */
+async function tellDecline(
+  deps: ServiceDeps,
+  link: CheckoutLink,
+  checkoutReference: string,
+  decline: Extract<HostedOutcome, { kind: "declined" }>,
+): Promise<void> {
+  const now = deps.now();
+  const usage: CardUsage = decline.card.usage ?? "Credit";
+  const brand = decline.card.brand ?? "";
+  const declined: SubmissionRecord = {
+    checkoutReference,
+    linkReference: link.reference,
+    answers: [],
+    state: "declined",
+    completed: true,
+    amount: link.terms.amount,
+    currency: link.terms.currency,
+    token: null,
+    createdAt: now,
+    completedAt: now,
+    manualCapture: false,
+    payfacReference: decline.payfacReference,
+    authCode: null,
+    reason: decline.reason,
+    cardBrand: brand,
+    cardMasked: decline.card.masked,
+    cardLast4: decline.card.last4,
+    cardExpiry: decline.card.expiry,
+    cardUsage: usage,
+  };
+  const answer: AuthorizeResult = {
+    approved: false,
+    payfacReference: decline.payfacReference,
+    reason: decline.reason,
+    cardBrand: brand,
+    cardUsage: usage,
+    paymentMethod: brand,
+    threeDAuthenticated: false,
+  };
+  const told = await recordHostedDecline(deps.db, { payfacReference: decline.payfacReference, checkoutReference }, async (trx) => {
+    for (const event of paymentResultEvents(link, declined, "declined", answer)) {
+      await enqueuePaymentWebhook(trx, link.merchantId, event.eventType, event.message);
+    }
+  });
+  if (told) notifyWebhookWorker();
 }
 
 /** Asks the processor about one attempt and records its answer. Rejects when the processor cannot be asked. */
