@@ -79,6 +79,16 @@ export const STRAUMUR_BASE_URLS = {
  * sandbox (its form is Paylink's own) or settings it cannot read.
  */
 export function hostedPageOrigin(type: string, settings: unknown): string | null {
+  if (type === "stripe") {
+    // Stripe Checkout's pages; a simulator (baseUrl) serves its pages on its own origin.
+    const baseUrl = settings !== null && typeof settings === "object" && "baseUrl" in settings ? settings.baseUrl : null;
+    if (typeof baseUrl !== "string") return "https://checkout.stripe.com";
+    try {
+      return new URL(baseUrl).origin;
+    } catch {
+      return null;
+    }
+  }
   if (type !== "straumur" || settings === null || typeof settings !== "object") return null;
   const baseUrl = "baseUrl" in settings ? settings.baseUrl : undefined;
   const environment = "environment" in settings ? settings.environment : undefined;

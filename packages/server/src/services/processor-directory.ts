@@ -7,6 +7,7 @@ import type { HostedPaymentProcessor } from "../payments/hosted.ts";
 import type { AfterSaleProcessor } from "../payments/processor.ts";
 import type { ProcessorConfig } from "../payments/processor-config.ts";
 import { StraumurProcessor } from "../payments/straumur.ts";
+import { StripeProcessor } from "../payments/stripe.ts";
 import type { SecretKeyring } from "../security/keyring.ts";
 
 export interface ProcessorDirectory {
@@ -55,9 +56,10 @@ export function hostedProcessorOf(config: ProcessorConfig, terminalIdentifier: s
   switch (config.type) {
     case "straumur":
       return new StraumurProcessor(config);
+    case "stripe":
+      return new StripeProcessor(config);
     case "sandbox":
     case "adyen":
-    case "stripe":
       throw new ProcessorNotConfigured(`terminal ${terminalIdentifier} has no hosted-payment adapter for ${config.type}`);
   }
 }
