@@ -158,7 +158,12 @@ export class StraumurProcessor implements HostedPaymentProcessor, AfterSaleProce
     // Idempotency-Key answers what the lost one did (or, if the gateway never saw it, charges now),
     // and that payment is then reversed: either way nothing stays charged.
     if (!charge) throw new Error(`the gateway cannot find the charge ${checkoutReference} without its request`);
-    const result = await this.chargeToken({ ...charge, checkoutReference });
+    const result = await this.chargeToken({ ...charge, checkoutReference }).catch((error: unknown) => {
+      // The gateway refuses the request itself (an unknown or disabled token, say): nothing was charged.
+      if (isRefusal(error)) return undefined;
+      throw error;
+    });
+    if (result === undefined) return;
     // Declined: nothing charged. Waiting for the shopper: nothing charged yet, and an approval
     // notified later for a charge Paylink gave up on is reversed then (services/notified-token-charge.ts).
     if (result.approved !== true) return;
@@ -238,14 +243,16 @@ function tokenChargeResult(answer: ChargeTokenResponse): TokenChargeResult {
   throw new Error(`the gateway answered a token charge with resultCode ${JSON.stringify(answer.resultCode)}`);
 }
 
-/** An answer that refuses the request for good: a 4xx other than "slow down" and "still running". */
+/**
+ * An answer that refuses the request for good: a 4xx other than "slow down", "still running" and
+ * the credentials refused (the operator may fix those; the request is asked again later).
+ */
 function isRefusal(error: unknown): error is PaylinkApiError {
   return (
     error instanceof PaylinkApiError &&
     error.status >= 400 &&
     error.status < 500 &&
-    error.status !== 408 &&
-    error.status !== 429 &&
+    ![401, 403, 408, 429].includes(error.status) &&
     !(error.status === 409 && error.errorCode === "3007")
   );
 }

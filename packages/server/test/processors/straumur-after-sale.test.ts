@@ -375,6 +375,28 @@ for (const backend of testBackends()) {
       assertGatewayAcceptedAll();
     });
 
+    it("a charge the gateway refuses outright (its token disabled there) ends failed: nothing charged, no webhook", async () => {
+      const saved = await sellLink({ type: "TokenizeByLink", amount: 0 });
+      const disabled = await gateway.server.api("POST", "/api/v1/tokens/disable", { tokenValue: saved.token });
+      assert.equal(disabled.status, 200, JSON.stringify(disabled.body));
+      const refused = await shop.api("POST", "/api/v1/payment", {
+        terminalIdentifier: shop.terminalIdentifier,
+        amount: 5000,
+        currency: "ISK",
+        reference: "refused-at-gateway",
+        tokenDetails: { tokenValue: saved.token },
+      });
+      assert.equal(refused.status, 503, JSON.stringify(refused.body));
+      assert.match(refused.body.errorMessage, /nothing was charged/);
+      const atShop = await shop.db
+        .selectFrom("token_payments")
+        .select(["state", "payfac_reference"])
+        .where("merchant_reference", "=", "refused-at-gateway")
+        .executeTakeFirstOrThrow();
+      assert.deepEqual([atShop.state, atShop.payfac_reference], ["failed", null]);
+      assert.equal(eventsOf("refused-at-gateway", "Authorization").length, 0);
+    });
+
     it("a refund whose answer and webhook are both lost is asked again under its key, and settled once", async () => {
       const sale = await sellLink();
       await gateway.pauseWebhooks();
