@@ -119,7 +119,8 @@ export function hostedReturnRoute(fastify: FastifyInstance, { deps }: CheckoutCo
       if (attempt.state === "pending") {
         try {
           const processor = await deps.processors.hostedFor(link.terms.terminalIdentifier);
-          await askProcessor({ db: deps.db, now: deps.now, log: request.log }, processor, link, attempt);
+          const returnQuery = new URLSearchParams(request.url.includes("?") ? request.url.slice(request.url.indexOf("?") + 1) : "");
+          await askProcessor({ db: deps.db, now: deps.now, log: request.log }, processor, link, attempt, returnQuery);
         } catch (error) {
           // The processor cannot be asked now: the page asks again; its notification may come first.
           request.log.warn({ checkoutReference, error: errorName(error) }, "could not ask the processor for a hosted payment's outcome");

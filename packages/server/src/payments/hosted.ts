@@ -100,7 +100,13 @@ export interface HostedPaymentProcessor {
   /** Creates the processor's page; rejects when it could not (nothing was charged then). Idempotent by checkoutReference. */
   startHostedPayment(request: HostedPaymentRequest): Promise<HostedPaymentStart>;
   /** Asks the processor; rejects when it cannot tell (network, time-out). */
-  readOutcome(attempt: { checkoutReference: string; processorReference: string; signal?: AbortSignal }): Promise<HostedOutcome>;
+  readOutcome(attempt: {
+    checkoutReference: string;
+    processorReference: string;
+    signal?: AbortSignal;
+    /** The query of the shopper's return, for a processor whose status call needs a value from it (Adyen's `sessionResult`); absent for the sweep. */
+    returnQuery?: URLSearchParams;
+  }): Promise<HostedOutcome>;
   /**
    * Checks a notification by the processor's own scheme and reads what it says about Paylink's
    * attempts. `null` when the signature (or the body) is not the processor's: nothing may change.

@@ -74,6 +74,12 @@ export const STRAUMUR_BASE_URLS = {
   live: "https://greidslugatt.straumur.is/api/v1",
 } as const;
 
+/** Where Adyen's Hosted Checkout pages are served: the origin of a session's `url`. */
+export const ADYEN_PAGE_ORIGINS = {
+  test: "https://checkoutshopper-test.adyen.com",
+  live: "https://checkoutshopper-live.adyen.com",
+} as const;
+
 /**
  * The origin of a processor's payment page, from the terminal's non-secret settings; null for the
  * sandbox (its form is Paylink's own) or settings it cannot read.
@@ -83,6 +89,21 @@ export function hostedPageOrigin(type: string, settings: unknown): string | null
     // Stripe Checkout's pages; a simulator (baseUrl) serves its pages on its own origin.
     const baseUrl = settings !== null && typeof settings === "object" && "baseUrl" in settings ? settings.baseUrl : null;
     if (typeof baseUrl !== "string") return "https://checkout.stripe.com";
+    try {
+      return new URL(baseUrl).origin;
+    } catch {
+      return null;
+    }
+  }
+  if (type === "adyen") {
+    // Adyen's Hosted Checkout pages (the session's `url`); a simulator (baseUrl) serves its pages on
+    // its own origin. Live is Adyen's European host: accounts on its other regions' hosts are not
+    // served in this version (docs/processors.md#adyen).
+    const baseUrl = settings !== null && typeof settings === "object" && "baseUrl" in settings ? settings.baseUrl : null;
+    if (typeof baseUrl !== "string") {
+      const live = settings !== null && typeof settings === "object" && "environment" in settings && settings.environment === "live";
+      return live ? ADYEN_PAGE_ORIGINS.live : ADYEN_PAGE_ORIGINS.test;
+    }
     try {
       return new URL(baseUrl).origin;
     } catch {

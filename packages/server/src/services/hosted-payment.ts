@@ -262,12 +262,17 @@ async function tellDecline(
   if (told) notifyWebhookWorker();
 }
 
-/** Asks the processor about one attempt and records its answer. Rejects when the processor cannot be asked. */
+/**
+ * Asks the processor about one attempt and records its answer. Rejects when the processor cannot
+ * be asked. `returnQuery`: the shopper's return query, for a processor whose status call needs a
+ * value from it (Adyen's `sessionResult`); the processor's answer decides, never the query.
+ */
 export async function askProcessor(
   deps: ServiceDeps,
   processor: HostedPaymentProcessor,
   link: CheckoutLink,
   attempt: HostedAttempt,
+  returnQuery?: URLSearchParams,
 ): Promise<HostedSettlement> {
   const now = deps.now();
   const closed = now.getTime() > attempt.hostedUntil.getTime() + CLOSE_GRACE_MS;
@@ -278,7 +283,12 @@ export async function askProcessor(
   }
   const signal = AbortSignal.timeout(CALL_TIMEOUT_MS);
   const outcome = await pTimeout(
-    processor.readOutcome({ checkoutReference: attempt.checkoutReference, processorReference: attempt.processorReference, signal }),
+    processor.readOutcome({
+      checkoutReference: attempt.checkoutReference,
+      processorReference: attempt.processorReference,
+      signal,
+      ...(returnQuery ? { returnQuery } : {}),
+    }),
     {
       milliseconds: CALL_TIMEOUT_MS,
     },

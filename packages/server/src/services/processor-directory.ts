@@ -3,6 +3,7 @@
 import type { Database } from "../db/connect.ts";
 import { loadTerminalProcessor } from "../db/terminal-processors-repository.ts";
 import { AppError } from "../domain/errors.ts";
+import { AdyenProcessor } from "../payments/adyen.ts";
 import type { HostedPaymentProcessor } from "../payments/hosted.ts";
 import type { AfterSaleProcessor } from "../payments/processor.ts";
 import type { ProcessorConfig } from "../payments/processor-config.ts";
@@ -58,8 +59,9 @@ export function hostedProcessorOf(config: ProcessorConfig, terminalIdentifier: s
       return new StraumurProcessor(config);
     case "stripe":
       return new StripeProcessor(config);
-    case "sandbox":
     case "adyen":
+      return new AdyenProcessor(config);
+    case "sandbox":
       throw new ProcessorNotConfigured(`terminal ${terminalIdentifier} has no hosted-payment adapter for ${config.type}`);
   }
 }
