@@ -1,7 +1,7 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
 // /portal/developers (docs/portal.md#developers): API keys (create — shown once —, revoke after a
-// question), terminals with their processor (read-only: the operator sets it through the admin
-// API), and the webhook endpoints with a form to add one. The same repositories as
+// question), terminals with their processor (set by the operator through the admin API, or by an
+// owner through portal/terminal-processor.tsx), and the webhook endpoints with a form to add one. The same repositories as
 // the admin API. Every POST answers with a redirect; a new key or endpoint secret reaches the page
 // it leads to through portal/shown-once.ts, never a URL.
 
@@ -51,12 +51,14 @@ export function developersRoutes(fastify: FastifyInstance, { deps }: PortalConte
     ]);
     const done = formField(request.query, "done");
     const canManage = may(session.role, "developers.manage");
+    const canSetProcessors = may(session.role, "processors.manage");
     const shown = status === 200 ? takeShownOnce(deps, request, reply) : undefined;
     const newKey = shown?.kind === "api-key" ? shown.apiKey : undefined;
     const notices: Record<string, string> = {
       revoked: m.dev.keyRevoked,
       "endpoint-deleted": m.dev.endpointDeleted,
       "key-created": m.dev.keyCreated,
+      "processor-changed": m.terminalProcessor.changed,
     };
     const notice = done === "key-created" && newKey ? null : (notices[done] ?? null);
     return sendPortalPage(reply, status, (nonce) => (
@@ -130,7 +132,7 @@ export function developersRoutes(fastify: FastifyInstance, { deps }: PortalConte
         </section>
         <section class="card" aria-labelledby="terminals-title">
           <h2 id="terminals-title">{m.dev.terminals}</h2>
-          <p class="muted">{m.dev.processorNote}</p>
+          <p class="muted">{canSetProcessors ? m.terminalProcessor.ownerNote : m.dev.processorNote}</p>
           {terminals.map((t) => (
             <div key={t.terminalIdentifier} class="field" data-terminal={t.terminalIdentifier}>
               <span class="label">{t.name}</span>
@@ -141,6 +143,16 @@ export function developersRoutes(fastify: FastifyInstance, { deps }: PortalConte
                 webhookUrl={processorWebhookUrl(deps.publicBaseUrl, t.terminalIdentifier)}
                 lang={lang}
               />
+              {canSetProcessors ? (
+                <a
+                  href={`/portal/developers/terminals/${t.terminalIdentifier}/processor`}
+                  class="button secondary"
+                  aria-label={m.terminalProcessor.changeLabel(t.name || t.terminalIdentifier)}
+                  data-change-processor
+                >
+                  {m.terminalProcessor.change}
+                </a>
+              ) : null}
             </div>
           ))}
         </section>
@@ -258,8 +270,8 @@ export function developersRoutes(fastify: FastifyInstance, { deps }: PortalConte
 /**
  * A terminal's processor as the owner needs it to set things up at the processor: its name, test or
  * live, the one non-secret setting that tells which account it is, and the webhook address to
- * register there. Secrets are left out even masked: the portal cannot replace them, so their last
- * characters would only invite questions.
+ * register there. Secrets are left out even masked: an owner replaces them whole on the terminal's
+ * processor page, so their last characters would only invite questions.
  */
 function TerminalProcessor(props: { processor: ProcessorView; webhookUrl: string; lang: Lang }) {
   const m = PORTAL_MESSAGES[props.lang].dev;

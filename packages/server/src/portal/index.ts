@@ -29,6 +29,7 @@ import { guardRequest, loadRequestState, requireActionOnPosts } from "./request-
 import { savedCardsRoutes } from "./saved-cards.tsx";
 import { signInRoutes } from "./sign-in.tsx";
 import { signInCodeRoutes } from "./sign-in-code.tsx";
+import { terminalProcessorRoutes } from "./terminal-processor.tsx";
 import { themesRoutes } from "./themes.tsx";
 import { twoFactorRoutes } from "./two-factor.tsx";
 import { usersRoutes } from "./users.tsx";
@@ -97,6 +98,7 @@ export async function portalRoutes(app: FastifyInstance, deps: PortalDeps): Prom
   savedCardsRoutes(app, context);
   developersRoutes(app, context);
   webhookEndpointRoutes(app, context);
+  terminalProcessorRoutes(app, context);
   themesRoutes(app, context);
   auditRoutes(app, context);
   notificationsRoutes(app, context);

@@ -1,7 +1,8 @@
 // The portal's Developers page shows each terminal's processor (docs/portal.md#developers):
 // its readable name and environment, the non-secret setting that names the account, and for a real
-// processor the webhook address to register there, with a copy button. Read-only: the operator sets
-// it through the admin API, and no secret, not even masked, reaches the page.
+// processor the webhook address to register there, with a copy button. Shown, not edited here (an
+// owner follows a link to change it, test/portal/terminal-processor), and no secret, not even
+// masked, reaches the page.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { testBackends } from "../support/databases.ts";
@@ -64,7 +65,7 @@ for (const backend of testBackends()) {
       assert.ok(block.includes(`<code class="mono" data-value="true">${webhookUrl}</code>`), "the webhook address is shown");
       assert.ok(block.includes(`data-copy="${webhookUrl}"`), "with a copy button");
       assert.match(block, /Register this address as the webhook at the processor\./);
-      assert.match(page.text, /Paylink's operator sets each terminal's processor through the admin API; it cannot be changed here\./);
+      assert.match(page.text, /As an owner you can change it; the operator can too, through the admin API\./);
       assert.doesNotMatch(block, /<form|<input|<select/, "nothing on the terminal can be changed here");
     });
 
@@ -83,7 +84,7 @@ for (const backend of testBackends()) {
       assert.match(terminalBlock(is, gatewayTerminal), /Færsluhirðir: Straumur \(raunveruleg greiðslugátt\), prófunarumhverfi/);
       assert.match(terminalBlock(is, gatewayTerminal), /Skráðu þessa slóð sem vefkrók hjá færsluhirðinum\./);
       assert.match(terminalBlock(is, server.terminalIdentifier), /Færsluhirðir: Sandkassi \(aðeins prófunargreiðslur\)/);
-      assert.match(is.text, /Rekstraraðili Paylink velur færsluhirði hvers posa/);
+      assert.match(is.text, /Sem eigandi getur þú breytt honum/);
       await portal.get("/portal/developers?lang=en");
 
       const viewer = await signedIn(server, server, "viewer@example.com", "viewer");

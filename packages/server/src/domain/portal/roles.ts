@@ -21,7 +21,12 @@ export type PortalAction =
   /** The users page: list, change roles, remove (which users: mayManageUser). */
   | "users.manage"
   /** The merchant's security settings: two-factor for everyone, support's refund limit. */
-  | "security.manage";
+  | "security.manage"
+  /**
+   * Which processor takes a terminal's money, with its credentials: where the merchant's money goes
+   * is the owner's decision alone.
+   */
+  | "processors.manage";
 
 const ALLOWED: Record<PortalAction, readonly Role[]> = {
   "links.manage": ["owner", "admin"],
@@ -31,6 +36,7 @@ const ALLOWED: Record<PortalAction, readonly Role[]> = {
   "themes.manage": ["owner", "admin", "developer"],
   "users.manage": ["owner", "admin"],
   "security.manage": ["owner"],
+  "processors.manage": ["owner"],
 };
 
 export function may(role: Role, action: PortalAction): boolean {

@@ -4,6 +4,7 @@
 import type { ProcessorEnvironment, ProcessorType } from "../../payments/processor-config.ts";
 import { enAccounts } from "./en-accounts.ts";
 import { enCustomers } from "./en-customers.ts";
+import { enTerminalProcessor } from "./en-terminal-processor.ts";
 import type { ApiErrorTexts } from "./is-api-errors.ts";
 
 export const en = {
@@ -512,6 +513,7 @@ export const en = {
   none: "—",
   ...enAccounts,
   ...enCustomers,
+  ...enTerminalProcessor,
 };
 
 export type Messages = typeof en;

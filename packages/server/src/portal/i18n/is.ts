@@ -3,6 +3,7 @@ import type { Messages } from "./en.ts";
 import { isAccounts } from "./is-accounts.ts";
 import { isApiErrors } from "./is-api-errors.ts";
 import { isCustomers } from "./is-customers.ts";
+import { isTerminalProcessor } from "./is-terminal-processor.ts";
 
 export const is: Messages = {
   portal: "Söluaðilavefur",
@@ -506,4 +507,5 @@ export const is: Messages = {
   none: "—",
   ...isAccounts,
   ...isCustomers,
+  ...isTerminalProcessor,
 };
