@@ -60,10 +60,14 @@ for (const backend of testBackends()) {
     const gatewayCalls = (path: RegExp) => gateway.sent.filter((request) => path.test(request.path));
     const eventsOf = (reference: string, eventType: string) =>
       context.merchantWebhooks(reference).filter((body) => body.additionalData.eventType === eventType);
+    /** Saved cards disabled at the gateway on purpose: its refusals of their charges are expected. */
+    const disabledAtGateway = new Set<string>();
     /** Every request the adapter sent, the gateway accepted by its own shapes. */
     const assertGatewayAcceptedAll = () => {
-      for (const request of gateway.sent.filter((sent) => sent.path.startsWith("/api/")))
+      for (const request of gateway.sent.filter((sent) => sent.path.startsWith("/api/"))) {
+        if (request.status === 409 && [...disabledAtGateway].some((token) => request.body.includes(token))) continue;
         assert.ok(request.status < 300, `${request.method} ${request.path} → ${request.status}: ${request.body}`);
+      }
     };
 
     it("refunds in part and then in full: Received at once, settled by the gateway's Refund webhooks", async () => {
@@ -377,6 +381,7 @@ for (const backend of testBackends()) {
 
     it("a charge the gateway refuses outright (its token disabled there) ends failed: nothing charged, no webhook", async () => {
       const saved = await sellLink({ type: "TokenizeByLink", amount: 0 });
+      disabledAtGateway.add(saved.token!);
       const disabled = await gateway.server.api("POST", "/api/v1/tokens/disable", { tokenValue: saved.token });
       assert.equal(disabled.status, 200, JSON.stringify(disabled.body));
       const refused = await shop.api("POST", "/api/v1/payment", {
