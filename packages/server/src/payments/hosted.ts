@@ -70,8 +70,8 @@ export type HostedOutcome =
     }
   | { kind: "declined"; payfacReference: string; reason: string; card: ReportedCard };
 
-/** One notification item, after its signature was checked: about a payment attempt, or a modification's result. */
-export type HostedNotification = AttemptNotification | ModificationNotification;
+/** One notification item, after its signature was checked: about a payment attempt, a modification's result, or a dispute. */
+export type HostedNotification = AttemptNotification | ModificationNotification | DisputeNotification;
 
 export interface AttemptNotification {
   /** Paylink's checkoutReference of the attempt it is about. */
@@ -92,6 +92,36 @@ export interface ModificationNotification {
     succeeded: boolean;
     /** Why it failed; empty on success. */
     reason: string;
+  };
+}
+
+/** Where a chargeback or dispute stands, in Paylink's words. */
+export type DisputeStatus =
+  /** Opened by the cardholder's bank, or asking for information: the merchant may defend it. */
+  | "Open"
+  /** Closed in the merchant's favour: the money stays (or comes back). */
+  | "Won"
+  /** Closed against the merchant: the money went back to the cardholder. */
+  | "Lost";
+
+/** A step in a chargeback or dispute on one of Paylink's payments. */
+export interface DisputeNotification {
+  dispute: {
+    /** The processor's reference of the dispute, the same for all its steps (Stripe's `dp_…`, Adyen's chargeback pspReference). */
+    disputeReference: string;
+    /** The processor's reference of this step, so the same step twice is recorded once. */
+    eventReference: string;
+    /** The disputed payment's payfacReference. */
+    payfacReference: string;
+    status: DisputeStatus;
+    /** The processor's own name of the step (`NOTIFICATION_OF_CHARGEBACK`, `charge.dispute.closed`…), shown to the merchant. */
+    processorEvent: string;
+    /** Disputed amount in Paylink's minor units, and its currency; null when the processor did not say. */
+    amount: { value: number; currency: string } | null;
+    /** The scheme's reason (`Fraud`, `fraudulent`, a reason code…); empty when not given. */
+    reason: string;
+    /** When the processor says the step happened: a later step decides the status, whatever order they arrive in. */
+    occurredAt: Date;
   };
 }
 

@@ -8,6 +8,7 @@ import { findHostedAttempt } from "../db/reservations-repository.ts";
 import { errorName } from "../payments/error-name.ts";
 import type { ServiceDeps } from "../services/deps.ts";
 import { loadAttemptLink, settleHostedOutcome } from "../services/hosted-payment.ts";
+import { settleNotifiedDispute } from "../services/notified-dispute.ts";
 import { settleNotifiedModification } from "../services/notified-modification.ts";
 import { settleNotifiedTokenCharge } from "../services/notified-token-charge.ts";
 import { type ProcessorDirectory, ProcessorNotConfigured } from "../services/processor-directory.ts";
@@ -51,6 +52,10 @@ export async function processorWebhookRoutes(app: FastifyInstance, deps: Process
             return reply.code(503).header("retry-after", "60").send({ error: "not ready for this notification yet" });
           if (settled === "not-ours")
             request.log.info({ terminalIdentifier }, "processor notification about no modification made by Paylink: ignored");
+          continue;
+        }
+        if ("dispute" in notification) {
+          await settleNotifiedDispute(service, terminalIdentifier, notification);
           continue;
         }
         const attempt = await findHostedAttempt(deps.db, undefined, notification.checkoutReference);

@@ -5,7 +5,7 @@ import { loadTerminalProcessor } from "../db/terminal-processors-repository.ts";
 import { AppError } from "../domain/errors.ts";
 import { AdyenProcessor } from "../payments/adyen.ts";
 import type { HostedPaymentProcessor } from "../payments/hosted.ts";
-import type { AfterSaleProcessor } from "../payments/processor.ts";
+import { type AfterSaleProcessor, isAfterSaleProcessor } from "../payments/processor.ts";
 import type { ProcessorConfig } from "../payments/processor-config.ts";
 import { StraumurProcessor } from "../payments/straumur.ts";
 import { StripeProcessor } from "../payments/stripe.ts";
@@ -42,18 +42,21 @@ export function processorDirectory(deps: { db: Database; keyring: SecretKeyring 
         case "straumur":
           return new StraumurProcessor(config);
         case "adyen":
-        case "stripe":
+        case "stripe": {
+          const adapter = hostedProcessorOf(config, terminalIdentifier);
+          if (isAfterSaleProcessor(adapter)) return adapter;
           throw new AppError(
             "StateConflict",
             `Token charges, refunds, reversals and captures through the ${config.type} processor are not supported by Paylink yet; make them in the processor's own portal.`,
           );
+        }
       }
     },
   };
 }
 
 /** The adapter of one configuration. */
-export function hostedProcessorOf(config: ProcessorConfig, terminalIdentifier: string): HostedPaymentProcessor {
+export function hostedProcessorOf(config: ProcessorConfig, terminalIdentifier: string): HostedPaymentProcessor | (HostedPaymentProcessor & AfterSaleProcessor) {
   switch (config.type) {
     case "straumur":
       return new StraumurProcessor(config);
