@@ -140,6 +140,25 @@ export interface PaymentRefund {
   createdAt: string;
 }
 
+/** Where a chargeback or dispute stands: Open (the merchant may defend it), Won, Lost. */
+export type DisputeStatus = "Open" | "Won" | "Lost";
+
+/** A chargeback or dispute a real processor reported on the payment. */
+export interface PaymentDispute {
+  /** The processor's reference of the dispute. */
+  disputeReference: string;
+  status: DisputeStatus;
+  /** The processor's name of its latest step (`NOTIFICATION_OF_CHARGEBACK`, `charge.dispute.closed`…). */
+  processorEvent: string;
+  /** What is disputed, in minor units; null when the processor did not say. */
+  amount: number | null;
+  currency: string | null;
+  /** The card scheme's reason, as the processor gave it. */
+  reason: string;
+  openedAt: string;
+  updatedAt: string;
+}
+
 /** A payment as read with `GET /payments/{payfacReference}`. */
 export interface Payment {
   payfacReference: string;
@@ -164,6 +183,8 @@ export interface Payment {
   /** What is captured: the amount for a payment captured with its authorisation. */
   capturedAmount?: number;
   captures?: PaymentCapture[];
+  /** Chargebacks and disputes at a real processor, the first opened first; empty for most payments. */
+  disputes: PaymentDispute[];
 }
 
 export interface GetPaymentResponse extends ResponseEnvelope {

@@ -25,7 +25,7 @@ export function registerCreateWebhook(app: TypedApp, deps: AdminDeps) {
       const { endpoint, secrets } = await addEndpoint(
         deps,
         { merchantId, actor: adminActor(request) },
-        { url, apiKey: request.body.apiKey },
+        { url, apiKey: request.body.apiKey, disputeEvents: request.body.disputeEvents },
       );
       return {
         webhookId: endpoint.webhookId,
@@ -33,6 +33,7 @@ export function registerCreateWebhook(app: TypedApp, deps: AdminDeps) {
         apiKey: secrets.apiKey,
         hmacKey: secrets.hmacKey,
         enabled: endpoint.enabled,
+        disputeEvents: endpoint.disputeEvents,
       };
     },
   );

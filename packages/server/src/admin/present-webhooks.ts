@@ -9,6 +9,7 @@ export function presentEndpoint(endpoint: WebhookEndpoint) {
     webhookId: endpoint.webhookId,
     url: endpoint.url,
     enabled: endpoint.enabled,
+    disputeEvents: endpoint.disputeEvents,
     maskedApiKey: endpoint.maskedApiKey,
     maskedHmacKey: endpoint.maskedHmacKey,
     createdAt: endpoint.createdAt.toISOString(),

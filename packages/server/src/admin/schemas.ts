@@ -110,9 +110,17 @@ const WebhookApiKey = Type.String({
   description: "printable ASCII, sent verbatim as the Authorization header",
 });
 
-export const CreateWebhookBody = Type.Object({ url: WebhookUrl, apiKey: Type.Optional(WebhookApiKey) }, { additionalProperties: false });
+const DisputeEvents = Type.Boolean({
+  description:
+    "Also send Dispute events (chargebacks at a real processor); off by default, as the live gateway's receivers refuse unknown event types",
+});
+
+export const CreateWebhookBody = Type.Object(
+  { url: WebhookUrl, apiKey: Type.Optional(WebhookApiKey), disputeEvents: Type.Optional(DisputeEvents) },
+  { additionalProperties: false },
+);
 export const UpdateWebhookBody = Type.Object(
-  { url: Type.Optional(WebhookUrl), apiKey: Type.Optional(WebhookApiKey) },
+  { url: Type.Optional(WebhookUrl), apiKey: Type.Optional(WebhookApiKey), disputeEvents: Type.Optional(DisputeEvents) },
   { additionalProperties: false },
 );
 

@@ -1,4 +1,4 @@
-// POST /admin/v1/merchants/{id}/webhooks/{webhookId}: change the URL or the Authorization apiKey.
+// POST /admin/v1/merchants/{id}/webhooks/{webhookId}: change the URL, the Authorization apiKey, or the Dispute opt-in.
 
 import { adminActor } from "../http/actor.ts";
 import type { TypedApp } from "../http/typed-app.ts";
@@ -14,7 +14,7 @@ export function registerUpdateWebhook(app: TypedApp, deps: AdminDeps) {
     {
       schema: {
         tags: ["Admin: webhooks"],
-        summary: "Change a webhook endpoint's url or apiKey",
+        summary: "Change a webhook endpoint's url, apiKey or whether it takes Dispute events",
         params: WebhookParams,
         body: UpdateWebhookBody,
       },
@@ -24,7 +24,11 @@ export function registerUpdateWebhook(app: TypedApp, deps: AdminDeps) {
       const { body } = request;
       const url = body.url === undefined ? undefined : checkedWebhookUrl(body.url, deps.allowPrivateTargets);
       await requireMerchant(deps.db, merchantId);
-      const endpoint = await changeEndpoint(deps, { merchantId, actor: adminActor(request) }, webhookId, { url, apiKey: body.apiKey });
+      const endpoint = await changeEndpoint(deps, { merchantId, actor: adminActor(request) }, webhookId, {
+        url,
+        apiKey: body.apiKey,
+        disputeEvents: body.disputeEvents,
+      });
       if (!endpoint) throw webhookNotFound(webhookId);
       return presentEndpoint(endpoint);
     },

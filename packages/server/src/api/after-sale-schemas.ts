@@ -166,6 +166,24 @@ export const CaptureEntry = Type.Object({
   created: Type.String(),
 });
 
+export const DISPUTE_STATUSES = ["Open", "Won", "Lost"] as const;
+
+export const DisputeEntry = Type.Object({
+  disputeReference: Type.String({ description: "The processor's reference of the dispute." }),
+  status: StringEnum(DISPUTE_STATUSES, "Open: the merchant may defend it; Won or Lost once the processor closes it."),
+  processorEvent: Type.String({
+    description: "The processor's name of its latest step (NOTIFICATION_OF_CHARGEBACK, charge.dispute.closed…).",
+  }),
+  amount: Type.Unsafe<number | null>({
+    type: ["integer", "null"],
+    description: "What is disputed, in minor units; null when the processor did not say.",
+  }),
+  currency: Type.Unsafe<string | null>({ type: ["string", "null"] }),
+  reason: Type.String({ description: "The card scheme's reason, as the processor gave it." }),
+  openedAt: Type.String(),
+  updatedAt: Type.String(),
+});
+
 export const Payment = Type.Object({
   payfacReference: Type.String(),
   checkoutReference: Type.String(),
@@ -186,6 +204,7 @@ export const Payment = Type.Object({
     Type.Integer({ description: "What is captured: the amount for a payment captured with its authorisation." }),
   ),
   captures: Type.Optional(Type.Array(CaptureEntry, { description: "Captures made with /modification/capture, oldest first." })),
+  disputes: Type.Array(DisputeEntry, { description: "Chargebacks and disputes at a real processor, the first opened first." }),
 });
 
 export const GetPaymentResponse = Type.Object({ payment: Payment, ...Envelope });

@@ -140,6 +140,7 @@ export function afterSaleExamples(): Record<string, OperationExamples> {
                 isManualCapture: false,
                 capturedAmount: 129900,
                 captures: [],
+                disputes: [],
               },
               ...envelope(59),
             },

@@ -1,6 +1,7 @@
 // GET /api/v1/payments/{payfacReference} (docs/api.md#read-a-payment): a link sale or a token
-// payment or a session's payment of this merchant, with its refunds and (captured later) its captures.
+// payment or a session's payment of this merchant, with its refunds, (captured later) its captures, and its disputes.
 import { capturesOf, readBalance } from "../db/captures-repository.ts";
+import { disputesOf } from "../db/disputes-repository.ts";
 import { findPayment } from "../db/payments-repository.ts";
 import { refundsOf } from "../db/refunds-repository.ts";
 import { AppError } from "../domain/errors.ts";
@@ -28,7 +29,10 @@ export function registerGetPayment(app: TypedApp, deps: ApiDeps) {
       const { payfacReference } = request.params;
       const payment = payfacReference.length <= 64 ? await findPayment(deps.db, request.merchantId, payfacReference) : undefined;
       if (!payment) throw new AppError("NotFound", `No payment with payfacReference ${JSON.stringify(payfacReference)} was found.`);
-      const refunds = await refundsOf(deps.db, request.merchantId, payfacReference);
+      const [refunds, disputes] = await Promise.all([
+        refundsOf(deps.db, request.merchantId, payfacReference),
+        disputesOf(deps.db, request.merchantId, payfacReference),
+      ]);
       let capture: CaptureView | undefined;
       if (payment.capture) {
         const terms = { ...payment, capture: payment.capture };
@@ -36,7 +40,7 @@ export function registerGetPayment(app: TypedApp, deps: ApiDeps) {
         const captures = await capturesOf(deps.db, request.merchantId, payfacReference);
         capture = { authorisedAmount: balance.amount, capturedAmount: capturedAmount(balance, deps.now()), captures };
       }
-      return { payment: presentPayment(payment, refunds, capture), ...envelope(request) };
+      return { payment: presentPayment(payment, refunds, disputes, capture), ...envelope(request) };
     },
   );
 }

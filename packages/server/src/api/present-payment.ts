@@ -1,5 +1,6 @@
 // Domain values → the payment and modification JSON of the after-sale API. Nothing else builds them.
 import type { CaptureRecord } from "../db/captures-repository.ts";
+import type { Dispute } from "../db/disputes-repository.ts";
 import type { PaymentRecord } from "../db/payments-repository.ts";
 import type { RefundRecord } from "../db/refunds-repository.ts";
 import { shopperAuthenticationPath } from "../processors/authenticate-route.ts";
@@ -50,7 +51,7 @@ export interface CaptureView {
   captures: CaptureRecord[];
 }
 
-export function presentPayment(payment: PaymentRecord, refunds: RefundRecord[], capture?: CaptureView) {
+export function presentPayment(payment: PaymentRecord, refunds: RefundRecord[], disputes: Dispute[], capture?: CaptureView) {
   const resultCode: "Authorised" | "Refused" | "Pending" | "Cancelled" = RESULT_CODE[payment.state] ?? "Cancelled";
   const captured = resultCode === "Authorised" ? payment.amount : 0;
   return {
@@ -86,6 +87,16 @@ export function presentPayment(payment: PaymentRecord, refunds: RefundRecord[], 
         status: CAPTURE_STATUS[entry.state] ?? "Reserved",
         created: entry.createdAt.toISOString(),
       })),
+    disputes: disputes.map((dispute) => ({
+      disputeReference: dispute.disputeReference,
+      status: dispute.status,
+      processorEvent: dispute.processorEvent,
+      amount: dispute.amount,
+      currency: dispute.currency,
+      reason: dispute.reason,
+      openedAt: dispute.openedAt.toISOString(),
+      updatedAt: dispute.updatedAt.toISOString(),
+    })),
   };
 }
 

@@ -45,6 +45,16 @@ export async function createTerminal(db: Database, merchantId: string, name: str
   return { terminalIdentifier, merchantId, name, currencies };
 }
 
+/** Whose terminal it is; undefined for no terminal. */
+export async function merchantOfTerminal(db: Database, terminalIdentifier: string): Promise<string | undefined> {
+  const row = await db
+    .selectFrom("terminals")
+    .select("merchant_id")
+    .where("terminal_identifier", "=", terminalIdentifier)
+    .executeTakeFirst();
+  return row?.merchant_id;
+}
+
 /** The merchant's terminal, with the type of processor that takes its money (docs/processors.md). */
 export async function findTerminal(
   db: Database,

@@ -219,6 +219,8 @@ export interface WebhookEndpointsTable {
   api_key: string;
   hmac_key: string;
   enabled: Generated<boolean>;
+  /** Whether the endpoint takes Dispute events (migration 0040). */
+  dispute_events: Generated<boolean>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -422,6 +424,21 @@ export interface HostedDeclinesTable {
   created_at: Generated<Date>;
 }
 
+export interface DisputeStepsTable {
+  terminal_identifier: string;
+  event_reference: string;
+  merchant_id: string;
+  dispute_reference: string;
+  payfac_reference: string;
+  status: string;
+  processor_event: string;
+  amount: ColumnType<number | null, number | null, number | null>;
+  currency: string | null;
+  reason: Generated<string>;
+  occurred_at: Timestamp;
+  recorded_at: Generated<Date>;
+}
+
 export interface DB {
   merchants: MerchantsTable;
   terminals: TerminalsTable;
@@ -437,6 +454,7 @@ export interface DB {
   payment_links: PaymentLinksTable;
   submissions: SubmissionsTable;
   hosted_declines: HostedDeclinesTable;
+  dispute_steps: DisputeStepsTable;
   idempotency_keys: IdempotencyKeysTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;

@@ -13,6 +13,8 @@ export interface WebhookEndpoint {
   merchantId: string;
   url: string;
   enabled: boolean;
+  /** Whether it takes Dispute events (docs/webhooks.md#disputes); off unless asked for. */
+  disputeEvents: boolean;
   /** The apiKey with all but its last 4 characters hidden. */
   maskedApiKey: string;
   maskedHmacKey: string;
@@ -30,6 +32,7 @@ type EndpointRow = {
   merchant_id: string;
   url: string;
   enabled: boolean;
+  dispute_events: boolean;
   api_key: string;
   hmac_key: string;
   created_at: Date;
@@ -48,6 +51,7 @@ function present(row: EndpointRow, keyring: SecretKeyring): WebhookEndpoint {
     merchantId: row.merchant_id,
     url: row.url,
     enabled: row.enabled,
+    disputeEvents: row.dispute_events,
     maskedApiKey: mask(secrets.apiKey),
     maskedHmacKey: mask(secrets.hmacKey),
     createdAt: row.created_at,
@@ -64,7 +68,7 @@ export async function createWebhookEndpoint(
   db: Database,
   keyring: SecretKeyring,
   merchantId: string,
-  input: { url: string; apiKey?: string | undefined },
+  input: { url: string; apiKey?: string | undefined; disputeEvents?: boolean | undefined },
 ): Promise<{ endpoint: WebhookEndpoint; secrets: WebhookSecrets }> {
   const id = newWebhookId();
   const secrets = { apiKey: input.apiKey ?? newWebhookApiKey(), hmacKey: newHmacKey() };
@@ -76,6 +80,7 @@ export async function createWebhookEndpoint(
       url: input.url,
       api_key: keyring.encrypt(secrets.apiKey, apiKeyContext(id)),
       hmac_key: keyring.encrypt(secrets.hmacKey, hmacKeyContext(id)),
+      dispute_events: input.disputeEvents ?? false,
     })
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -135,7 +140,7 @@ export async function updateWebhookEndpoint(
   keyring: SecretKeyring,
   merchantId: string,
   webhookId: string,
-  changes: { url?: string | undefined; apiKey?: string | undefined; enabled?: boolean | undefined },
+  changes: { url?: string | undefined; apiKey?: string | undefined; enabled?: boolean | undefined; disputeEvents?: boolean | undefined },
 ): Promise<WebhookEndpoint | undefined> {
   const row = await db
     .updateTable("webhook_endpoints")
@@ -144,6 +149,7 @@ export async function updateWebhookEndpoint(
       ...(changes.url !== undefined ? { url: changes.url } : {}),
       ...(changes.apiKey !== undefined ? { api_key: keyring.encrypt(changes.apiKey, apiKeyContext(webhookId)) } : {}),
       ...(changes.enabled !== undefined ? { enabled: changes.enabled } : {}),
+      ...(changes.disputeEvents !== undefined ? { dispute_events: changes.disputeEvents } : {}),
     })
     .where("id", "=", webhookId)
     .where("merchant_id", "=", merchantId)

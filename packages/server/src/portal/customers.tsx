@@ -8,11 +8,12 @@ import type { FastifyInstance } from "fastify";
 import Type from "typebox";
 import { customerActivity, listCustomers, listSavedCards } from "../db/customers-repository.ts";
 import { findPayment, type PaymentRow } from "../db/payments-read-repository.ts";
-import { refundedAmounts, refundsOf } from "../db/refunds-repository.ts";
+import { refundsOf } from "../db/refunds-repository.ts";
 import { formatDateTime, formatMoney } from "../web/i18n.ts";
 import { customerHref, customerId, customerKeyOf } from "./customer-id.ts";
 import type { PortalContext } from "./deps.ts";
 import { PORTAL_MESSAGES } from "./i18n.ts";
+import { paymentsFacts } from "./payments-facts.ts";
 import { frameOf, sendPortalNotFound, sendPortalPage } from "./render.tsx";
 import { pageNumber } from "./schemas.ts";
 import { Layout } from "./views/layout.tsx";
@@ -94,7 +95,7 @@ export function customersRoutes(fastify: FastifyInstance, { deps }: PortalContex
       .filter((payment): payment is PaymentRow => payment !== undefined)
       .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
     const payfacReferences = payments.flatMap((p) => (p.payfacReference && p.state === "approved" ? [p.payfacReference] : []));
-    const refunded = await refundedAmounts(deps.db, payfacReferences);
+    const facts = await paymentsFacts(deps.db, merchantId, payments);
     const refunds = (await Promise.all(payfacReferences.map((reference) => refundsOf(deps.db, merchantId, reference)))).flat();
     const paymentOf = new Map(payments.map((p) => [p.payfacReference, p]));
     const cards = await listSavedCards(deps.db, merchantId, { tokens: activity.tokens });
@@ -113,11 +114,7 @@ export function customersRoutes(fastify: FastifyInstance, { deps }: PortalContex
           </dl>
         </section>
         <h2>{c.paymentsTitle}</h2>
-        {payments.length === 0 ? (
-          <p class="muted">{c.noPayments}</p>
-        ) : (
-          <PaymentsTable payments={payments} lang={lang} refunded={refunded} />
-        )}
+        {payments.length === 0 ? <p class="muted">{c.noPayments}</p> : <PaymentsTable payments={payments} lang={lang} facts={facts} />}
         <h2>{c.refundsTitle}</h2>
         {refunds.length === 0 ? (
           <p class="muted">{c.noRefunds}</p>

@@ -176,6 +176,8 @@ export function developersRoutes(fastify: FastifyInstance, { deps }: PortalConte
               urlLabel={m.dev.url}
               keyLabel={m.dev.authKey}
               keyHint={m.dev.authKeyHint}
+              disputeLabel={m.dev.disputeEvents}
+              disputeHint={m.dev.disputeEventsHint}
               button={m.dev.addWebhook}
             />
           ) : null}
@@ -260,7 +262,15 @@ export function developersRoutes(fastify: FastifyInstance, { deps }: PortalConte
       );
     }
     const { merchantId } = request.portal.session!;
-    const { endpoint, secrets } = await addEndpoint(deps, { merchantId, actor: portalActor(request) }, { url, apiKey });
+    const { endpoint, secrets } = await addEndpoint(
+      deps,
+      { merchantId, actor: portalActor(request) },
+      {
+        url,
+        apiKey,
+        disputeEvents: formField(request.body, "disputeEvents") === "on",
+      },
+    );
     request.log.info({ webhookId: endpoint.webhookId }, "webhook endpoint added in the portal");
     showOnce(deps, request, reply, { kind: "webhook-keys", why: "added", webhookId: endpoint.webhookId, ...secrets });
     return reply.redirect(`/portal/developers/webhooks/${endpoint.webhookId}?done=added`, 303);

@@ -5,11 +5,11 @@
 import type { FastifyInstance } from "fastify";
 import { listPayments } from "../db/payments-read-repository.ts";
 import { linkTotals, refundsPerDay, salesPerDay, topLinks } from "../db/portal-overview-repository.ts";
-import { refundedAmounts } from "../db/refunds-repository.ts";
 import { conversionPercent, dailySeries, lastDays } from "../domain/portal/daily-series.ts";
 import { formatMoney, formatNumber } from "../web/i18n.ts";
 import type { PortalContext } from "./deps.ts";
 import { PORTAL_MESSAGES } from "./i18n.ts";
+import { paymentsFacts } from "./payments-facts.ts";
 import { frameOf, sendPortalPage } from "./render.tsx";
 import { Layout } from "./views/layout.tsx";
 import { PaymentsTable } from "./views/payments-table.tsx";
@@ -31,10 +31,7 @@ export function overviewRoutes(app: FastifyInstance, { deps }: PortalContext): v
       listPayments(deps.db, session.merchantId, {}, { offset: 0, limit: 8 }),
     ]);
     const series = dailySeries(rows, days, refunds);
-    const refunded = await refundedAmounts(
-      deps.db,
-      recent.payments.flatMap((p) => (p.payfacReference ? [p.payfacReference] : [])),
-    );
+    const facts = await paymentsFacts(deps.db, session.merchantId, recent.payments);
     const conversion = conversionPercent(totals.visits, totals.sales);
     const net = series.totals.map((t) => formatMoney(t.net, t.currency, lang)).join(" · ") || "0";
     return sendPortalPage(reply, 200, (nonce) => (
@@ -134,7 +131,7 @@ export function overviewRoutes(app: FastifyInstance, { deps }: PortalContext): v
             <p class="muted">{m.overview.noPayments}</p>
           ) : (
             <>
-              <PaymentsTable payments={recent.payments} lang={lang} refunded={refunded} />
+              <PaymentsTable payments={recent.payments} lang={lang} facts={facts} />
               <a href="/portal/payments">{m.overview.allPayments}</a>
             </>
           )}

@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { capturesOf, readBalance } from "../db/captures-repository.ts";
+import { disputesOf } from "../db/disputes-repository.ts";
 import type { KeyedEffect } from "../db/idempotency-repository.ts";
 import { findPayment, type PaymentRow } from "../db/payments-read-repository.ts";
 import { findPayment as findAfterSalePayment } from "../db/payments-repository.ts";
@@ -33,6 +34,7 @@ import { IdParams, PaymentActionParams } from "./schemas.ts";
 import { Captures } from "./views/capture.tsx";
 import { cardName, declineReasonText } from "./views/card.tsx";
 import { sendConfirmPage } from "./views/confirm.tsx";
+import { Disputes } from "./views/disputes.tsx";
 import { Layout } from "./views/layout.tsx";
 import { PaymentReference, StatePill } from "./views/payments-table.tsx";
 import { Refunds } from "./views/refunds.tsx";
@@ -101,7 +103,10 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
     const payment = await findPayment(deps.db, session.merchantId, id);
     if (!payment) return sendPortalNotFound(request, reply);
     const m = PORTAL_MESSAGES[lang];
-    const { refunds, capture, left, refunded } = await moneyOf(session.merchantId, payment);
+    const [{ refunds, capture, left, refunded }, disputes] = await Promise.all([
+      moneyOf(session.merchantId, payment),
+      payment.payfacReference ? disputesOf(deps.db, session.merchantId, payment.payfacReference) : [],
+    ]);
     // What the last action did, said on the page it led back to.
     const done =
       formField(request.query, "refunded") === "1" ? "refundDone" : formField(request.query, "reversed") === "1" ? "reverseDone" : null;
@@ -116,6 +121,7 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
             amount={payment.amount}
             refunded={refunded}
             authorisation={capture?.manual ? capture : undefined}
+            disputed={disputes.length > 0}
           />
         </h1>
         <div class="grid two">
@@ -179,6 +185,7 @@ export function paymentDetailRoute(fastify: FastifyInstance, { deps }: PortalCon
             {m.payments.captureDone}
           </div>
         ) : null}
+        {disputes.length > 0 ? <Disputes lang={lang} disputes={disputes} /> : null}
         {capture?.manual ? (
           <Captures
             lang={lang}

@@ -6,11 +6,11 @@
 import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { FINISHED_STATES, listPayments, PAYMENT_SOURCES, type PaymentFilter } from "../db/payments-read-repository.ts";
-import { refundedAmounts } from "../db/refunds-repository.ts";
 import { lastDays } from "../domain/portal/daily-series.ts";
 import type { PortalContext } from "./deps.ts";
 import { PORTAL_MESSAGES } from "./i18n.ts";
 import { paymentsCsv } from "./payments-csv.ts";
+import { paymentsFacts } from "./payments-facts.ts";
 import { frameOf, sendPortalPage } from "./render.tsx";
 import { dayStart, PaymentsQuery, pageNumber } from "./schemas.ts";
 import { FilterSelect } from "./views/form-bits.tsx";
@@ -61,10 +61,7 @@ export function paymentsRoutes(fastify: FastifyInstance, { deps }: PortalContext
       offset: (page - 1) * PAGE_SIZE,
       limit: PAGE_SIZE,
     });
-    const refunded = await refundedAmounts(
-      deps.db,
-      payments.flatMap((p) => (p.payfacReference ? [p.payfacReference] : [])),
-    );
+    const facts = await paymentsFacts(deps.db, session.merchantId, payments);
     const pages = Math.max(1, Math.ceil(totalCount / PAGE_SIZE));
     const href = (n: number) => `/portal/payments?${params.toString()}&page=${n}`;
     return sendPortalPage(reply, 200, (nonce) => (
@@ -110,7 +107,7 @@ export function paymentsRoutes(fastify: FastifyInstance, { deps }: PortalContext
           <p class="hint">{m.payments.csvHint}</p>
         </form>
         <div class="card">
-          {payments.length === 0 ? <p>{m.payments.none}</p> : <PaymentsTable payments={payments} lang={lang} refunded={refunded} />}
+          {payments.length === 0 ? <p>{m.payments.none}</p> : <PaymentsTable payments={payments} lang={lang} facts={facts} />}
           <Pager page={page} pages={pages} label={m.payments.pageOf(page, pages, totalCount)} href={href} lang={lang} />
         </div>
       </Layout>

@@ -135,6 +135,9 @@ export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: Portal
               urlLabel={m.dev.url}
               url={endpoint.url}
               keyLabel={m.dev.newAuthKey}
+              disputeLabel={m.dev.disputeEvents}
+              disputeHint={m.dev.disputeEventsHint}
+              disputeEvents={endpoint.disputeEvents}
               button={m.dev.edit}
             />
           ) : null}
@@ -204,7 +207,11 @@ export function webhookEndpointRoutes(fastify: FastifyInstance, { deps }: Portal
       return sendEndpoint(request, reply, request.params.id, 400, notice(`${m.apiKeyHeader}: ${text}`, ""));
     }
     const { merchantId } = request.portal.session!;
-    const endpoint = await changeEndpoint(deps, { merchantId, actor: portalActor(request) }, request.params.id, { url, apiKey });
+    const endpoint = await changeEndpoint(deps, { merchantId, actor: portalActor(request) }, request.params.id, {
+      url,
+      apiKey,
+      disputeEvents: formField(request.body, "disputeEvents") === "on",
+    });
     if (!endpoint) return sendPortalNotFound(request, reply);
     return reply.redirect(`/portal/developers/webhooks/${request.params.id}?done=saved`, 303);
   });

@@ -55,7 +55,8 @@ export async function processorWebhookRoutes(app: FastifyInstance, deps: Process
           continue;
         }
         if ("dispute" in notification) {
-          await settleNotifiedDispute(service, terminalIdentifier, notification);
+          if ((await settleNotifiedDispute(service, terminalIdentifier, notification)) === "not-ours")
+            request.log.info({ terminalIdentifier }, "dispute about no payment of this terminal: ignored");
           continue;
         }
         const attempt = await findHostedAttempt(deps.db, undefined, notification.checkoutReference);

@@ -56,7 +56,7 @@ export function processorDirectory(deps: { db: Database; keyring: SecretKeyring 
 }
 
 /** The adapter of one configuration. */
-export function hostedProcessorOf(config: ProcessorConfig, terminalIdentifier: string): HostedPaymentProcessor | (HostedPaymentProcessor & AfterSaleProcessor) {
+export function hostedProcessorOf(config: ProcessorConfig, terminalIdentifier: string): HostedPaymentProcessor {
   switch (config.type) {
     case "straumur":
       return new StraumurProcessor(config);

@@ -35,7 +35,7 @@ const object = (id: string) => ({ type: "webhook-endpoint", id }) as const;
 export function addEndpoint(
   deps: WebhookEndpointDeps,
   { merchantId, actor }: EndpointRequest,
-  input: { url: string; apiKey?: string | undefined },
+  input: { url: string; apiKey?: string | undefined; disputeEvents?: boolean | undefined },
 ): Promise<{ endpoint: WebhookEndpoint; secrets: WebhookSecrets }> {
   return changeAndRecord(
     deps.db,
@@ -45,17 +45,17 @@ export function addEndpoint(
       actor,
       action: "webhook.create",
       object: object(created.endpoint.webhookId),
-      details: { host: urlHost(input.url) },
+      details: { host: urlHost(input.url), ...(input.disputeEvents ? { disputeEvents: true } : {}) },
     }),
   );
 }
 
-/** Changes the URL and/or the Authorization value; undefined when the merchant has no such endpoint. */
+/** Changes the URL, the Authorization value and/or whether it takes Dispute events; undefined when the merchant has no such endpoint. */
 export function changeEndpoint(
   deps: WebhookEndpointDeps,
   { merchantId, actor }: EndpointRequest,
   webhookId: string,
-  changes: { url?: string | undefined; apiKey?: string | undefined },
+  changes: { url?: string | undefined; apiKey?: string | undefined; disputeEvents?: boolean | undefined },
 ): Promise<WebhookEndpoint | undefined> {
   return changeAndRecord(
     deps.db,

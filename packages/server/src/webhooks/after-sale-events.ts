@@ -3,6 +3,7 @@
 // Capture or an Adjustment of a manual-capture authorisation.
 // Pure; the services write them to the outbox in the transaction that records the result.
 import type { CaptureRecord } from "../db/captures-repository.ts";
+import type { DisputeStep } from "../db/disputes-repository.ts";
 import type { PaymentRecord } from "../db/payments-repository.ts";
 import type { RefundRecord } from "../db/refunds-repository.ts";
 import type { SavedCard } from "../db/saved-cards-repository.ts";
@@ -118,6 +119,35 @@ export function tokenDisabledEvent(card: SavedCard): PaymentEvent {
         paymentMethod: card.cardBrand,
         token: card.token,
         paymentLinkIdentifier: card.paymentLinkReference,
+      }),
+    },
+  };
+}
+
+/**
+ * The Dispute of a step in a chargeback or dispute, about the original payment: payfacReference the
+ * dispute's own, amount what is disputed (the payment's when the processor did not say), success
+ * "true" (the step is recorded), where it stands in additionalData.disputeStatus.
+ */
+export function disputeEvent(payment: PaymentRecord, step: DisputeStep): PaymentEvent {
+  return {
+    eventType: "Dispute",
+    message: {
+      checkoutReference: payment.checkoutReference,
+      payfacReference: step.disputeReference,
+      merchantReference: payment.merchantReference,
+      amount: String(step.amount ?? payment.amount),
+      currency: step.currency ?? payment.currency,
+      reason: step.reason,
+      success: "true",
+      additionalData: additionalData("Dispute", {
+        cardNumber: payment.cardMasked,
+        cardSummary: payment.cardLast4,
+        paymentMethod: payment.cardBrand,
+        paymentLinkIdentifier: payment.paymentLinkReference,
+        originalPayfacReference: payment.payfacReference,
+        disputeStatus: step.status,
+        processorEvent: step.processorEvent,
       }),
     },
   };

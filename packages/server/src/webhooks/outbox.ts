@@ -7,9 +7,9 @@ import { newDeliveryIdSql } from "../ids.ts";
 
 /**
  * Authorization and Tokenization from the checkout; Refund, TokenDisabled, Capture and Adjustment
- * after the sale (docs/webhooks.md).
+ * after the sale; Dispute, only to endpoints that asked for it (docs/webhooks.md).
  */
-export type WebhookEventType = "Authorization" | "Tokenization" | "Refund" | "TokenDisabled" | "Capture" | "Adjustment";
+export type WebhookEventType = "Authorization" | "Tokenization" | "Refund" | "TokenDisabled" | "Capture" | "Adjustment" | "Dispute";
 
 /** The message of docs/webhooks.md#the-message (all values strings) before signing; hmacSignature is added at send time. */
 export interface UnsignedPaymentMessage {
@@ -26,7 +26,8 @@ export interface UnsignedPaymentMessage {
 /**
  * One delivery of each event per enabled endpoint of the merchant, as one INSERT: a statement of
  * its own, or a step of the statement that writes the result (`onlyIf` one of its conditions), so
- * the webhook rows commit or vanish with it.
+ * the webhook rows commit or vanish with it. A Dispute goes only to endpoints that opted in: the
+ * live gateway's receivers refuse event types they do not know.
  */
 export function outboxInsertSql(
   merchantId: string,
@@ -36,7 +37,7 @@ export function outboxInsertSql(
   return sql`INSERT INTO webhook_deliveries (id, merchant_id, endpoint_id, event_type, payload)
       SELECT ${newDeliveryIdSql}, w.merchant_id, w.id, e.event ->> 'eventType', e.event -> 'message'
       FROM webhook_endpoints w CROSS JOIN jsonb_array_elements(${JSON.stringify(events)}::jsonb) AS e(event)
-      WHERE w.merchant_id = ${merchantId} AND w.enabled AND ${onlyIf}`;
+      WHERE w.merchant_id = ${merchantId} AND w.enabled AND (w.dispute_events OR e.event ->> 'eventType' <> 'Dispute') AND ${onlyIf}`;
 }
 
 /** Writes one delivery per enabled endpoint of the merchant. Returns how many. */

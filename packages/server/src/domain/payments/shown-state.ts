@@ -11,6 +11,7 @@ export type ShownState =
   | "lapsed"
   | "partlyRefunded"
   | "refunded"
+  | "disputed"
   | "declined"
   | "failed"
   | "pending"
@@ -24,10 +25,18 @@ export interface ShownAuthorisation {
 
 /**
  * `refunded`: what refunds and reversals the processor confirmed gave back of `amount` (a reversal
- * of an authorisation counts what it released too).
+ * of an authorisation counts what it released too). `disputed`: a processor reported a chargeback or dispute on it.
  */
-export function shownState(state: string, amount: number, refunded: number, authorisation?: ShownAuthorisation): ShownState | string {
+export function shownState(
+  state: string,
+  amount: number,
+  refunded: number,
+  authorisation?: ShownAuthorisation,
+  disputed = false,
+): ShownState | string {
   if (state !== "approved") return state;
+  // A chargeback wants the merchant's attention before anything else about the payment.
+  if (disputed) return "disputed";
   if (authorisation && authorisation.captured === 0) {
     if (authorisation.state === "open") return "authorisedNotCaptured";
     if (authorisation.state === "released") return "cancelled";

@@ -1,15 +1,15 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
 // The payments table of the overview and of the payments page: date, type (link sale or saved
-// card), reference, amount, card, result (refunds told apart, domain/payments/shown-state.ts).
+// card), reference, amount, card, result (refunds and disputes told apart, domain/payments/shown-state.ts).
 import type { PaymentRow } from "../../db/payments-read-repository.ts";
 import { type ShownAuthorisation, shownState } from "../../domain/payments/shown-state.ts";
 import { formatDateTime, formatMoney, type Lang } from "../../web/i18n.ts";
 import { PORTAL_MESSAGES } from "../i18n.ts";
+import type { PaymentsFacts } from "../payments-facts.ts";
 import { cardName } from "./card.tsx";
 import { TableHead, TableWrap } from "./table.tsx";
 
-/** `refunded`: confirmed refunds per payfacReference (db/refunds-repository.ts refundedAmounts). */
-export function PaymentsTable(props: { payments: PaymentRow[]; lang: Lang; refunded: Map<string, number> }) {
+export function PaymentsTable(props: { payments: PaymentRow[]; lang: Lang; facts: PaymentsFacts }) {
   const m = PORTAL_MESSAGES[props.lang];
   return (
     <TableWrap label={m.payments.title}>
@@ -34,7 +34,13 @@ export function PaymentsTable(props: { payments: PaymentRow[]; lang: Lang; refun
                 {cardName(p.cardBrand, p.cardMasked) ?? m.none}
               </td>
               <td data-label={m.payment.result}>
-                <StatePill state={p.state} lang={props.lang} amount={p.amount} refunded={props.refunded.get(p.payfacReference ?? "")} />
+                <StatePill
+                  state={p.state}
+                  lang={props.lang}
+                  amount={p.amount}
+                  refunded={props.facts.refunded.get(p.payfacReference ?? "")}
+                  disputed={props.facts.disputed.has(p.payfacReference ?? "")}
+                />
               </td>
             </tr>
           ))}
@@ -64,13 +70,14 @@ export function StatePill(props: {
   amount?: number;
   refunded?: number | undefined;
   authorisation?: ShownAuthorisation | undefined;
+  disputed?: boolean | undefined;
 }) {
-  const state = shownState(props.state, props.amount ?? 0, props.refunded ?? 0, props.authorisation);
+  const state = shownState(props.state, props.amount ?? 0, props.refunded ?? 0, props.authorisation, props.disputed);
   const tone = ["approved", "partlyRefunded", "partlyCaptured"].includes(state)
     ? "ok"
     : state === "declined" || state === "failed"
       ? "bad"
-      : state === "authorisedNotCaptured"
+      : state === "authorisedNotCaptured" || state === "disputed"
         ? "warn"
         : "";
   return <span class={`pill ${tone}`}>{PORTAL_MESSAGES[props.lang].payment.states[state] ?? state}</span>;

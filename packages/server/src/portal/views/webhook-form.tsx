@@ -1,6 +1,6 @@
 /** @jsxRuntime automatic @jsxImportSource preact */
-// The webhook endpoint form's one row — URL, Authorization key, submit — for adding an endpoint
-// (developers page) and for editing one (its own page).
+// The webhook endpoint form — URL, Authorization key, the Dispute opt-in, submit — for adding an
+// endpoint (developers page) and for editing one (its own page).
 import { Csrf } from "./layout.tsx";
 
 export function WebhookForm(props: {
@@ -13,10 +13,15 @@ export function WebhookForm(props: {
   url?: string;
   keyLabel: string;
   keyHint?: string;
+  disputeLabel: string;
+  disputeHint: string;
+  /** Whether the endpoint takes Dispute events now; off for a new one. */
+  disputeEvents?: boolean;
   button: string;
 }) {
   const urlId = `${props.idPrefix}url`;
   const keyId = `${props.idPrefix}key`;
+  const disputeId = `${props.idPrefix}disputes`;
   return (
     <form method="post" action={props.action}>
       <Csrf token={props.csrf} />
@@ -35,6 +40,21 @@ export function WebhookForm(props: {
         <div class="field">
           <button type="submit">{props.button}</button>
         </div>
+      </div>
+      <div class="field">
+        <label>
+          <input
+            name="disputeEvents"
+            type="checkbox"
+            value="on"
+            checked={props.disputeEvents ?? false}
+            aria-describedby={`${disputeId}-hint`}
+          />{" "}
+          {props.disputeLabel}
+        </label>
+        <span class="hint" id={`${disputeId}-hint`}>
+          {props.disputeHint}
+        </span>
       </div>
     </form>
   );
