@@ -12,7 +12,7 @@ import { reconcileHostedAttempts } from "../../src/services/hosted-payment.ts";
 import { processorDirectory } from "../../src/services/processor-directory.ts";
 import { testBackends } from "../support/databases.ts";
 import { type LocalGateway, type ShopOnGateway, startShopOnGateway } from "../support/gateway.ts";
-import type { TestServer } from "../support/harness.ts";
+import { startSecondInstance, type TestServer } from "../support/harness.ts";
 import { testKeyring } from "../support/keyring.ts";
 import { paySession } from "../support/sessions.ts";
 import { CARDS, cardFields, createLink, getPage, hiddenInputs, postForm, textOf } from "../support/shopper.ts";
@@ -380,6 +380,50 @@ for (const backend of testBackends()) {
         .where("reference", "=", leftReference)
         .executeTakeFirstOrThrow();
       assert.equal(link.reserved_count, 0);
+    });
+
+    it("20 shoppers at once on two instances at exactSalesCount 3: three reach the gateway's page, three sales", {
+      skip: backend.name !== "postgres" && "a second instance needs PostgreSQL",
+    }, async () => {
+      const second = await startSecondInstance(shop, { allowPrivateTargets: true, allowProcessorBaseUrls: true });
+      try {
+        const reference = await createLink(shop, { exactSalesCount: 3 });
+        const instances = [shop, second];
+        // Every shopper has the page open before anyone pays, as when a link is shared at once.
+        const pages = await Promise.all(Array.from({ length: 20 }, (_, i) => getPage(instances[i % 2]!.baseUrl, `/pay/${reference}`)));
+        const posts = await Promise.all(pages.map((page, i) => postForm(instances[i % 2]!.baseUrl, reference, hiddenInputs(page.html))));
+        const statuses = posts.map((posted) => posted.status);
+        const toGateway = posts.filter((posted) => posted.status === 303);
+        assert.equal(toGateway.length, 3, `the cap is reserved before the redirect: ${statuses.join(",")}`);
+        assert.ok(
+          posts.every((posted) => posted.status === 303 || (posted.status >= 400 && posted.status < 500)),
+          statuses.join(","),
+        );
+        for (const posted of toGateway) assert.equal(new URL(posted.location!).origin, gateway.origin);
+        assert.equal(new Set(toGateway.map((posted) => posted.location)).size, 3, "three pages at the gateway, one per shopper");
+
+        for (const posted of toGateway) {
+          const paid = await paySession(gateway.origin, new URL(posted.location!).pathname.split("/").pop()!, CARDS.visa);
+          assert.equal(paid.status, 303);
+        }
+        await waitUntil(async () => (await linkCounts(reference)).sales === 3, 20_000, "three sales");
+        assert.equal((await linkCounts(reference)).status, "Used");
+        await waitUntil(
+          async () => merchantWebhooks(reference).filter((body) => body.additionalData.eventType === "Authorization").length >= 3,
+          20_000,
+          "the merchant's Authorization webhooks",
+        );
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        assert.equal(merchantWebhooks(reference).filter((body) => body.additionalData.eventType === "Authorization").length, 3);
+        const { reserved_count } = await shop.db
+          .selectFrom("payment_links")
+          .select("reserved_count")
+          .where("reference", "=", reference)
+          .executeTakeFirstOrThrow();
+        assert.equal(reserved_count, 0, "no slot stays held");
+      } finally {
+        await second.close();
+      }
     });
 
     it("no card number, CVC or processor secret is in the logs, the database or an error body", async () => {
