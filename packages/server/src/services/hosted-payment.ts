@@ -19,7 +19,7 @@ import {
   recordHostedStart,
   reserveSale,
 } from "../db/reservations-repository.ts";
-import { type Answer, findPendingCancels, markCancelConfirmed, type SubmissionRecord } from "../db/submissions-repository.ts";
+import { type Answer, findPendingCancels, markCancelConfirmed } from "../db/submissions-repository.ts";
 import { checkoutPath } from "../domain/links/url.ts";
 import type { ProcessorOutcome } from "../domain/payments/payment-outcome.ts";
 import { notifyMailWorker } from "../mail/outbox.ts";
@@ -28,7 +28,7 @@ import type { HostedOutcome, HostedPaymentProcessor, HostedPaymentRequest } from
 import type { AuthorizeResult, CardUsage } from "../payments/processor.ts";
 import type { Lang } from "../web/i18n.ts";
 import { enqueuePaymentWebhook, notifyWebhookWorker } from "../webhooks/outbox.ts";
-import { paymentResultEvents } from "../webhooks/payment-events.ts";
+import { type AttemptFacts, paymentResultEvents } from "../webhooks/payment-events.ts";
 import type { ServiceDeps } from "./deps.ts";
 import { type ProcessorDirectory, ProcessorNotConfigured } from "./processor-directory.ts";
 import { type RecordedOutcome, recordPaymentOutcome } from "./record-payment-outcome.ts";
@@ -221,29 +221,17 @@ async function tellDecline(
   checkoutReference: string,
   decline: Extract<HostedOutcome, { kind: "declined" }>,
 ): Promise<void> {
-  const now = deps.now();
   const usage: CardUsage = decline.card.usage ?? "Credit";
   const brand = decline.card.brand ?? "";
-  const declined: SubmissionRecord = {
+  const declined: AttemptFacts = {
     checkoutReference,
-    linkReference: link.reference,
-    answers: [],
-    state: "declined",
-    completed: true,
     amount: link.terms.amount,
     currency: link.terms.currency,
     token: null,
-    createdAt: now,
-    completedAt: now,
-    manualCapture: false,
-    payfacReference: decline.payfacReference,
-    authCode: null,
     reason: decline.reason,
-    cardBrand: brand,
     cardMasked: decline.card.masked,
     cardLast4: decline.card.last4,
     cardExpiry: decline.card.expiry,
-    cardUsage: usage,
   };
   const answer: AuthorizeResult = {
     approved: false,

@@ -12,6 +12,12 @@ export interface PaymentEvent {
   message: UnsignedPaymentMessage;
 }
 
+/** What the messages take from the recorded attempt. */
+export type AttemptFacts = Pick<
+  SubmissionRecord,
+  "checkoutReference" | "amount" | "currency" | "token" | "reason" | "cardMasked" | "cardLast4" | "cardExpiry"
+>;
+
 /**
  * The webhook messages of a recorded checkout result: Authorization for a payment, Tokenization
  * for a saved card (a pay link with a recurringProcessingModel produces both). A processor that
@@ -19,7 +25,7 @@ export interface PaymentEvent {
  */
 export function paymentResultEvents(
   link: CheckoutLink,
-  submission: SubmissionRecord,
+  submission: AttemptFacts,
   recorded: RecordedResult,
   result: AuthorizeResult | undefined,
 ): PaymentEvent[] {
