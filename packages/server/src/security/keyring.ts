@@ -144,79 +144,43 @@ export function resolveSecretKeyring(config: Pick<Config, "secretKey" | "previou
 }
 
 /**
- * Start-up check: every stored webhook secret (and two-factor secret, and terminal's processor secrets) must be decryptable with the configured keys, or
- * the process refuses to start (a wrong PAYLINK_SECRET_KEY would otherwise surface only as
- * webhooks that silently stop). Values under a previous key are re-encrypted under the current
- * one. Returns how many were re-encrypted.
+ * Start-up check: every stored secret (webhook keys, two-factor secrets, terminals' processor
+ * secrets) must be decryptable with the configured keys, or the process refuses to start (a wrong
+ * PAYLINK_SECRET_KEY would otherwise surface only as webhooks that silently stop). Values under a
+ * previous key are re-encrypted under the current one. Returns how many rows were re-encrypted.
  */
 export async function checkStoredSecrets(db: Database, keyring: SecretKeyring): Promise<number> {
+  const sealed = SEALED_COLUMNS.map(
+    ({ table, column }) => sql`SELECT ${sql.ref(column)} AS k FROM ${sql.table(table)} WHERE ${sql.ref(column)} IS NOT NULL`,
+  );
   const { rows } = await sql<{ key_id: string | null; count: number }>`
     SELECT split_part(k, '.', 2) AS key_id, count(*)::int AS count
-    FROM (
-      SELECT api_key AS k FROM webhook_endpoints
-      UNION ALL SELECT hmac_key FROM webhook_endpoints
-      UNION ALL SELECT totp_secret_sealed FROM portal_users WHERE totp_secret_sealed IS NOT NULL
-      UNION ALL SELECT processor_secrets FROM terminals WHERE processor_secrets IS NOT NULL
-    ) AS stored
+    FROM (${sql.join(sealed, sql` UNION ALL `)}) AS stored
     GROUP BY 1
   `.execute(db);
   const unknown = rows.filter((row) => !row.key_id || !keyring.knows(row.key_id));
   if (unknown.length > 0) {
     throw new ConfigError([
-      `webhook secrets in the database were encrypted with key id(s) ${unknown.map((row) => row.key_id || "(none)").join(", ")}, ` +
+      `secrets in the database were encrypted with key id(s) ${unknown.map((row) => row.key_id || "(none)").join(", ")}, ` +
         `but the configured key has id ${keyring.currentKeyId}. Set PAYLINK_SECRET_KEY to the key these instances used ` +
         `(add the new key as PAYLINK_SECRET_KEY and the old one in PAYLINK_SECRET_KEY_PREVIOUS to rotate).`,
     ]);
   }
   if (rows.every((row) => row.key_id === keyring.currentKeyId)) return 0;
   return db.transaction().execute(async (trx) => {
-    const stale = await trx.selectFrom("webhook_endpoints").select(["id", "api_key", "hmac_key"]).forUpdate().execute();
-    let changed = 0;
-    for (const row of stale) {
-      if (keyring.isCurrent(row.api_key) && keyring.isCurrent(row.hmac_key)) continue;
-      await trx
-        .updateTable("webhook_endpoints")
-        .set({
-          api_key: keyring.encrypt(keyring.decrypt(row.api_key, apiKeyContext(row.id)), apiKeyContext(row.id)),
-          hmac_key: keyring.encrypt(keyring.decrypt(row.hmac_key, hmacKeyContext(row.id)), hmacKeyContext(row.id)),
-        })
-        .where("id", "=", row.id)
-        .execute();
-      changed += 1;
+    const changedRows = new Set<string>();
+    for (const { table, id, column, context } of SEALED_COLUMNS) {
+      const stored = await sql<{ id: string; sealed: string }>`
+        SELECT ${sql.ref(id)} AS id, ${sql.ref(column)} AS sealed FROM ${sql.table(table)}
+        WHERE ${sql.ref(column)} IS NOT NULL FOR UPDATE`.execute(trx);
+      for (const row of stored.rows) {
+        if (keyring.isCurrent(row.sealed)) continue;
+        const resealed = keyring.encrypt(keyring.decrypt(row.sealed, context(row.id)), context(row.id));
+        await sql`UPDATE ${sql.table(table)} SET ${sql.ref(column)} = ${resealed} WHERE ${sql.ref(id)} = ${row.id}`.execute(trx);
+        changedRows.add(`${table}:${row.id}`);
+      }
     }
-    const users = await trx
-      .selectFrom("portal_users")
-      .select(["id", "totp_secret_sealed"])
-      .where("totp_secret_sealed", "is not", null)
-      .forUpdate()
-      .execute();
-    for (const row of users) {
-      if (row.totp_secret_sealed === null || keyring.isCurrent(row.totp_secret_sealed)) continue;
-      const context = totpSecretContext(row.id);
-      await trx
-        .updateTable("portal_users")
-        .set({ totp_secret_sealed: keyring.encrypt(keyring.decrypt(row.totp_secret_sealed, context), context) })
-        .where("id", "=", row.id)
-        .execute();
-      changed += 1;
-    }
-    const terminals = await trx
-      .selectFrom("terminals")
-      .select(["terminal_identifier", "processor_secrets"])
-      .where("processor_secrets", "is not", null)
-      .forUpdate()
-      .execute();
-    for (const row of terminals) {
-      if (row.processor_secrets === null || keyring.isCurrent(row.processor_secrets)) continue;
-      const context = terminalProcessorContext(row.terminal_identifier);
-      await trx
-        .updateTable("terminals")
-        .set({ processor_secrets: keyring.encrypt(keyring.decrypt(row.processor_secrets, context), context) })
-        .where("terminal_identifier", "=", row.terminal_identifier)
-        .execute();
-      changed += 1;
-    }
-    return changed;
+    return changedRows.size;
   });
 }
 
@@ -224,3 +188,15 @@ export const apiKeyContext = (endpointId: string) => `webhook_endpoints:${endpoi
 export const hmacKeyContext = (endpointId: string) => `webhook_endpoints:${endpointId}:hmac_key`;
 export const totpSecretContext = (userId: string) => `portal_users:${userId}:totp_secret`;
 export const terminalProcessorContext = (terminalIdentifier: string) => `terminals:${terminalIdentifier}:processor_secrets`;
+
+/**
+ * Every column sealed under the keyring: its table, the column naming the row, and the context it
+ * was sealed with. The start-up check and the re-encryption read this list, so a new sealed
+ * column is added here once.
+ */
+const SEALED_COLUMNS: ReadonlyArray<{ table: string; id: string; column: string; context: (id: string) => string }> = [
+  { table: "webhook_endpoints", id: "id", column: "api_key", context: apiKeyContext },
+  { table: "webhook_endpoints", id: "id", column: "hmac_key", context: hmacKeyContext },
+  { table: "portal_users", id: "id", column: "totp_secret_sealed", context: totpSecretContext },
+  { table: "terminals", id: "terminal_identifier", column: "processor_secrets", context: terminalProcessorContext },
+];

@@ -217,7 +217,7 @@ describe("configuration and the worker command", () => {
         PORT: String(await freePort()),
       });
       assert.equal(wrongKey.code, 1);
-      assert.match(wrongKey.output, /webhook secrets in the database were encrypted with key id\(s\) [0-9a-f]{8}/);
+      assert.match(wrongKey.output, /secrets in the database were encrypted with key id\(s\) [0-9a-f]{8}/);
     } finally {
       await database.drop();
     }
