@@ -1,5 +1,5 @@
 // The portal's tables on a phone, and the link form's running total, in Chromium, in Icelandic and
-// English: at 375 px every table of users, sessions, refunds, API keys and a link's submissions is
+// English: at 375 px every table of users, sessions, refunds, disputes, API keys and a link's submissions is
 // a list of cards, the page does not scroll sideways, each card's amount and status lie inside the
 // window, and axe finds nothing (moderate included); at 1280 px the same pages are tables. The
 // total under the link form's items follows what is typed. Screenshots go to
@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { AxeBuilder } from "@axe-core/playwright";
 import type { Browser, Page } from "playwright-core";
 import { PORTAL_MESSAGES } from "../../src/portal/i18n.ts";
+import { settleNotifiedDispute } from "../../src/services/notified-dispute.ts";
 import { refund } from "../support/after-sale.ts";
 import { launchChromium, skipWithoutChromium } from "../support/browser.ts";
 import { getLink } from "../support/fixtures.ts";
@@ -72,6 +73,23 @@ describe("portal tables at 375 px and the link form's running total, in Chromium
     await pay(server.baseUrl, reference);
     const link = await getLink(server, reference);
     assert.equal((await refund(server, link.submissions[0].payfacReference, 50_000)).status, 200);
+    // A chargeback on it, as a processor's notification would bring it: the payment page's disputes table.
+    await settleNotifiedDispute(
+      { db: server.db, now: () => new Date(), log: { info() {}, warn() {}, error() {} } },
+      server.terminalIdentifier,
+      {
+        dispute: {
+          disputeReference: "DSP-7Q2M4K",
+          eventReference: "DSP-7Q2M4K-1",
+          payfacReference: link.submissions[0].payfacReference,
+          status: "Open",
+          processorEvent: "NOTIFICATION_OF_CHARGEBACK",
+          amount: { value: 2_000_000, currency: "ISK" },
+          reason: "Fraud",
+          occurredAt: new Date("2026-11-20T10:00:00Z"),
+        },
+      },
+    );
     paymentPath = `/portal/payments/${link.submissions[0].checkoutReference}`;
     linkPath = `/portal/links/${reference}`;
     browser = await launchChromium();
@@ -98,6 +116,7 @@ describe("portal tables at 375 px and the link form's running total, in Chromium
         { path: "/portal/users", name: "users", table: "table[data-users]", labels: [m.users.email, m.users.role] },
         { path: "/portal/account", name: "account", table: "table[data-sessions]", labels: [m.account.started, m.account.address] },
         { path: paymentPath, name: "payment", table: "table[data-refunds]", labels: [m.payment.amount, m.payment.result] },
+        { path: paymentPath, name: "payment", table: "[data-disputes] table", labels: [m.payment.amount, m.payment.result] },
         { path: "/portal/developers", name: "developers", table: "table[data-api-keys]", labels: [m.dev.state] },
         { path: linkPath, name: "link", table: "table[data-submissions]", labels: [m.payment.amount, m.payment.result] },
       ];
