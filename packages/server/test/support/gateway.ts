@@ -4,16 +4,13 @@
 // those shapes, refusing unknown fields; so a request the adapter sends wrong fails here as it
 // would there. In front of it, a recording HTTP proxy keeps every request the adapter sent with
 // the gateway's answer, and can lose one answer on purpose.
-import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Writable } from "node:stream";
-import { createLogger } from "../../src/logging.ts";
 import { WebhookWorker } from "../../src/webhooks/worker.ts";
-import { type Receiver, startReceiver } from "../webhooks/support.ts";
 import type { TestBackend } from "./databases.ts";
 import { startTestServer, type TestServer } from "./harness.ts";
 import { testKeyring } from "./keyring.ts";
+import { type ProcessorShop, startShopWithProcessor } from "./processor-shop.ts";
 
 export interface SentRequest {
   method: string;
@@ -188,78 +185,29 @@ export async function startLocalGateway(backend: TestBackend): Promise<LocalGate
   };
 }
 
-export interface ShopOnGateway {
+export interface ShopOnGateway extends ProcessorShop {
   gateway: LocalGateway;
-  /** The Paylink under test, its merchant's terminal configured with the gateway as its processor. */
-  shop: TestServer;
   /** The key the gateway signs its webhooks to the shop with. */
   gatewayHmacKey: string;
-  /** The shop's merchant's own webhook receiver. */
-  merchantReceiver: Receiver;
-  /** Everything the shop logged, at debug level. */
-  logs: string[];
-  /** The merchant's webhooks about one merchantReference, in arrival order. */
-  merchantWebhooks(reference: string): any[];
-  close(): Promise<void>;
 }
 
 /** A shop whose terminal takes its money through a local gateway, configured as an operator would, with webhooks flowing both ways. */
 export async function startShopOnGateway(backend: TestBackend): Promise<ShopOnGateway> {
   const gateway = await startLocalGateway(backend);
-  const logs: string[] = [];
-  const logStream = new Writable({
-    write(chunk, _encoding, done) {
-      logs.push(String(chunk));
-      done();
-    },
-  });
-  const shop = await startTestServer({
-    backend,
-    allowPrivateTargets: true,
-    allowProcessorBaseUrls: true,
-    logger: createLogger("debug", logStream),
-  });
-  const gatewayHmacKey = await gateway.sendWebhooksTo(`${shop.baseUrl}/processors/${shop.terminalIdentifier}/webhook`);
-  // The admin API, the gateway's base allowed for tests (PAYLINK_PROCESSOR_BASE_URLS=allow).
-  const configured = await shop.app.inject({
-    method: "PUT",
-    url: `/admin/v1/merchants/${shop.merchantId}/terminals/${shop.terminalIdentifier}/processor`,
-    headers: { authorization: `Bearer ${shop.adminToken}` },
-    payload: {
-      processor: {
+  let gatewayHmacKey = "";
+  const shop = await startShopWithProcessor(backend, {
+    async configure(webhookUrl) {
+      gatewayHmacKey = await gateway.sendWebhooksTo(webhookUrl);
+      return {
         type: "straumur",
         environment: "test",
         apiKey: gateway.server.apiKey,
         terminalIdentifier: gateway.server.terminalIdentifier,
         hmacKey: gatewayHmacKey,
         baseUrl: gateway.baseUrl,
-      },
+      };
     },
+    close: () => gateway.close(),
   });
-  assert.equal(configured.statusCode, 200, configured.body);
-  assert.equal(configured.json().webhookUrl, `${shop.baseUrl}/processors/${shop.terminalIdentifier}/webhook`);
-  const merchantReceiver = await startReceiver();
-  const endpoint = await shop.app.inject({
-    method: "POST",
-    url: `/admin/v1/merchants/${shop.merchantId}/webhooks`,
-    headers: { authorization: `Bearer ${shop.adminToken}` },
-    payload: { url: merchantReceiver.url },
-  });
-  assert.equal(endpoint.statusCode, 200, endpoint.body);
-  const shopWorker = new WebhookWorker({ db: shop.db, keyring: testKeyring(), allowPrivate: true }).start();
-  return {
-    gateway,
-    shop,
-    gatewayHmacKey,
-    merchantReceiver,
-    logs,
-    merchantWebhooks: (reference) =>
-      merchantReceiver.requests.map((request) => JSON.parse(request.body)).filter((body) => body.merchantReference === reference),
-    async close() {
-      await shopWorker.stop(1000);
-      await shop.close();
-      await gateway.close();
-      await merchantReceiver.close();
-    },
-  };
+  return { ...shop, gateway, gatewayHmacKey };
 }
