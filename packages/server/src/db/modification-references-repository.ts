@@ -35,21 +35,25 @@ export async function recordModificationReceived(
 
 /**
  * The modification a processor's notification names — by Paylink's own reference when the
- * processor echoes it, otherwise by the processor's — of any merchant: the caller checks whose
- * payment it is.
+ * processor echoes it, otherwise (or when what it echoes is not one: Adyen's merchantReference is
+ * the payment's for a modification made in its Customer Area) by the processor's — of any
+ * merchant: the caller checks whose payment it is.
  */
 export async function findModificationAt(
   db: Kysely<DB>,
   names: { paylinkReference: string | null; processorReference: string },
 ): Promise<ModificationAt | undefined> {
-  const [column, value] =
-    names.paylinkReference !== null
-      ? (["payfac_reference", names.paylinkReference] as const)
-      : (["processor_reference", names.processorReference] as const);
-  const refund = await db.selectFrom("refunds").selectAll().where(column, "=", value).executeTakeFirst();
-  if (refund) return { kind: "refund", refund: toRefund(refund) };
-  const capture = await db.selectFrom("captures").selectAll().where(column, "=", value).executeTakeFirst();
-  return capture && { kind: "capture", capture: toCapture(capture) };
+  const lookups = [
+    ...(names.paylinkReference !== null ? [["payfac_reference", names.paylinkReference] as const] : []),
+    ["processor_reference", names.processorReference] as const,
+  ];
+  for (const [column, value] of lookups) {
+    const refund = await db.selectFrom("refunds").selectAll().where(column, "=", value).executeTakeFirst();
+    if (refund) return { kind: "refund", refund: toRefund(refund) };
+    const capture = await db.selectFrom("captures").selectAll().where(column, "=", value).executeTakeFirst();
+    if (capture) return { kind: "capture", capture: toCapture(capture) };
+  }
+  return undefined;
 }
 
 /**

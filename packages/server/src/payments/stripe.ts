@@ -1,11 +1,15 @@
 // Stripe as a processor (docs/processors.md#stripe): the shopper pays on a Stripe Checkout page,
 // Paylink reads the outcome from the Checkout Session (its status call) or from Stripe's signed
-// webhook events, and gives back an approval it cannot sell with a refund or a cancel. Spoken with
-// plain fetch and form encoding (docs/decisions.md#libraries-and-own-code): five calls need no SDK.
+// webhook events, and gives back an approval it cannot sell with a refund or a cancel. After the
+// sale, saved cards are charged with off-session PaymentIntents, and refunds, reversals, captures
+// and adjustments are Stripe's own calls; their results and disputes come as signed events too.
+// Spoken with plain fetch and form encoding (docs/decisions.md#libraries-and-own-code): a dozen
+// calls need no SDK.
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { wireExponent } from "../domain/money/currencies.ts";
 import type { Lang } from "../web/i18n.ts";
 import type {
+  DisputeStatus,
   HostedNotification,
   HostedOutcome,
   HostedPaymentProcessor,
@@ -13,7 +17,15 @@ import type {
   HostedPaymentStart,
   ReportedCard,
 } from "./hosted.ts";
-import type { CardUsage } from "./processor.ts";
+import {
+  type AfterSaleProcessor,
+  type CardUsage,
+  type ModificationRequest,
+  type ModificationResult,
+  type TokenChargeRequest,
+  type TokenChargeResult,
+  tokenChargeReversalReference,
+} from "./processor.ts";
 import type { StripeConfig } from "./processor-config.ts";
 
 /** Stripe's API; a configured `baseUrl` replaces it (the part before `/v1`). */
@@ -33,6 +45,13 @@ const CALL_TIMEOUT_MS = 20_000;
 const CLOSES_AT_KEY = "paylinkClosesAt";
 /** Paylink stores a payfacReference of at most this many characters (GET /payments/{ref} looks up no longer ones). */
 const MAX_PAYFAC_REFERENCE = 64;
+/**
+ * Marks a PaymentIntent as a saved-card charge of Paylink's (besides its checkoutReference, which
+ * Checkout's PaymentIntents carry too): only those are decided by payment_intent.* events, a
+ * Checkout payment is decided by its session's events.
+ */
+const TOKEN_CHARGE_KEY = "paylinkCharge";
+const TOKEN_CHARGE_VALUE = "saved-card";
 
 export class StripeApiError extends Error {
   override readonly name = "StripeApiError";
@@ -41,6 +60,10 @@ export class StripeApiError extends Error {
     /** Stripe's `error.code` (`charge_already_refunded`, …), when it gave one. */
     readonly code: string | null,
     message: string,
+    /** Stripe's `error.type` (`card_error`, `idempotency_error`, …), when it gave one. */
+    readonly type: string | null = null,
+    /** The PaymentIntent a card error left behind (a declined off-session charge names its own). */
+    readonly paymentIntent: PaymentIntent | null = null,
   ) {
     super(message);
   }
@@ -51,7 +74,7 @@ export class StripeAmountError extends Error {
   override readonly name = "StripeAmountError";
 }
 
-export class StripeProcessor implements HostedPaymentProcessor {
+export class StripeProcessor implements HostedPaymentProcessor, AfterSaleProcessor {
   readonly type = "stripe";
   readonly notificationAnswer = { contentType: "application/json; charset=utf-8", body: '{"received":true}' };
   readonly #fetch: typeof globalThis.fetch;
@@ -91,8 +114,8 @@ export class StripeProcessor implements HostedPaymentProcessor {
       params.payment_intent_data = {
         metadata: reference,
         ...(request.saveCard ? { setup_future_usage: "off_session" } : {}),
-        // Only a manual capture has a Stripe equivalent; a delayed capture or a pre-authorisation
-        // has none, and Paylink refuses such sessions on Stripe terminals (docs/processors.md).
+        // A manual capture is Stripe's too (captured by #capture, once). A delayed capture and an
+        // adjustable pre-authorisation are refused on Stripe terminals (domain/processors/supported.ts).
         ...(request.capture?.manual ? { capture_method: "manual" } : {}),
       };
     }
@@ -127,26 +150,20 @@ export class StripeProcessor implements HostedPaymentProcessor {
     } catch {
       return null;
     }
-    const session = event?.data?.object;
-    if (event?.object !== "event" || !session || session.object !== "checkout.session") return [];
-    const checkoutReference = text(session.client_reference_id);
-    if (!checkoutReference) return [];
-    switch (event.type) {
-      case "checkout.session.completed":
-      case "checkout.session.async_payment_succeeded":
-        return [{ checkoutReference, outcome: sessionOutcome(session) }];
-      case "checkout.session.async_payment_failed":
-        return [
-          {
-            checkoutReference,
-            outcome: { kind: "declined", payfacReference: idOf(session.payment_intent) ?? "", reason: "Declined", card: NO_CARD },
-          },
-        ];
-      case "checkout.session.expired":
-        return [{ checkoutReference, outcome: { kind: "expired" } }];
+    const object = event?.data?.object;
+    if (event?.object !== "event" || typeof event.type !== "string" || !object) return [];
+    switch (object.object) {
+      case "checkout.session":
+        return sessionNotifications(event.type, object as CheckoutSession);
+      case "payment_intent":
+        return tokenChargeNotifications(event.type, object as PaymentIntent);
+      case "refund":
+        return refundNotifications(object as Refund);
+      case "dispute":
+        return disputeNotifications(event, object as Dispute);
       default:
-        // Paylink registers for the four events above; anything else the endpoint is sent
-        // (disputes, charges) is acknowledged so Stripe stops sending it, and changes nothing.
+        // Anything else the endpoint is sent (charges, customers…) is acknowledged so Stripe stops
+        // sending it, and changes nothing.
         return [];
     }
   }
@@ -154,23 +171,219 @@ export class StripeProcessor implements HostedPaymentProcessor {
   async cancelApproval(payfacReference: string, cancelReference: string): Promise<void> {
     // A card saved in setup mode moved no money: there is nothing to give back.
     if (payfacReference.startsWith("seti_")) return;
-    // An authorisation not yet captured is cancelled (the hold is released and nothing reaches the
-    // shopper's statement); a captured payment is refunded. Stripe refuses a refund of an
-    // uncaptured PaymentIntent and a cancel of a captured one, so its state is read first. A retry
-    // after a lost answer finds it cancelled, or repeats the refund under the same key.
-    const intent = await this.#call<PaymentIntent>("GET", `/v1/payment_intents/${encodeURIComponent(payfacReference)}`);
+    await this.#voidPaymentIntent(await this.#readIntent(payfacReference), cancelReference);
+  }
+
+  // ── After the sale: saved-card charges and modifications ──
+
+  /**
+   * An off-session PaymentIntent for the saved card, confirmed at once and keyed by the charge's
+   * checkoutReference (a retry, or a replay by reverseCharge, gets Stripe's stored answer for 24 h).
+   * Stripe charges a saved PaymentMethod only with the Customer it is attached to: that is read
+   * from the PaymentMethod (the token), so the token stays Stripe's own `pm_…` id.
+   */
+  async chargeToken(request: TokenChargeRequest): Promise<TokenChargeResult> {
+    const method = await this.#call<PaymentMethod>("GET", `/v1/payment_methods/${encodeURIComponent(request.token)}`, {
+      signal: request.signal,
+    });
+    const customer = idOf(method.customer);
+    if (!customer) {
+      // Not attached to a Customer: Stripe would refuse it off-session. A refusal, nothing charged.
+      throw new StripeApiError(
+        400,
+        "payment_method_not_attached",
+        "the saved card is attached to no Stripe Customer and cannot be charged again",
+      );
+    }
+    const metadata = { checkoutReference: request.checkoutReference, [TOKEN_CHARGE_KEY]: TOKEN_CHARGE_VALUE };
+    let intent = await this.#cardCall(() =>
+      this.#call<PaymentIntent>("POST", "/v1/payment_intents", {
+        params: {
+          amount: toStripeAmount(request.amount, request.currency),
+          currency: request.currency.toLowerCase(),
+          customer,
+          payment_method: request.token,
+          off_session: true,
+          confirm: true,
+          metadata,
+          expand: ["latest_charge"],
+        },
+        idempotencyKey: request.checkoutReference,
+        signal: request.signal,
+      }),
+    );
+    // The bank wants the cardholder (3-D Secure), which an off-session charge cannot ask for: the
+    // same PaymentIntent is confirmed again on-session with a return address, and Stripe answers
+    // with its authentication page (its docs: "manually handle redirects", next_action.redirect_to_url).
+    if (needsAuthentication(intent) && request.returnUrl) {
+      intent = await this.#cardCall(() =>
+        this.#call<PaymentIntent>("POST", `/v1/payment_intents/${encodeURIComponent(intent.id)}/confirm`, {
+          params: { payment_method: request.token, return_url: request.returnUrl ?? undefined },
+          idempotencyKey: `${request.checkoutReference}-authenticate`,
+          signal: request.signal,
+        }),
+      );
+    }
+    return tokenChargeResult(intent, request);
+  }
+
+  async reverseCharge(checkoutReference: string, charge?: Omit<TokenChargeRequest, "signal">): Promise<void> {
+    // Stripe keeps an idempotent answer for 24 hours: the same request under the same key answers
+    // what the lost one did (or, if Stripe never saw it, charges now), and that PaymentIntent is
+    // then voided — either way nothing stays charged. Stripe's search is not used to find it: its
+    // index lags behind writes (Stripe's docs: not for read-after-write), which is this very case.
+    if (!charge) throw new Error(`Stripe's charge ${checkoutReference} cannot be found without its request`);
+    let intent: PaymentIntent;
+    try {
+      // No return address: a charge Paylink gave up on never asks for the shopper again.
+      const replayed = await this.chargeToken({ ...charge, checkoutReference, returnUrl: null });
+      if (replayed.approved === "shopper") throw new StripeApiError(200, null, "a charge without a return address asked for its shopper");
+      // A decline is voided too: one still waiting for a cardholder nobody will send is cancelled.
+      intent = await this.#readIntent(replayed.payfacReference);
+    } catch (error) {
+      // Stripe refuses the request itself (a detached card, say): nothing was charged.
+      if (isRefusal(error)) return;
+      throw error;
+    }
+    await this.#voidPaymentIntent(intent, tokenChargeReversalReference(checkoutReference));
+  }
+
+  refund(request: ModificationRequest): Promise<ModificationResult> {
+    return this.#modify(() => this.#refund(request, request.originalPayfacReference, toStripeAmount(request.amount, request.currency)));
+  }
+
+  /**
+   * An authorisation still held is cancelled (released); a captured one is refunded of what is not
+   * yet refunded at Stripe, which after a partial capture is the captured part only: Stripe
+   * released the rest when it captured.
+   */
+  cancelOrRefund(request: ModificationRequest): Promise<ModificationResult> {
+    return this.#modify(async () => {
+      const intent = await this.#readIntent(request.originalPayfacReference);
+      if (intent.status === "requires_capture") {
+        const canceled = await this.#call<PaymentIntent>("POST", `/v1/payment_intents/${encodeURIComponent(intent.id)}/cancel`, {
+          params: { cancellation_reason: "requested_by_customer" },
+          idempotencyKey: request.modificationReference,
+          signal: request.signal,
+        });
+        return canceled.status === "canceled" ? { accepted: true } : unexpected("cancel", canceled.status);
+      }
+      const amount = toStripeAmount(request.amount, request.currency);
+      // Paylink's rest can be more than Stripe holds (the released part of a partial capture): the rest there.
+      return this.#refund(request, intent.id, amount >= (intent.amount_received ?? 0) ? undefined : amount);
+    });
+  }
+
+  /**
+   * Stripe captures a PaymentIntent once and releases what was not captured (multicapture, with
+   * `final_capture=false`, exists only for accounts Stripe enabled it for, and is not used): a
+   * later capture of the same payment is refused by Stripe, and so ends declined here.
+   */
+  capture(request: ModificationRequest): Promise<ModificationResult> {
+    return this.#modify(async () => {
+      const captured = await this.#call<PaymentIntent>(
+        "POST",
+        `/v1/payment_intents/${encodeURIComponent(request.originalPayfacReference)}/capture`,
+        {
+          params: {
+            amount_to_capture: toStripeAmount(request.amount, request.currency),
+            metadata: { paylinkReference: request.modificationReference },
+          },
+          idempotencyKey: request.modificationReference,
+          signal: request.signal,
+        },
+      );
+      return captured.status === "succeeded" ? { accepted: true } : unexpected("capture", captured.status);
+    });
+  }
+
+  /** Stripe can raise an authorisation (increment_authorization, where the card allows it) but never lower one. */
+  adjustAuthorisation(request: ModificationRequest): Promise<ModificationResult> {
+    return this.#modify(async () => {
+      const intent = await this.#readIntent(request.originalPayfacReference);
+      const amount = toStripeAmount(request.amount, request.currency);
+      if (amount === intent.amount) return { accepted: true };
+      if (amount < (intent.amount ?? 0)) {
+        return { accepted: false, reason: "Stripe cannot lower an authorisation; capture the smaller amount instead." };
+      }
+      const raised = await this.#call<PaymentIntent>(
+        "POST",
+        `/v1/payment_intents/${encodeURIComponent(intent.id)}/increment_authorization`,
+        {
+          params: { amount, metadata: { paylinkReference: request.modificationReference } },
+          idempotencyKey: request.modificationReference,
+          signal: request.signal,
+        },
+      );
+      return raised.status === "requires_capture" && raised.amount === amount
+        ? { accepted: true }
+        : unexpected("increment_authorization", raised.status);
+    });
+  }
+
+  /**
+   * The one rule of every modification's answer: Stripe's final word is returned as it is; a
+   * refusal of the request itself (a 4xx that is not about the key, the rate or the credentials,
+   * or an amount Stripe cannot take) is final and changed nothing; anything else (network, 5xx,
+   * 429, a request still running under the same key) is an unknown outcome, asked again later
+   * under the same Idempotency-Key.
+   */
+  async #modify(send: () => Promise<ModificationResult>): Promise<ModificationResult> {
+    try {
+      return await send();
+    } catch (error) {
+      if (isRefusal(error)) return { accepted: false, reason: refusalReason(error) };
+      throw error;
+    }
+  }
+
+  /** A refund, keyed and named by Paylink's modification; `amount` undefined: all that is left. */
+  async #refund(request: ModificationRequest, paymentIntent: string, amount: number | undefined): Promise<ModificationResult> {
+    const refund = await this.#call<Refund>("POST", "/v1/refunds", {
+      params: { payment_intent: paymentIntent, amount, metadata: { paylinkReference: request.modificationReference } },
+      idempotencyKey: request.modificationReference,
+      signal: request.signal,
+    });
+    const result = refundResult(refund);
+    if (result === null) return { accepted: "received", processorReference: refund.id };
+    return result.succeeded ? { accepted: true } : { accepted: false, reason: result.reason };
+  }
+
+  /** A card call's answer: a card error (402) still names the PaymentIntent it left, which decides. */
+  async #cardCall(send: () => Promise<PaymentIntent>): Promise<PaymentIntent> {
+    try {
+      return await send();
+    } catch (error) {
+      if (error instanceof StripeApiError && error.status === 402 && error.paymentIntent) return error.paymentIntent;
+      throw error;
+    }
+  }
+
+  #readIntent(id: string): Promise<PaymentIntent> {
+    return this.#call<PaymentIntent>("GET", `/v1/payment_intents/${encodeURIComponent(id)}`);
+  }
+
+  /**
+   * Leaves nothing charged by a PaymentIntent: an authorisation held, or one still waiting for its
+   * cardholder, is cancelled (nothing reaches the shopper's statement); a captured one is refunded.
+   * Stripe refuses a refund of an uncaptured PaymentIntent and a cancel of a captured one, hence
+   * the state read first. A retry after a lost answer finds it cancelled, or repeats the refund
+   * under the same key.
+   */
+  async #voidPaymentIntent(intent: PaymentIntent, key: string): Promise<void> {
     if (intent.status === "canceled") return;
-    if (intent.status === "requires_capture") {
-      await this.#call("POST", `/v1/payment_intents/${encodeURIComponent(payfacReference)}/cancel`, {
+    if (intent.status === "processing") throw new StripeApiError(200, null, `PaymentIntent ${intent.id} is still processing`);
+    if (intent.status !== "succeeded") {
+      await this.#call("POST", `/v1/payment_intents/${encodeURIComponent(intent.id)}/cancel`, {
         params: { cancellation_reason: "abandoned" },
-        idempotencyKey: cancelReference,
+        idempotencyKey: key,
       });
       return;
     }
     try {
       await this.#call("POST", "/v1/refunds", {
-        params: { payment_intent: payfacReference, metadata: { cancelReference } },
-        idempotencyKey: cancelReference,
+        params: { payment_intent: intent.id, metadata: { cancelReference: key } },
+        idempotencyKey: key,
       });
     } catch (error) {
       // Refunded already (by this key long ago, or in Stripe's dashboard): nothing stands.
@@ -242,12 +455,17 @@ export class StripeProcessor implements HostedPaymentProcessor {
       throw new StripeApiError(response.status, null, `Stripe answered ${method} ${path} with ${response.status} and no JSON`);
     }
     if (!response.ok) {
-      const error = (parsed as { error?: { code?: unknown; message?: unknown } } | null)?.error;
-      // Stripe's message names the parameter at fault, never the key.
+      const error = (parsed as { error?: { code?: unknown; message?: unknown; type?: unknown; payment_intent?: unknown } } | null)?.error;
+      const intent = error?.payment_intent;
+      // Stripe's message names the parameter at fault, never the key (nor a card number: it has none).
       throw new StripeApiError(
         response.status,
         text(error?.code),
         `Stripe refused ${method} ${path} (${response.status}): ${text(error?.message) ?? ""}`,
+        text(error?.type),
+        intent !== null && typeof intent === "object" && typeof (intent as PaymentIntent).id === "string"
+          ? (intent as PaymentIntent)
+          : null,
       );
     }
     return parsed as T;
@@ -289,8 +507,7 @@ const STRIPE_MAX_AMOUNT = 99_999_999;
 export function toStripeAmount(amount: number, currency: string): number {
   const code = currency.toUpperCase();
   if (!Number.isSafeInteger(amount) || amount < 0) throw new StripeAmountError(`${amount} is not an amount`);
-  const stripeExponent = STRIPE_ZERO_DECIMAL.has(code) ? 0 : STRIPE_THREE_DECIMAL.has(code) ? 3 : 2;
-  const shift = stripeExponent - wireExponent(code);
+  const shift = stripeExponent(code) - wireExponent(code);
   let converted = amount;
   if (shift > 0) converted = amount * 10 ** shift;
   if (shift < 0) {
@@ -304,6 +521,17 @@ export function toStripeAmount(amount: number, currency: string): number {
   }
   if (converted > STRIPE_MAX_AMOUNT) throw new StripeAmountError(`${amount} ${code} is more than Stripe takes in one payment`);
   return converted;
+}
+
+/** Stripe's amount (a dispute's, say) → Paylink's minor units: the inverse of toStripeAmount. */
+export function fromStripeAmount(amount: number, currency: string): number {
+  const code = currency.toUpperCase();
+  const shift = wireExponent(code) - stripeExponent(code);
+  return shift >= 0 ? amount * 10 ** shift : Math.round(amount / 10 ** -shift);
+}
+
+function stripeExponent(code: string): number {
+  return STRIPE_ZERO_DECIMAL.has(code) ? 0 : STRIPE_THREE_DECIMAL.has(code) ? 3 : 2;
 }
 
 /**
@@ -387,6 +615,7 @@ interface StripeCard {
 interface PaymentMethod {
   id: string;
   object?: string;
+  customer?: string | { id?: string } | null;
   card?: StripeCard | null;
 }
 
@@ -400,9 +629,34 @@ interface PaymentIntent {
   id: string;
   object?: string;
   status?: string;
+  amount?: number;
+  amount_received?: number;
   setup_future_usage?: string | null;
   latest_charge?: string | Charge | null;
   payment_method?: string | PaymentMethod | null;
+  metadata?: Record<string, string> | null;
+  last_payment_error?: { code?: string | null; decline_code?: string | null; message?: string | null } | null;
+  next_action?: { type?: string; redirect_to_url?: { url?: string | null } | null } | null;
+}
+
+interface Refund {
+  id: string;
+  object?: string;
+  status?: string | null;
+  payment_intent?: string | { id?: string } | null;
+  failure_reason?: string | null;
+  metadata?: Record<string, string> | null;
+}
+
+interface Dispute {
+  id: string;
+  object?: string;
+  amount?: number;
+  currency?: string;
+  charge?: string | { id?: string } | null;
+  payment_intent?: string | { id?: string } | null;
+  reason?: string | null;
+  status?: string;
 }
 
 interface SetupIntent {
@@ -426,9 +680,196 @@ interface CheckoutSession {
 }
 
 interface StripeEvent {
+  id?: string;
   object?: string;
   type?: string;
-  data?: { object?: CheckoutSession };
+  created?: number;
+  data?: { object?: { object?: string } };
+}
+
+// ── What an event says ──
+
+function sessionNotifications(type: string, session: CheckoutSession): HostedNotification[] {
+  const checkoutReference = text(session.client_reference_id);
+  if (!checkoutReference) return [];
+  switch (type) {
+    case "checkout.session.completed":
+    case "checkout.session.async_payment_succeeded":
+      return [{ checkoutReference, outcome: sessionOutcome(session) }];
+    case "checkout.session.async_payment_failed":
+      return [
+        {
+          checkoutReference,
+          outcome: { kind: "declined", payfacReference: idOf(session.payment_intent) ?? "", reason: "Declined", card: NO_CARD },
+        },
+      ];
+    case "checkout.session.expired":
+      return [{ checkoutReference, outcome: { kind: "expired" } }];
+    default:
+      return [];
+  }
+}
+
+/**
+ * A saved-card charge's PaymentIntent after its cardholder authenticated (or did not): decided by
+ * services/notified-token-charge.ts. The off-session attempt's own failure (authentication_required)
+ * is what sent the shopper to authenticate, not a decline, and decides nothing.
+ */
+function tokenChargeNotifications(type: string, intent: PaymentIntent): HostedNotification[] {
+  const checkoutReference = text(intent.metadata?.checkoutReference);
+  if (!checkoutReference || intent.metadata?.[TOKEN_CHARGE_KEY] !== TOKEN_CHARGE_VALUE) return [];
+  const payfacReference = checkedReference(intent.id);
+  switch (type) {
+    case "payment_intent.succeeded":
+    case "payment_intent.amount_capturable_updated":
+      return [{ checkoutReference, outcome: { kind: "approved", payfacReference, authCode: "", token: null, card: NO_CARD } }];
+    case "payment_intent.payment_failed":
+      if (needsAuthentication(intent)) return [];
+      return [{ checkoutReference, outcome: { kind: "declined", payfacReference, reason: declineReason(intent), card: NO_CARD } }];
+    case "payment_intent.canceled":
+      return [{ checkoutReference, outcome: { kind: "declined", payfacReference, reason: "Canceled", card: NO_CARD } }];
+    default:
+      return [];
+  }
+}
+
+/** A refund's final state (refund.updated, refund.failed, charge.refund.updated…); nothing while it is pending. */
+function refundNotifications(refund: Refund): HostedNotification[] {
+  const result = refundResult(refund);
+  if (result === null) return [];
+  return [
+    {
+      modification: {
+        processorReference: refund.id,
+        // Paylink's own reference, sent as metadata with the request (#refund).
+        paylinkReference: text(refund.metadata?.paylinkReference),
+        originalPayfacReference: idOf(refund.payment_intent),
+        succeeded: result.succeeded,
+        reason: result.reason,
+      },
+    },
+  ];
+}
+
+/** Stripe's dispute statuses in Paylink's words; undefined: a status this version does not know. */
+const DISPUTE_STATUS: Record<string, DisputeStatus> = {
+  warning_needs_response: "Open",
+  warning_under_review: "Open",
+  needs_response: "Open",
+  under_review: "Open",
+  won: "Won",
+  lost: "Lost",
+  // An inquiry closed without becoming a chargeback: no money left the merchant.
+  warning_closed: "Won",
+  // Resolved before it became a dispute (an alert answered with a refund or a credit): the money stays.
+  prevented: "Won",
+};
+
+/** A step of a dispute (charge.dispute.*), about the payment Paylink knows by its PaymentIntent. */
+function disputeNotifications(event: StripeEvent, dispute: Dispute): HostedNotification[] {
+  const status = dispute.status === undefined ? undefined : DISPUTE_STATUS[dispute.status];
+  // Paylink knows a Stripe payment by its PaymentIntent; a Charges-API payment (no PaymentIntent) is not Paylink's.
+  const payfacReference = idOf(dispute.payment_intent) ?? idOf(dispute.charge);
+  const eventReference = text(event.id);
+  if (!status || !payfacReference || !eventReference || typeof event.created !== "number") return [];
+  const amount =
+    typeof dispute.amount === "number" && typeof dispute.currency === "string"
+      ? { value: fromStripeAmount(dispute.amount, dispute.currency), currency: dispute.currency.toUpperCase() }
+      : null;
+  return [
+    {
+      dispute: {
+        disputeReference: dispute.id,
+        eventReference,
+        payfacReference,
+        status,
+        processorEvent: event.type ?? "",
+        amount,
+        reason: text(dispute.reason) ?? "",
+        occurredAt: new Date(event.created * 1000),
+      },
+    },
+  ];
+}
+
+/** A refund's final word, or null while Stripe has not given it (pending, requires_action). */
+function refundResult(refund: Refund): { succeeded: boolean; reason: string } | null {
+  if (refund.status === "succeeded") return { succeeded: true, reason: "" };
+  if (refund.status === "failed" || refund.status === "canceled") {
+    return { succeeded: false, reason: text(refund.failure_reason) ?? (refund.status === "canceled" ? "Canceled" : "Refund failed") };
+  }
+  return null;
+}
+
+// ── What a saved-card charge's PaymentIntent says ──
+
+/** Stripe's answer to an off-session charge the bank wants authenticated (its docs, "authentication_required"). */
+function needsAuthentication(intent: PaymentIntent): boolean {
+  return intent.status === "requires_payment_method" && intent.last_payment_error?.code === "authentication_required";
+}
+
+/** Stripe's decline codes Paylink's merchants already know by the live gateway's words; others as Refused. */
+const DECLINE_REASONS: Record<string, string> = {
+  insufficient_funds: "Not enough balance",
+  expired_card: "Expired Card",
+  incorrect_cvc: "CVC Declined",
+  authentication_required: "Authentication required",
+  payment_intent_authentication_failure: "Authentication failed",
+};
+
+function declineReason(intent: PaymentIntent): string {
+  const error = intent.last_payment_error;
+  return DECLINE_REASONS[error?.decline_code ?? ""] ?? DECLINE_REASONS[error?.code ?? ""] ?? "Refused";
+}
+
+function tokenChargeResult(intent: PaymentIntent, request: TokenChargeRequest): TokenChargeResult {
+  const redirect = intent.next_action?.redirect_to_url?.url;
+  if (intent.status === "requires_action" && typeof redirect === "string" && redirect !== "")
+    return { approved: "shopper", redirectUrl: redirect };
+  // Stripe reports the card it charged; the saved card's facts stand in for what it leaves out.
+  const card = objectOf(intent.latest_charge)?.payment_method_details?.card ?? null;
+  const reported = reportedCard(card);
+  const facts = {
+    cardBrand: reported.brand ?? request.card.brand,
+    cardUsage: reported.usage ?? (request.card.usage === "Debit" ? ("Debit" as const) : ("Credit" as const)),
+    paymentMethod: reported.brand ?? request.card.brand,
+    threeDAuthenticated: false,
+  };
+  const payfacReference = checkedReference(intent.id);
+  if (intent.status === "succeeded" || intent.status === "requires_capture") {
+    return { approved: true, payfacReference, authCode: card?.authorization_code ?? "", token: null, ...facts };
+  }
+  // Declined, or waiting for a cardholder Paylink cannot send (no return address): nothing charged.
+  if (intent.status === "requires_payment_method" || intent.status === "canceled" || intent.status === "requires_action") {
+    return { approved: false, payfacReference, reason: declineReason(intent), ...facts };
+  }
+  // processing, requires_confirmation: not an outcome; unknown, so it is reversed.
+  throw new StripeApiError(200, null, `Stripe answered a saved-card charge with status ${JSON.stringify(intent.status)}`);
+}
+
+function unexpected(call: string, status: string | undefined): never {
+  throw new StripeApiError(200, null, `Stripe answered ${call} with status ${JSON.stringify(status)}`);
+}
+
+/**
+ * An answer that refuses the request for good, so nothing was done: a 4xx other than the
+ * credentials refused, "slow down", a time-out and a clash over an Idempotency-Key (the operator
+ * may fix those, or the request is still running; it is asked again later), or an amount Stripe
+ * cannot take (refused before it was sent).
+ */
+function isRefusal(error: unknown): error is StripeApiError | StripeAmountError {
+  if (error instanceof StripeAmountError) return true;
+  return (
+    error instanceof StripeApiError &&
+    error.status >= 400 &&
+    error.status < 500 &&
+    ![401, 403, 408, 409, 429].includes(error.status) &&
+    error.type !== "idempotency_error"
+  );
+}
+
+function refusalReason(error: StripeApiError | StripeAmountError): string {
+  return error instanceof StripeApiError ? error.message.replace(/^Stripe refused [A-Z]+ \S+ /, "Refused by Stripe ") : error.message;
 }
 
 /**

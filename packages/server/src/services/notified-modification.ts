@@ -34,10 +34,28 @@ export async function settleNotifiedModification(
   if (modification.originalPayfacReference !== null && modification.originalPayfacReference !== payment.payfacReference) return "not-ours";
   if (found.kind === "refund") {
     const outcome = modification.succeeded ? { kind: "succeeded" as const } : { kind: "failed" as const, reason: modification.reason };
-    await settleModification(deps, payment, found.refund, outcome);
+    const settled = await settleModification(deps, payment, found.refund, outcome);
+    if (!settled && !modification.succeeded && found.refund.state === "succeeded") alertFailedAfterSuccess(deps, found.refund);
   } else {
     const outcome = modification.succeeded ? { kind: "approved" as const } : { kind: "declined" as const, reason: modification.reason };
-    await settleCapture(deps, payment, found.capture, outcome);
+    const settled = await settleCapture(deps, payment, found.capture, outcome);
+    if (!settled && !modification.succeeded && found.capture.state === "approved") alertFailedAfterSuccess(deps, found.capture);
   }
   return "recorded";
+}
+
+/**
+ * A processor reports that a modification it confirmed earlier failed after all (Adyen's
+ * REFUND_FAILED, REFUNDED_REVERSED, CAPTURE_FAILED). Paylink's records, balances and the
+ * merchant's webhook already say it succeeded, and a settled modification is never rewritten;
+ * an operator must look (docs/processors.md#after-the-sale). Acknowledged, so the processor stops.
+ */
+function alertFailedAfterSuccess(
+  deps: ServiceDeps,
+  record: { kind: string; payfacReference: string; originalPayfacReference: string },
+): void {
+  deps.log.error(
+    { payfacReference: record.payfacReference, originalPayfacReference: record.originalPayfacReference },
+    `ALERT: the processor reports a ${record.kind} it confirmed earlier as failed; Paylink still shows it done. Check it at the processor`,
+  );
 }

@@ -2,10 +2,9 @@
 // configuration each time it is needed, so a change made on one instance holds on all at once.
 import type { Database } from "../db/connect.ts";
 import { loadTerminalProcessor } from "../db/terminal-processors-repository.ts";
-import { AppError } from "../domain/errors.ts";
 import { AdyenProcessor } from "../payments/adyen.ts";
 import type { HostedPaymentProcessor } from "../payments/hosted.ts";
-import { type AfterSaleProcessor, isAfterSaleProcessor } from "../payments/processor.ts";
+import type { AfterSaleProcessor } from "../payments/processor.ts";
 import type { ProcessorConfig } from "../payments/processor-config.ts";
 import { StraumurProcessor } from "../payments/straumur.ts";
 import { StripeProcessor } from "../payments/stripe.ts";
@@ -16,8 +15,7 @@ export interface ProcessorDirectory {
   hostedFor(terminalIdentifier: string): Promise<HostedPaymentProcessor>;
   /**
    * Who makes a terminal's token charges, refunds, reversals and captures: `sandbox` for a sandbox
-   * terminal, the adapter of its real processor otherwise. 409 (3003) for a processor whose
-   * adapter cannot do them yet: never the sandbox, which would move no real money.
+   * terminal, the adapter of its real processor otherwise (never the sandbox, which moves no real money).
    */
   afterSaleFor(terminalIdentifier: string, sandbox: AfterSaleProcessor): Promise<AfterSaleProcessor>;
 }
@@ -35,28 +33,13 @@ export function processorDirectory(deps: { db: Database; keyring: SecretKeyring 
     },
     async afterSaleFor(terminalIdentifier, sandbox) {
       const config = await loadTerminalProcessor(deps.db, deps.keyring, terminalIdentifier);
-      switch (config?.type) {
-        case undefined:
-        case "sandbox":
-          return sandbox;
-        case "straumur":
-          return new StraumurProcessor(config);
-        case "adyen":
-        case "stripe": {
-          const adapter = hostedProcessorOf(config, terminalIdentifier);
-          if (isAfterSaleProcessor(adapter)) return adapter;
-          throw new AppError(
-            "StateConflict",
-            `Token charges, refunds, reversals and captures through the ${config.type} processor are not supported by Paylink yet; make them in the processor's own portal.`,
-          );
-        }
-      }
+      return !config || config.type === "sandbox" ? sandbox : hostedProcessorOf(config, terminalIdentifier);
     },
   };
 }
 
 /** The adapter of one configuration. */
-export function hostedProcessorOf(config: ProcessorConfig, terminalIdentifier: string): HostedPaymentProcessor {
+export function hostedProcessorOf(config: ProcessorConfig, terminalIdentifier: string): HostedPaymentProcessor & AfterSaleProcessor {
   switch (config.type) {
     case "straumur":
       return new StraumurProcessor(config);

@@ -32,6 +32,8 @@ export async function reverseUnknownCharge(deps: AfterSaleServiceDeps, checkoutR
       recurringProcessingModel: charge.recurringProcessingModel as RecurringProcessingModel | null,
       checkoutReference,
       merchantReference: charge.merchantReference,
+      // Part of the request too: a replay under the same key must be the same request.
+      returnUrl: charge.returnUrl,
     };
     await pTimeout(processor.reverseCharge(checkoutReference, request), { milliseconds: REVERSE_TIMEOUT_MS });
     // Nothing was charged: the Idempotency-Key that waited on this charge may run anew (docs/api.md#idempotency).

@@ -5,82 +5,34 @@
 // (test/support/adyen-fake.ts) that checks every request against Adyen's published schemas and
 // signs its notifications as Adyen does.
 import assert from "node:assert/strict";
-import { Writable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
-import { createLogger } from "../../src/logging.ts";
 import { reconcileHostedAttempts } from "../../src/services/hosted-payment.ts";
 import { processorDirectory } from "../../src/services/processor-directory.ts";
-import { WebhookWorker } from "../../src/webhooks/worker.ts";
-import { ADYEN_TEST_CARDS, type FakeAdyen, startFakeAdyen } from "../support/adyen-fake.ts";
+import { ADYEN_TEST_CARDS, type FakeAdyen } from "../support/adyen-fake.ts";
+import { type ShopOnAdyen, startShopOnAdyen } from "../support/adyen-shop.ts";
 import { testBackends } from "../support/databases.ts";
-import { startTestServer, type TestServer } from "../support/harness.ts";
+import type { TestServer } from "../support/harness.ts";
 import { testKeyring } from "../support/keyring.ts";
 import { createLink, getPage, hiddenInputs, postForm, textOf } from "../support/shopper.ts";
 import { waitUntil } from "../support/wait.ts";
-import { type Receiver, startReceiver } from "../webhooks/support.ts";
 
 for (const backend of testBackends()) {
   describe(`a link paid on Adyen's Hosted Checkout (${backend.name})`, () => {
+    let context: ShopOnAdyen;
     let adyen: FakeAdyen;
     let shop: TestServer;
-    let merchantReceiver: Receiver;
-    let worker: WebhookWorker | undefined;
-    const logs: string[] = [];
+    let logs: string[];
 
     before(async () => {
-      adyen = await startFakeAdyen();
-      const logStream = new Writable({
-        write(chunk, _encoding, done) {
-          logs.push(String(chunk));
-          done();
-        },
-      });
-      shop = await startTestServer({
-        backend,
-        allowPrivateTargets: true,
-        allowProcessorBaseUrls: true,
-        logger: createLogger("debug", logStream),
-      });
-      // Configured as an operator would: the admin API, the fake's base allowed for tests.
-      const configured = await shop.app.inject({
-        method: "PUT",
-        url: `/admin/v1/merchants/${shop.merchantId}/terminals/${shop.terminalIdentifier}/processor`,
-        headers: { authorization: `Bearer ${shop.adminToken}` },
-        payload: {
-          processor: {
-            type: "adyen",
-            environment: "test",
-            apiKey: adyen.apiKey,
-            merchantAccount: adyen.merchantAccount,
-            hmacKey: adyen.hmacKey,
-            baseUrl: adyen.baseUrl,
-          },
-        },
-      });
-      assert.equal(configured.statusCode, 200, configured.body);
-      // The address the operator registers as the Standard webhook in Adyen's Customer Area.
-      adyen.webhookUrl = configured.json().webhookUrl;
-      assert.equal(adyen.webhookUrl, `${shop.baseUrl}/processors/${shop.terminalIdentifier}/webhook`);
-      merchantReceiver = await startReceiver();
-      const endpoint = await shop.app.inject({
-        method: "POST",
-        url: `/admin/v1/merchants/${shop.merchantId}/webhooks`,
-        headers: { authorization: `Bearer ${shop.adminToken}` },
-        payload: { url: merchantReceiver.url },
-      });
-      assert.equal(endpoint.statusCode, 200, endpoint.body);
-      worker = new WebhookWorker({ db: shop.db, keyring: testKeyring(), allowPrivate: true }).start();
+      context = await startShopOnAdyen(backend);
+      ({ adyen, shop, logs } = context);
     });
     after(async () => {
-      await worker?.stop(1000);
-      await shop?.close();
-      await adyen?.close();
-      await merchantReceiver?.close();
+      await context?.close();
     });
 
-    const merchantWebhooks = (reference: string) =>
-      merchantReceiver.requests.map((request) => JSON.parse(request.body)).filter((body) => body.merchantReference === reference);
+    const merchantWebhooks = (reference: string) => context.merchantWebhooks(reference);
     const salesOf = async (reference: string) => {
       const { body } = await shop.api("GET", `/api/v1/paymentlinks/${reference}`);
       return (body.paymentLink?.salesCount ?? body.salesCount) as number;
@@ -214,8 +166,9 @@ for (const backend of testBackends()) {
       );
       const saved = await attemptOf(reference);
       assert.equal(saved.state, "approved");
-      assert.equal(saved.token, adyen.sessions.get(sessionId)!.storedPaymentMethodId);
-      assert.match(saved.token ?? "", /^[0-9A-Z]{16}$/);
+      // Adyen's stored card and the attempt whose shopperReference it is stored under (payments/adyen.ts adyenToken).
+      assert.equal(saved.token, `${adyen.sessions.get(sessionId)!.storedPaymentMethodId}.${attempt.id}`);
+      assert.ok(saved.token!.length <= 64, "within the API's tokenValue");
       await waitUntil(async () => merchantWebhooks(reference).length >= 1, 10_000, "the merchant's webhook");
       const [tokenization] = merchantWebhooks(reference);
       assert.equal(tokenization.additionalData.eventType, "Tokenization");
@@ -328,7 +281,8 @@ for (const backend of testBackends()) {
       assert.match(textOf(page.html), /not completed|ekki lokið/);
       // Adyen's AUTHORISATION about it arrives too and finds it settled; the reversal's result is acknowledged.
       await acknowledged("AUTHORISATION", attempt.id);
-      await acknowledged("CANCEL_OR_REFUND", attempt.id);
+      // Adyen echoes the reversal's own reference; the notification names no refund of Paylink's and is acknowledged.
+      await acknowledged("CANCEL_OR_REFUND", `${attempt.id}-void`);
       await new Promise((resolve) => setTimeout(resolve, 300));
       const psp = adyen.sessions.get(sessionId)!.payments[0]!.pspReference;
       const reversals = adyen.requests.filter((request) => request.route === "POST /v71/payments/{paymentPspReference}/reversals");

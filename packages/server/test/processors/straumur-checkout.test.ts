@@ -7,7 +7,6 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
 import { computePaymentSignature } from "paylink-sdk";
-import { saveTerminalProcessor } from "../../src/db/terminal-processors-repository.ts";
 import { reconcileHostedAttempts } from "../../src/services/hosted-payment.ts";
 import { processorDirectory } from "../../src/services/processor-directory.ts";
 import { testBackends } from "../support/databases.ts";
@@ -274,38 +273,6 @@ for (const backend of testBackends()) {
       assert.equal((await linkCounts(reference)).sales, 0);
       const merchantSide = merchantWebhooks(reference).filter((body) => body.success === "true");
       assert.equal(merchantSide.length, 0, "the merchant is told of no sale");
-    });
-
-    it("a terminal whose processor cannot yet do after-sale refuses it instead of sending it to the sandbox", async () => {
-      const other = await shop.addMerchant();
-      await saveTerminalProcessor(shop.db, testKeyring(), other.merchantId, other.terminalIdentifier, {
-        type: "stripe",
-        secretKey: "sk_test_0123456789abcdef",
-        webhookSecret: "whsec_0123456789abcdef",
-        baseUrl: null,
-      });
-      // Saved-card charges and authorisations for later capture: refused, never sent to the sandbox.
-      const otherApi = (path: string, body: object) => shop.api("POST", path, body, { "x-api-key": other.apiKey });
-      const charge = await otherApi("/api/v1/payment", {
-        terminalIdentifier: other.terminalIdentifier,
-        amount: 1000,
-        currency: "ISK",
-        reference: "renewal-1",
-        tokenDetails: { tokenValue: "ABCDEFGHIJKLMNOP" },
-      });
-      assert.equal(charge.status, 409, JSON.stringify(charge.body));
-      assert.equal(charge.body.errorCode, "3003");
-      assert.match(charge.body.errorMessage, /stripe/);
-      const session = await otherApi("/api/v1/hostedcheckout", {
-        amount: 48900,
-        currency: "ISK",
-        returnUrl: "http://shop.example/return",
-        reference: "1042",
-        terminalIdentifier: other.terminalIdentifier,
-        isManualCapture: true,
-      });
-      assert.equal(session.status, 400, JSON.stringify(session.body));
-      assert.match(session.body.errorMessage, /isManualCapture/);
     });
 
     it("a lost answer to the create call leaves no charge and frees the slot", async () => {

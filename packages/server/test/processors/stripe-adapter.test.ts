@@ -6,8 +6,22 @@ import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import type { HostedPaymentRequest } from "../../src/payments/hosted.ts";
-import { formEncode, StripeAmountError, StripeProcessor, toStripeAmount, verifyStripeSignature } from "../../src/payments/stripe.ts";
-import { decodeStripeForm, type FakeStripe, REQUEST_SCHEMAS, schemaErrors, startFakeStripe } from "../support/stripe-fake.ts";
+import {
+  formEncode,
+  fromStripeAmount,
+  StripeAmountError,
+  StripeProcessor,
+  toStripeAmount,
+  verifyStripeSignature,
+} from "../../src/payments/stripe.ts";
+import {
+  decodeStripeForm,
+  EXAMPLE_OBJECTS,
+  type FakeStripe,
+  REQUEST_SCHEMAS,
+  schemaErrors,
+  startFakeStripe,
+} from "../support/stripe-fake.ts";
 
 // The inputs of stripe/stripe-node's generated-header tests (test/Webhook.spec.ts): the payload is
 // JSON.stringify({ id: "evt_test_webhook", object: "event" }, null, 2), the secret "whsec_test_secret".
@@ -163,3 +177,159 @@ describe("a Stripe session past Paylink's page time", () => {
     for (const sent of stripe.requests) assert.deepEqual(sent.errors, [], sent.route);
   });
 });
+
+describe("Stripe's events after the sale, as Paylink reads them", () => {
+  const secret = "whsec_after_sale";
+  const processor = new StripeProcessor({ type: "stripe", secretKey: "sk_test_unused", webhookSecret: secret, baseUrl: null });
+  /** An event built on Stripe's published example event, signed now. */
+  const parse = (type: string, object: unknown, id = "evt_1") => {
+    const payload = JSON.stringify({ ...(EXAMPLE_OBJECTS.event as object), id, type, created: 1_790_000_000, data: { object } });
+    const t = Math.floor(Date.now() / 1000);
+    return processor.parseNotification({ "stripe-signature": `t=${t},v1=${independent(payload, secret, t)}` }, payload);
+  };
+  const dispute = (fields: Record<string, unknown>) => ({ ...(EXAMPLE_OBJECTS.dispute as object), ...fields });
+
+  it("reads every charge.dispute.* step on Paylink's payment (its PaymentIntent), in Paylink's minor units and words", () => {
+    const base = { id: "dp_1", amount: 48900, currency: "isk", charge: "ch_1", payment_intent: "pi_1", reason: "fraudulent" };
+    const steps: Array<[string, string, string]> = [
+      ["charge.dispute.created", "warning_needs_response", "Open"],
+      ["charge.dispute.updated", "needs_response", "Open"],
+      ["charge.dispute.updated", "under_review", "Open"],
+      ["charge.dispute.updated", "warning_under_review", "Open"],
+      ["charge.dispute.funds_withdrawn", "needs_response", "Open"],
+      ["charge.dispute.closed", "won", "Won"],
+      ["charge.dispute.closed", "warning_closed", "Won"],
+      ["charge.dispute.funds_reinstated", "won", "Won"],
+      ["charge.dispute.closed", "lost", "Lost"],
+    ];
+    for (const [type, status, expected] of steps) {
+      assert.deepEqual(parse(type, dispute({ ...base, status }), "evt_step"), [
+        {
+          dispute: {
+            disputeReference: "dp_1",
+            eventReference: "evt_step",
+            payfacReference: "pi_1",
+            status: expected,
+            processorEvent: type,
+            amount: { value: 48900, currency: "ISK" },
+            reason: "fraudulent",
+            occurredAt: new Date(1_790_000_000 * 1000),
+          },
+        },
+      ]);
+    }
+    // MGA: two decimals in Paylink's (ISO's) units, none at Stripe.
+    const [mga] = parse("charge.dispute.created", dispute({ ...base, amount: 1500, currency: "mga", status: "needs_response" }))!;
+    assert.deepEqual((mga as { dispute: { amount: unknown } }).dispute.amount, { value: 150000, currency: "MGA" });
+    // A status this version does not know decides nothing (acknowledged, not recorded).
+    assert.deepEqual(parse("charge.dispute.updated", dispute({ ...base, status: "some_new_status" })), []);
+  });
+
+  it("reads a refund's final state, with Paylink's own reference; a pending one decides nothing", () => {
+    const refund = { ...(EXAMPLE_OBJECTS.refund as object), id: "re_1", payment_intent: "pi_1", metadata: { paylinkReference: "R1" } };
+    assert.deepEqual(parse("refund.updated", { ...refund, status: "pending" }), []);
+    assert.deepEqual(parse("charge.refund.updated", { ...refund, status: "succeeded" }), [
+      {
+        modification: { processorReference: "re_1", paylinkReference: "R1", originalPayfacReference: "pi_1", succeeded: true, reason: "" },
+      },
+    ]);
+    assert.deepEqual(parse("refund.failed", { ...refund, status: "failed", failure_reason: "lost_or_stolen_card" }), [
+      {
+        modification: {
+          processorReference: "re_1",
+          paylinkReference: "R1",
+          originalPayfacReference: "pi_1",
+          succeeded: false,
+          reason: "lost_or_stolen_card",
+        },
+      },
+    ]);
+  });
+
+  it("reads a saved-card charge's PaymentIntent events only; the off-session authentication_required is no decline", () => {
+    const intent = {
+      ...(EXAMPLE_OBJECTS.payment_intent as object),
+      id: "pi_1",
+      metadata: { checkoutReference: "C1", paylinkCharge: "saved-card" },
+    };
+    assert.deepEqual(parse("payment_intent.succeeded", { ...intent, status: "succeeded" }), [
+      { checkoutReference: "C1", outcome: { kind: "approved", payfacReference: "pi_1", authCode: "", token: null, card: NO_CARD } },
+    ]);
+    const failed = (code: string) => ({ ...intent, status: "requires_payment_method", last_payment_error: { code } });
+    assert.deepEqual(parse("payment_intent.payment_failed", failed("authentication_required")), []);
+    assert.deepEqual(parse("payment_intent.payment_failed", failed("payment_intent_authentication_failure")), [
+      { checkoutReference: "C1", outcome: { kind: "declined", payfacReference: "pi_1", reason: "Authentication failed", card: NO_CARD } },
+    ]);
+    // A Checkout payment's PaymentIntent is decided by its session's events, not these.
+    assert.deepEqual(parse("payment_intent.succeeded", { ...intent, status: "succeeded", metadata: { checkoutReference: "C1" } }), []);
+  });
+
+  it("converts Stripe's amounts back exactly", () => {
+    assert.equal(fromStripeAmount(48900, "isk"), 48900);
+    assert.equal(fromStripeAmount(500, "JPY"), 500);
+    assert.equal(fromStripeAmount(5120, "KWD"), 5120);
+  });
+});
+
+describe("adjusting and capturing at Stripe", () => {
+  let stripe: FakeStripe;
+  let processor: StripeProcessor;
+  before(async () => {
+    stripe = await startFakeStripe();
+    processor = new StripeProcessor({
+      type: "stripe",
+      secretKey: stripe.secretKey,
+      webhookSecret: stripe.webhookSecret,
+      baseUrl: stripe.baseUrl,
+    });
+  });
+  after(async () => {
+    await stripe?.close();
+  });
+
+  it("raises an authorisation with increment_authorization, refuses to lower one, and captures once", async () => {
+    const started = await processor.startHostedPayment({
+      checkoutReference: "attempt-adjust-1",
+      kind: "payment",
+      amount: 48900,
+      currency: "ISK",
+      saveCard: false,
+      recurringProcessingModel: null,
+      returnUrl: "http://127.0.0.1/return",
+      cancelUrl: "http://127.0.0.1/cancel",
+      expiresAt: new Date(Date.now() + 15 * 60_000),
+      culture: "en",
+      capture: { manual: true, hoursDelay: null, preAuth: false },
+      items: [],
+    });
+    const paid = await fetch(`${stripe.origin}/c/pay/${started.processorReference}`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "cardNumber=4242424242424242",
+    });
+    assert.equal(paid.status, 303);
+    const intent = stripe.sessions.get(started.processorReference).payment_intent as string;
+    const modification = (reference: string, amount: number) => ({
+      modificationReference: reference,
+      originalPayfacReference: intent,
+      amount,
+      currency: "ISK",
+    });
+    assert.deepEqual(await processor.adjustAuthorisation(modification("ADJ1", 60000)), { accepted: true });
+    assert.equal(stripe.paymentIntents.get(intent).amount, 60000);
+    const lowered = await processor.adjustAuthorisation(modification("ADJ2", 50000));
+    assert.equal(lowered.accepted, false);
+    assert.deepEqual(await processor.capture(modification("CAP1", 30000)), { accepted: true });
+    const again = await processor.capture(modification("CAP2", 10000));
+    assert.equal(again.accepted, false, "Stripe captures once");
+    assert.match((again as { reason: string }).reason, /Refused by Stripe/);
+    // The same capture asked again (a lost answer) is Stripe's stored answer: still accepted.
+    assert.deepEqual(await processor.capture(modification("CAP1", 30000)), { accepted: true });
+    // An amount Stripe cannot take is refused before anything is sent.
+    assert.equal((await processor.refund(modification("REF1", 150))).accepted, false);
+    for (const sent of stripe.requests) assert.deepEqual(sent.errors, [], sent.route);
+  });
+});
+
+const NO_CARD = { brand: null, usage: null, masked: null, last4: null, expiry: null };

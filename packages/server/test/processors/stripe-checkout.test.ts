@@ -4,73 +4,31 @@
 // Stripe is a local fake (test/support/stripe-fake.ts) that checks every request against Stripe's
 // published request schemas and signs its events as Stripe does.
 import assert from "node:assert/strict";
-import { Writable } from "node:stream";
 import { after, before, describe, it } from "node:test";
 import { sql } from "kysely";
-import { createLogger } from "../../src/logging.ts";
-import { WebhookWorker } from "../../src/webhooks/worker.ts";
 import { testBackends } from "../support/databases.ts";
-import { startTestServer, type TestServer } from "../support/harness.ts";
-import { testKeyring } from "../support/keyring.ts";
+import type { TestServer } from "../support/harness.ts";
 import { createLink, getPage, hiddenInputs, postForm, textOf } from "../support/shopper.ts";
-import { type FakeStripe, STRIPE_TEST_CARDS, startFakeStripe } from "../support/stripe-fake.ts";
+import { type FakeStripe, STRIPE_TEST_CARDS } from "../support/stripe-fake.ts";
+import { payOnStripe, type ShopOnStripe, startShopOnStripe } from "../support/stripe-shop.ts";
 import { waitUntil } from "../support/wait.ts";
-import { type Receiver, startReceiver } from "../webhooks/support.ts";
 
 for (const backend of testBackends()) {
   describe(`a link paid on Stripe Checkout (${backend.name})`, () => {
+    let context: ShopOnStripe;
     let stripe: FakeStripe;
     let shop: TestServer;
-    let merchantReceiver: Receiver;
-    let worker: WebhookWorker | undefined;
-    const logs: string[] = [];
+    let logs: string[];
 
     before(async () => {
-      stripe = await startFakeStripe();
-      const logStream = new Writable({
-        write(chunk, _encoding, done) {
-          logs.push(String(chunk));
-          done();
-        },
-      });
-      shop = await startTestServer({
-        backend,
-        allowPrivateTargets: true,
-        allowProcessorBaseUrls: true,
-        logger: createLogger("debug", logStream),
-      });
-      // Configured as an operator would: the admin API, the fake's base allowed for tests.
-      const configured = await shop.app.inject({
-        method: "PUT",
-        url: `/admin/v1/merchants/${shop.merchantId}/terminals/${shop.terminalIdentifier}/processor`,
-        headers: { authorization: `Bearer ${shop.adminToken}` },
-        payload: {
-          processor: { type: "stripe", secretKey: stripe.secretKey, webhookSecret: stripe.webhookSecret, baseUrl: stripe.baseUrl },
-        },
-      });
-      assert.equal(configured.statusCode, 200, configured.body);
-      // The address the operator registers in Stripe's dashboard.
-      stripe.webhookUrl = configured.json().webhookUrl;
-      assert.equal(stripe.webhookUrl, `${shop.baseUrl}/processors/${shop.terminalIdentifier}/webhook`);
-      merchantReceiver = await startReceiver();
-      const endpoint = await shop.app.inject({
-        method: "POST",
-        url: `/admin/v1/merchants/${shop.merchantId}/webhooks`,
-        headers: { authorization: `Bearer ${shop.adminToken}` },
-        payload: { url: merchantReceiver.url },
-      });
-      assert.equal(endpoint.statusCode, 200, endpoint.body);
-      worker = new WebhookWorker({ db: shop.db, keyring: testKeyring(), allowPrivate: true }).start();
+      context = await startShopOnStripe(backend);
+      ({ stripe, shop, logs } = context);
     });
     after(async () => {
-      await worker?.stop(1000);
-      await shop?.close();
-      await stripe?.close();
-      await merchantReceiver?.close();
+      await context?.close();
     });
 
-    const merchantWebhooks = (reference: string) =>
-      merchantReceiver.requests.map((request) => JSON.parse(request.body)).filter((body) => body.merchantReference === reference);
+    const merchantWebhooks = (reference: string) => context.merchantWebhooks(reference);
     const salesOf = async (reference: string) => {
       const { body } = await shop.api("GET", `/api/v1/paymentlinks/${reference}`);
       return (body.paymentLink?.salesCount ?? body.salesCount) as number;
@@ -85,14 +43,6 @@ for (const backend of testBackends()) {
       return { page, posted };
     };
     const sessionIdOf = (location: string) => new URL(location).pathname.split("/").pop()!;
-    /** The shopper types a card on Stripe's page. */
-    const payOnStripe = (location: string, card: string) =>
-      fetch(location, {
-        method: "POST",
-        redirect: "manual",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ cardNumber: card, cardExpiry: "12/30", cardCvc: "123" }).toString(),
-      });
     const createdWith = (sessionId: string) => {
       const created = stripe.requests.find(
         (request) =>

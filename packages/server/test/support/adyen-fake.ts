@@ -5,7 +5,10 @@
 // published response schemas), serves a bare Hosted Checkout page a test can pay on over plain
 // HTTP, and sends standard notifications signed with Adyen's HMAC scheme. 4111111111111111 (Adyen's
 // Visa test card) is authorised; 4000000000000002 is refused and the page stays open (Adyen's own
-// test environment refuses by the holder name DECLINED instead; docs/processors.md#adyen).
+// test environment refuses by the holder name DECLINED instead; docs/processors.md#adyen). After
+// the sale it charges the cards its page stored (by storedPaymentMethodId and the shopperReference
+// they were stored under), can want the shopper first (3-D Secure) on a page of its own, and takes
+// refunds, reversals, captures and amount updates "received", notifying each one's result.
 import { createHmac, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -36,6 +39,8 @@ export interface Schema {
   additionalProperties?: boolean | Schema;
   required?: string[];
   items?: Schema;
+  oneOf?: Schema[];
+  nullable?: boolean;
   deprecated?: boolean;
   readOnly?: boolean;
 }
@@ -60,6 +65,14 @@ export function schemaErrors(schema: Schema, value: unknown, path = "", directio
   const errors: string[] = [];
   if (direction === "request" && schema.deprecated) errors.push(`${at}: deprecated`);
   if (direction === "request" && schema.readOnly) errors.push(`${at}: read-only, not for requests`);
+  if (value === null && schema.nullable) return errors;
+  if (schema.oneOf) {
+    // Adyen's alternatives (payment methods, actions) are closed objects: a value is valid when one takes it.
+    const verdicts = schema.oneOf.map((alternative) => schemaErrors(alternative, value, path, direction));
+    return verdicts.some((verdict) => verdict.length === 0)
+      ? errors
+      : [...errors, `${at}: matches none of its ${verdicts.length} alternatives`];
+  }
   if (schema.enum && !schema.enum.includes(value)) return [...errors, `${at}: not one of ${schema.enum.join(", ")}`];
   switch (schema.type) {
     case "object": {
@@ -167,6 +180,26 @@ export interface FakeSession {
   sessionResult: string | null;
   payments: Array<{ pspReference: string; resultCode: "Authorised"; amount: { value: number; currency: string } }>;
   storedPaymentMethodId: string | null;
+  /** `additionalData.manualCapture` of the create call: the payment is authorised only. */
+  manualCapture: boolean;
+}
+
+/** An authorised payment at the fake (a session's or a saved card's), which modifications may name. */
+export interface FakePayment {
+  pspReference: string;
+  merchantAccount: string;
+  /** The `reference` of the payment: Paylink's checkoutReference of the attempt or charge. */
+  reference: string;
+  amount: { value: number; currency: string };
+}
+
+/** A modification the fake received, with the (unsigned) notification item of its result. */
+export interface FakeModification {
+  kind: "refunds" | "reversals" | "captures" | "amountUpdates";
+  pspReference: string;
+  paymentPspReference: string;
+  reference: string;
+  item: Json;
 }
 
 export interface FakeAdyen {
@@ -188,6 +221,20 @@ export interface FakeAdyen {
   resultListsPayments: boolean;
   /** The next request whose path matches is carried out, but its answer never reaches the caller. */
   loseNextAnswer(path: RegExp): void;
+  /** The next request whose path matches is refused with Adyen's published 422 (its message replaced), and nothing is done. */
+  refuseNext(path: RegExp, message: string, errorCode?: string): void;
+  /** Charges of this stored card want the shopper first: RedirectShopper to a page of the fake that authorises and notifies. */
+  requireShopperFor(storedPaymentMethodId: string): void;
+  /** Every authorised payment by pspReference. */
+  payments: Map<string, FakePayment>;
+  /** Every modification received, in order. */
+  modifications: FakeModification[];
+  /** A dispute event about a payment, from Adyen's published example of that event (unsigned). */
+  disputeItem(
+    eventCode: string,
+    paymentPspReference: string,
+    options?: { disputePspReference?: string; eventDate?: string; disputeStatus?: string },
+  ): Json;
   /** The AUTHORISATION item of a session's payment (or of a refusal), unsigned, from Adyen's published example. */
   authorisationItem(sessionId: string, options?: { success?: boolean; pspReference?: string }): Json;
   /** Posts items as one standard notification, each signed with the webhook's key (or another). */
@@ -203,9 +250,15 @@ export async function startFakeAdyen(): Promise<FakeAdyen> {
   const notifications: SentNotification[] = [];
   const sessions = new Map<string, FakeSession>();
   const idempotent = new Map<string, { body: string; status: number; answer: Json }>();
-  /** pspReference of an authorised payment → its session. */
-  const payments = new Map<string, FakeSession>();
+  const payments = new Map<string, FakePayment>();
+  const modifications: FakeModification[] = [];
+  /** storedPaymentMethodId → the shopperReference it was stored under. */
+  const storedMethods = new Map<string, string>();
+  const shopperMethods = new Set<string>();
+  /** 3-D Secure pages: id → the charge waiting on it. */
+  const challenges = new Map<string, { pspReference: string; body: Json; done: boolean }>();
   let losing: RegExp | undefined;
+  let refusing: { path: RegExp; message: string; errorCode: string } | undefined;
   let origin = "";
   const fake = {} as FakeAdyen;
 
@@ -218,6 +271,13 @@ export async function startFakeAdyen(): Promise<FakeAdyen> {
   const serviceError = (status: number, message: string, errorCode = "000") => ({
     status,
     answer: { status, errorCode, message, errorType: status === 401 ? "security" : "validation" },
+  });
+  const eventDate = () => new Date().toISOString().replace(/\.\d{3}Z$/, "+00:00");
+  /** An item of a published notification example, its ids and amounts replaced by the caller's. */
+  const itemFrom = (eventCode: string, fields: Json): Json => ({
+    ...example(eventCode).notificationItems[0].NotificationRequestItem,
+    eventDate: eventDate(),
+    ...fields,
   });
 
   const authorisationItem = (sessionId: string, options: { success?: boolean; pspReference?: string } = {}): Json => {
@@ -241,7 +301,7 @@ export async function startFakeAdyen(): Promise<FakeAdyen> {
       ...template,
       additionalData,
       amount: { ...session.amount },
-      eventDate: new Date().toISOString().replace(/\.\d{3}Z$/, "+00:00"),
+      eventDate: eventDate(),
       merchantAccountCode: session.merchantAccount,
       merchantReference: session.reference,
       paymentMethod: "visa",
@@ -310,6 +370,7 @@ export async function startFakeAdyen(): Promise<FakeAdyen> {
       sessionResult: null,
       payments: [],
       storedPaymentMethodId: null,
+      manualCapture: body.additionalData?.manualCapture === "true",
     };
     sessions.set(session.id, session);
     const base = example(saveCard ? "POST /v71/sessions 201 enableOneClick" : "POST /v71/sessions 201");
@@ -357,40 +418,125 @@ export async function startFakeAdyen(): Promise<FakeAdyen> {
     return { status: 200, answer };
   };
 
-  const reverse = (psp: string, body: Json): { status: number; answer: Json } => {
-    const session = payments.get(psp);
-    if (!session) return serviceError(422, "Original pspReference required for this operation", "167");
-    if (body.merchantAccount !== session.merchantAccount) return serviceError(403, "Not allowed for this merchant account", "901");
-    const answer = {
-      ...example("POST /v71/payments/{paymentPspReference}/reversals 201"),
+  /** The event that reports each modification's result. */
+  const MODIFICATION_EVENTS = {
+    refunds: "REFUND",
+    reversals: "CANCEL_OR_REFUND",
+    captures: "CAPTURE",
+    amountUpdates: "AUTHORISATION_ADJUSTMENT",
+  } as const;
+
+  /** A refund, reversal, capture or amount update: "received", and its result notified later. */
+  const modify = (kind: FakeModification["kind"], psp: string, body: Json): { status: number; answer: Json } => {
+    const payment = payments.get(psp);
+    if (!payment) return serviceError(422, "Original pspReference required for this operation", "167");
+    if (body.merchantAccount !== payment.merchantAccount) return serviceError(403, "Not allowed for this merchant account", "901");
+    if (body.amount && body.amount.currency !== payment.amount.currency) return serviceError(422, "Invalid currency specified", "138");
+    const answer: Json = {
+      ...example(`POST /v71/payments/{paymentPspReference}/${kind} 201`),
       merchantAccount: body.merchantAccount,
       paymentPspReference: psp,
       reference: body.reference,
       pspReference: pspReference(),
       status: "received",
     };
-    notifyLater(() => {
-      const template = example("CANCEL_OR_REFUND").notificationItems[0].NotificationRequestItem;
-      return [
-        {
-          ...template,
-          amount: { ...session.amount },
-          eventDate: new Date().toISOString().replace(/\.\d{3}Z$/, "+00:00"),
-          merchantAccountCode: session.merchantAccount,
-          merchantReference: session.reference,
-          originalReference: psp,
-          pspReference: answer.pspReference,
-        },
-      ];
+    if (body.amount) answer.amount = { ...body.amount };
+    const item = itemFrom(MODIFICATION_EVENTS[kind], {
+      additionalData: kind === "reversals" ? { "modification.action": "cancel" } : {},
+      amount: body.amount ? { ...body.amount } : { ...payment.amount },
+      merchantAccountCode: payment.merchantAccount,
+      // Adyen echoes the modification's own reference as the notification's merchantReference.
+      merchantReference: body.reference,
+      originalReference: psp,
+      paymentMethod: "visa",
+      pspReference: answer.pspReference,
+      reason: "",
+      success: "true",
     });
+    modifications.push({ kind, pspReference: answer.pspReference, paymentPspReference: psp, reference: body.reference, item });
+    notifyLater(() => [item]);
     return { status: 201, answer };
+  };
+
+  /** A saved card's charge: authorised, or RedirectShopper for a card that wants its shopper. */
+  const charge = (body: Json): { status: number; answer: Json } => {
+    if (body.merchantAccount !== merchantAccount) return serviceError(403, "Not allowed for this merchant account", "901");
+    const stored = body.paymentMethod?.storedPaymentMethodId;
+    // Adyen finds a stored card under the shopper it was stored for, and only there.
+    if (!stored || storedMethods.get(stored) !== body.shopperReference) return serviceError(422, "Contract not found", "800");
+    const psp = pspReference();
+    if (shopperMethods.has(stored)) {
+      const id = randomBytes(12).toString("hex");
+      challenges.set(id, { pspReference: psp, body, done: false });
+      const answer = example("POST /v71/payments 200 card-3d-secure-redirect");
+      return {
+        status: 200,
+        answer: {
+          ...answer,
+          pspReference: psp,
+          additionalData: { ...answer.additionalData, merchantReference: body.reference },
+          action: { ...answer.action, url: `${origin}/checkoutshopper/threeDS/redirect/${id}` },
+        },
+      };
+    }
+    authorise(psp, body);
+    return {
+      status: 200,
+      answer: {
+        ...example("POST /v71/payments 200"),
+        pspReference: psp,
+        merchantReference: body.reference,
+        additionalData: { authCode: "044925", cardSummary: "1111", paymentMethod: "visa", fundingSource: "CREDIT" },
+      },
+    };
+  };
+
+  /** A saved card's charge authorised (at once, or after its shopper): notified as Adyen notifies every payment. */
+  const authorise = (psp: string, body: Json) => {
+    payments.set(psp, { pspReference: psp, merchantAccount: body.merchantAccount, reference: body.reference, amount: { ...body.amount } });
+    notifyLater(() => [
+      itemFrom("AUTHORISATION", {
+        additionalData: { authCode: "044925", cardSummary: "1111", expiryDate: "03/2030", fundingSource: "CREDIT" },
+        amount: { ...body.amount },
+        merchantAccountCode: body.merchantAccount,
+        merchantReference: body.reference,
+        operations: ["CANCEL", "CAPTURE", "REFUND"],
+        paymentMethod: "visa",
+        pspReference: psp,
+        reason: "044925:1111:03/2030",
+        success: "true",
+      }),
+    ]);
+  };
+
+  const disputeItem = (
+    eventCode: string,
+    paymentPsp: string,
+    options: { disputePspReference?: string; eventDate?: string; disputeStatus?: string } = {},
+  ): Json => {
+    const payment = payments.get(paymentPsp);
+    if (!payment) throw new Error(`no payment ${paymentPsp}`);
+    const template = example(eventCode).notificationItems[0].NotificationRequestItem;
+    const additionalData = { ...(template.additionalData ?? {}) };
+    delete additionalData.hmacSignature;
+    if (options.disputeStatus) additionalData.disputeStatus = options.disputeStatus;
+    return {
+      ...template,
+      additionalData,
+      amount: { ...payment.amount },
+      eventDate: options.eventDate ?? eventDate(),
+      merchantAccountCode: payment.merchantAccount,
+      merchantReference: payment.reference,
+      originalReference: paymentPsp,
+      pspReference: options.disputePspReference ?? pspReference(),
+    };
   };
 
   /** The operation a request is checked against, by its path. */
   const routeOf = (method: string, path: string): string =>
     `${method} ${path
       .replace(/^\/v71\/sessions\/[^/]+$/, "/v71/sessions/{sessionId}")
-      .replace(/^\/v71\/payments\/[^/]+\/reversals$/, "/v71/payments/{paymentPspReference}/reversals")}`;
+      .replace(/^\/v71\/payments\/[^/]+\/(reversals|refunds|captures|amountUpdates)$/, "/v71/payments/{paymentPspReference}/$1")}`;
 
   const handleApi = (request: IncomingMessage, url: URL, body: string): { status: number; answer: Json; record: AdyenRequest } => {
     const method = request.method ?? "GET";
@@ -433,15 +579,25 @@ export async function startFakeAdyen(): Promise<FakeAdyen> {
     if (method === "POST" && key) {
       const earlier = idempotent.get(`${route} ${key}`);
       if (earlier) {
-        if (earlier.body !== body) return { ...serviceError(422, "Idempotency key reused with a different request", "704"), record };
+        // Adyen answers a key again with its first answer; Paylink must send the same request under it.
+        if (earlier.body !== body) {
+          record.errors.push("an Idempotency-Key reused for a different request");
+          return { ...serviceError(422, "Idempotency key reused with a different request", "704"), record };
+        }
         return { status: earlier.status, answer: earlier.answer, record };
       }
     }
+    if (refusing?.path.test(url.pathname)) {
+      const { message, errorCode } = refusing;
+      refusing = undefined;
+      return { status: 422, answer: { ...example("422"), message, errorCode, pspReference: pspReference() }, record };
+    }
+    const pathPsp = () => decodeURIComponent(url.pathname.split("/")[3]!);
     let result: { status: number; answer: Json };
     if (route === "POST /v71/sessions") result = createSession(parsed);
-    else if (route === "GET /v71/sessions/{sessionId}")
-      result = sessionResult(decodeURIComponent(url.pathname.split("/")[3]!), url.searchParams);
-    else result = reverse(decodeURIComponent(url.pathname.split("/")[3]!), parsed);
+    else if (route === "GET /v71/sessions/{sessionId}") result = sessionResult(pathPsp(), url.searchParams);
+    else if (route === "POST /v71/payments") result = charge(parsed);
+    else result = modify(url.pathname.split("/")[4] as FakeModification["kind"], pathPsp(), parsed);
     if (operation && result.status === operation.response.status) {
       record.answerErrors.push(...schemaErrors(operation.response.schema, result.answer, "", "answer"));
     }
@@ -464,8 +620,16 @@ export async function startFakeAdyen(): Promise<FakeAdyen> {
     session.status = "completed";
     session.payments.push({ pspReference: psp, resultCode: "Authorised", amount: { ...session.amount } });
     session.sessionResult = `X3XtfGC9!${randomBytes(32).toString("base64")}`;
-    if (session.saveCard) session.storedPaymentMethodId = pspReference();
-    payments.set(psp, session);
+    if (session.saveCard) {
+      session.storedPaymentMethodId = pspReference();
+      storedMethods.set(session.storedPaymentMethodId, session.shopperReference ?? "");
+    }
+    payments.set(psp, {
+      pspReference: psp,
+      merchantAccount: session.merchantAccount,
+      reference: session.reference,
+      amount: { ...session.amount },
+    });
     return { approved: true, psp };
   };
 
@@ -489,6 +653,20 @@ export async function startFakeAdyen(): Promise<FakeAdyen> {
         record.status = status;
         requests.push(record);
         return send(status, "application/json", JSON.stringify(answer), { pspReference: pspReference() });
+      }
+      const threeDS = /^\/checkoutshopper\/threeDS\/redirect\/([^/]+)$/.exec(url.pathname);
+      if (threeDS) {
+        // The shopper authenticates (at once, here): the charge is authorised and notified, and the
+        // shopper goes back to the returnUrl with Adyen's redirectResult.
+        const challenge = challenges.get(threeDS[1]!);
+        if (!challenge || request.method !== "GET") return send(404, "text/html; charset=utf-8", "<p>Not found</p>");
+        if (!challenge.done) {
+          challenge.done = true;
+          authorise(challenge.pspReference, challenge.body);
+        }
+        const back = new URL(challenge.body.returnUrl);
+        back.searchParams.set("redirectResult", randomBytes(16).toString("base64url"));
+        return send(303, "text/html; charset=utf-8", "", { location: back.toString() });
       }
       const pay = /^\/checkoutshopper\/sessions\/([^/]+)$/.exec(url.pathname);
       const session = pay && sessions.get(pay[1]!);
@@ -528,6 +706,15 @@ export async function startFakeAdyen(): Promise<FakeAdyen> {
     loseNextAnswer(path: RegExp) {
       losing = path;
     },
+    refuseNext(path: RegExp, message: string, errorCode = "137") {
+      refusing = { path, message, errorCode };
+    },
+    requireShopperFor(storedPaymentMethodId: string) {
+      shopperMethods.add(storedPaymentMethodId);
+    },
+    payments,
+    modifications,
+    disputeItem,
     authorisationItem,
     sendNotification,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),

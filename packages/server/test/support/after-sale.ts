@@ -96,3 +96,25 @@ export async function refund(
 ): Promise<ApiResponse> {
   return server.api("POST", "/api/v1/modification/refund", { payfacReference, amount, currency, refundReason: "RETURN" }, headers);
 }
+
+/**
+ * `count` refunds of `amount` ISK of one payment sent at once, alternately through each instance
+ * (two instances on one PostgreSQL race for real); the answers split into received and refused.
+ */
+export async function raceRefunds(
+  instances: TestServer[],
+  payfacReference: string,
+  count: number,
+  amount: number,
+): Promise<{ received: ApiResponse[]; refused: ApiResponse[]; statuses: number[] }> {
+  const answers = await Promise.all(
+    Array.from({ length: count }, (_, i) =>
+      instances[i % instances.length]!.api("POST", "/api/v1/modification/refund", { payfacReference, amount, currency: "ISK" }),
+    ),
+  );
+  return {
+    received: answers.filter((answer) => answer.status === 200),
+    refused: answers.filter((answer) => answer.status === 400),
+    statuses: answers.map((answer) => answer.status),
+  };
+}

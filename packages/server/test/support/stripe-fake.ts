@@ -2,8 +2,12 @@
 // request the adapter sends against Stripe's published request schemas (test/fixtures/stripe,
 // from Stripe's OpenAPI document), keeps each one with its verdict, answers with objects built
 // from Stripe's published examples, serves a bare Checkout page a test can pay on over plain
-// HTTP, and sends signed webhook events the way Stripe signs them. Card numbers are Stripe's test
-// cards: 4242424242424242 approves, 4000000000000002 is declined (the page stays open).
+// HTTP, and sends signed webhook events the way Stripe signs them. After the sale it charges saved
+// cards off-session (with a 3-D Secure page of its own), refunds (at once, or pending until a test
+// settles them by event), cancels, captures and raises authorisations, and sends dispute events.
+// Card numbers are Stripe's test cards: 4242424242424242 approves, 4000000000000002 is declined
+// (the page stays open), 4000000000000341 is saved but every later charge of it is declined, and
+// 4000002760003184 is saved but every off-session charge of it needs the cardholder (3-D Secure).
 import { createHmac, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -13,7 +17,12 @@ const FIXTURES = new URL("../fixtures/stripe/", import.meta.url);
 export const REQUEST_SCHEMAS = JSON.parse(readFileSync(new URL("request-schemas.json", FIXTURES), "utf8")) as Record<string, Schema>;
 export const EXAMPLE_OBJECTS = JSON.parse(readFileSync(new URL("example-objects.json", FIXTURES), "utf8")) as Record<string, Json>;
 
-export const STRIPE_TEST_CARDS = { approved: "4242424242424242", declined: "4000000000000002" } as const;
+export const STRIPE_TEST_CARDS = {
+  approved: "4242424242424242",
+  declined: "4000000000000002",
+  chargeFails: "4000000000000341",
+  authenticationRequired: "4000002760003184",
+} as const;
 
 type Json = any;
 
@@ -145,6 +154,8 @@ export interface FakeStripe {
   events: DeliveredEvent[];
   sessions: Map<string, Json>;
   paymentIntents: Map<string, Json>;
+  charges: Map<string, Json>;
+  refunds: Map<string, Json>;
   /** Where events go (the terminal's webhookUrl); none are sent before it is set. */
   webhookUrl: string | null;
   /** Whether a payment on the page sends its `checkout.session.completed` by itself (default true). */
@@ -152,10 +163,24 @@ export interface FakeStripe {
   /** The next request whose path matches is carried out, but its answer never reaches the caller. */
   loseNextAnswer(path: RegExp): void;
   /** Sends one event about a session, signed with the endpoint secret (or another, or at another time). */
-  sendEvent(type: string, sessionId: string, options?: { secret?: string; timestamp?: number; eventId?: string }): Promise<number>;
+  sendEvent(type: string, sessionId: string, options?: EventOptions): Promise<number>;
+  /** Sends one event about any object (a PaymentIntent, a refund, a dispute), as it is now. */
+  sendObjectEvent(type: string, object: Json, options?: EventOptions): Promise<number>;
+  /** Refunds are answered `pending` (as Stripe may) until this is set back; settleRefund decides them. */
+  refundsPending: boolean;
+  /** Decides a pending refund and sends Stripe's two events about it (refund.updated, charge.refund.updated). */
+  settleRefund(refundId: string, outcome: "succeeded" | "failed"): Promise<void>;
+  /** Opens a dispute on a PaymentIntent's charge, as the cardholder's bank would; returns the dispute. */
+  openDispute(paymentIntentId: string, options?: { status?: string; reason?: string }): Json;
   /** The Stripe-Signature header of a payload as Stripe builds it. */
   signatureHeader(payload: string, options?: { secret?: string; timestamp?: number }): string;
   close(): Promise<void>;
+}
+
+export interface EventOptions {
+  secret?: string;
+  timestamp?: number;
+  eventId?: string;
 }
 
 export async function startFakeStripe(): Promise<FakeStripe> {
@@ -169,6 +194,9 @@ export async function startFakeStripe(): Promise<FakeStripe> {
   const charges = new Map<string, Json>();
   const paymentMethods = new Map<string, Json>();
   const refunds = new Map<string, Json>();
+  const disputes = new Map<string, Json>();
+  /** Per saved PaymentMethod: how its later charges go (Stripe's test cards decide it). */
+  const methodBehaviour = new Map<string, "approve" | "decline" | "authenticate">();
   /** Per session: what the page needs that the session object does not show. */
   const sessionTerms = new Map<string, { amount: number; captureManual: boolean; saveCard: boolean }>();
   const idempotent = new Map<string, { body: string; status: number; answer: Json }>();
@@ -192,16 +220,21 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     return `t=${timestamp},v1=${signature}`;
   };
 
-  const sendEvent = async (type: string, sessionId: string, options: { secret?: string; timestamp?: number; eventId?: string } = {}) => {
+  const sendEvent = (type: string, sessionId: string, options: EventOptions = {}) => {
     const session = sessions.get(sessionId);
-    if (!session || !fake.webhookUrl) throw new Error(`no session ${sessionId} or no webhook address`);
+    if (!session) throw new Error(`no session ${sessionId}`);
+    return sendObjectEvent(type, session, options);
+  };
+
+  const sendObjectEvent = async (type: string, object: Json, options: EventOptions = {}) => {
+    if (!fake.webhookUrl) throw new Error("no webhook address");
     const event = {
       ...example("event"),
       id: options.eventId ?? id("evt"),
       type,
       created: now(),
       api_version: "2026-07-29.dahlia",
-      data: { object: structuredClone(session) },
+      data: { object: structuredClone(object) },
     };
     const payload = JSON.stringify(event, null, 2);
     const response = await fetch(fake.webhookUrl, {
@@ -296,8 +329,49 @@ export async function startFakeStripe(): Promise<FakeStripe> {
   };
 
   /** The shopper's card on the Checkout page: a session completed, or a decline that leaves it open. */
+  /** A charge of a PaymentIntent as Stripe makes it: captured now, or held for a manual capture. */
+  const makeCharge = (intentId: string, amount: number, currency: string, method: Json, captureManual: boolean): Json => {
+    const charge = {
+      ...example("charge"),
+      id: id("ch"),
+      amount,
+      amount_captured: captureManual ? 0 : amount,
+      amount_refunded: 0,
+      refunded: false,
+      captured: !captureManual,
+      currency,
+      payment_intent: intentId,
+      payment_method: method.id,
+      status: "succeeded",
+    };
+    charge.payment_method_details = {
+      type: "card",
+      card: {
+        ...charge.payment_method_details.card,
+        brand: method.card.brand,
+        last4: method.card.last4,
+        funding: method.card.funding,
+        exp_month: method.card.exp_month,
+        exp_year: method.card.exp_year,
+        authorization_code: "123456",
+      },
+    };
+    charges.set(charge.id, charge);
+    return charge;
+  };
+
+  /** The shopper's card on the Checkout page: a session completed, or a decline that leaves it open. */
   const payOnPage = (session: Json, card: string): { declined: boolean } => {
-    if (card !== STRIPE_TEST_CARDS.approved) return { declined: true };
+    const behaviour =
+      card === STRIPE_TEST_CARDS.approved
+        ? "approve"
+        : card === STRIPE_TEST_CARDS.chargeFails
+          ? "decline"
+          : card === STRIPE_TEST_CARDS.authenticationRequired
+            ? "authenticate"
+            : undefined;
+    // 0341 is attached to a Customer fine but declined when charged, on the page too.
+    if (behaviour === undefined || (behaviour === "decline" && session.mode !== "setup")) return { declined: true };
     const terms = sessionTerms.get(session.id)!;
     const customer = session.customer_creation === "always" ? id("cus") : null;
     const method = {
@@ -310,12 +384,13 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     method.card = {
       ...method.card,
       brand: "visa",
-      last4: "4242",
+      last4: card.slice(-4),
       exp_month: 12,
       exp_year: new Date().getUTCFullYear() + 3,
       funding: "credit",
     };
     paymentMethods.set(method.id, method);
+    methodBehaviour.set(method.id, behaviour);
     if (session.mode === "setup") {
       const intent = {
         ...example("setup_intent"),
@@ -332,29 +407,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       return { declined: false };
     }
     const intentId = id("pi");
-    const charge = {
-      ...example("charge"),
-      id: id("ch"),
-      amount: terms.amount,
-      amount_captured: terms.captureManual ? 0 : terms.amount,
-      captured: !terms.captureManual,
-      currency: session.currency,
-      payment_intent: intentId,
-      payment_method: method.id,
-      status: "succeeded",
-    };
-    charge.payment_method_details = {
-      type: "card",
-      card: {
-        ...charge.payment_method_details.card,
-        brand: "visa",
-        last4: "4242",
-        exp_month: method.card.exp_month,
-        exp_year: method.card.exp_year,
-        authorization_code: "123456",
-      },
-    };
-    charges.set(charge.id, charge);
+    const charge = makeCharge(intentId, terms.amount, session.currency, method, terms.captureManual);
     const intent = {
       ...example("payment_intent"),
       id: intentId,
@@ -383,15 +436,169 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     return { declined: false };
   };
 
-  const api = (
-    method: string,
-    path: string,
-    query: URLSearchParams,
-    params: Json,
-    key: string | null,
-  ): { status: number; answer: Json } => {
+  /** A card error as Stripe answers it (HTTP 402), naming the PaymentIntent the attempt left. */
+  const cardError = (intent: Json, code: string, declineCode: string, message: string) => {
+    intent.last_payment_error = { type: "card_error", code, decline_code: declineCode, message };
+    intent.status = "requires_payment_method";
+    return {
+      status: 402,
+      answer: { error: { type: "card_error", code, decline_code: declineCode, message, payment_intent: structuredClone(intent) } },
+    };
+  };
+
+  /** A PaymentIntent as an answer, its latest_charge expanded when asked for. */
+  const intentAnswer = (intent: Json, expand: string[] = []) => {
+    const copy = structuredClone(intent);
+    if (expand.includes("latest_charge") && copy.latest_charge) copy.latest_charge = structuredClone(charges.get(copy.latest_charge));
+    return { status: 200, answer: copy };
+  };
+
+  /** A saved card charged off-session (POST /v1/payment_intents with confirm and off_session). */
+  const chargeSavedCard = (params: Json): { status: number; answer: Json } => {
+    const method = paymentMethods.get(params.payment_method);
+    if (!method) return stripeError(400, `No such PaymentMethod: '${params.payment_method}'`, "resource_missing");
+    if (method.customer !== params.customer)
+      return stripeError(
+        400,
+        "The provided PaymentMethod was previously used with a PaymentIntent without Customer attachment",
+        "payment_method_not_attached",
+      );
+    if (params.confirm !== "true" || params.off_session !== "true")
+      return stripeError(400, "this fake charges saved cards off-session only");
+    const amount = Number(params.amount);
+    if (params.currency === "isk" && amount % 100 !== 0)
+      return stripeError(400, "Currency ISK has become effectively zero-decimal", "invalid_charge_amount_no_decimal_compatible");
+    const intent: Json = {
+      ...example("payment_intent"),
+      id: id("pi"),
+      amount,
+      amount_received: 0,
+      amount_capturable: 0,
+      currency: params.currency,
+      capture_method: params.capture_method ?? "automatic",
+      customer: params.customer,
+      payment_method: method.id,
+      setup_future_usage: null,
+      last_payment_error: null,
+      next_action: null,
+      latest_charge: null,
+      canceled_at: null,
+      created: now(),
+      metadata: params.metadata ?? {},
+    };
+    paymentIntents.set(intent.id, intent);
+    const behaviour = methodBehaviour.get(method.id);
+    // Stripe sends the failure's event too, whatever the caller makes of the answer.
+    const failed = () => queueEvent("payment_intent.payment_failed", intent);
+    if (behaviour === "decline") {
+      const error = cardError(intent, "card_declined", "insufficient_funds", "Your card has insufficient funds.");
+      failed();
+      return error;
+    }
+    if (behaviour === "authenticate") {
+      const error = cardError(
+        intent,
+        "authentication_required",
+        "authentication_required",
+        "Your card was declined. This transaction requires authentication.",
+      );
+      failed();
+      return error;
+    }
+    succeed(intent);
+    // A decoded list comes as { "0": … } (Stripe's form encoding of expand[0]).
+    return intentAnswer(intent, Object.values(params.expand ?? {}));
+  };
+
+  /** The charge goes through: captured, or held when the PaymentIntent captures manually; its event follows. */
+  const succeed = (intent: Json) => {
+    const manual = intent.capture_method === "manual";
+    const charge = makeCharge(intent.id, intent.amount, intent.currency, paymentMethods.get(intent.payment_method), manual);
+    Object.assign(intent, {
+      status: manual ? "requires_capture" : "succeeded",
+      amount_received: manual ? 0 : intent.amount,
+      amount_capturable: manual ? intent.amount : 0,
+      latest_charge: charge.id,
+      last_payment_error: null,
+      next_action: null,
+    });
+    queueEvent(manual ? "payment_intent.amount_capturable_updated" : "payment_intent.succeeded", intent);
+  };
+
+  /** Stripe sends events on its own, never inside the request that caused them. */
+  const queueEvent = (type: string, object: Json) => {
+    if (!fake.webhookUrl || !fake.autoEvents) return;
+    const snapshot = structuredClone(object);
+    setTimeout(() => void sendObjectEvent(type, snapshot).catch(() => undefined), 20);
+  };
+
+  /** A refund of a charge, in full or of `amount`; pending (until settleRefund) when the fake is told so. */
+  const refundCharge = (intent: Json, params: Json): { status: number; answer: Json } => {
+    const charge = charges.get(intent.latest_charge);
+    const left = charge.amount_captured - charge.amount_refunded;
+    if (left <= 0) return stripeError(400, `Charge ${charge.id} has already been refunded.`, "charge_already_refunded");
+    const amount = params.amount === undefined ? left : Number(params.amount);
+    if (amount > left)
+      return stripeError(400, `Refund amount (${amount}) is greater than unrefunded amount on charge (${left})`, "amount_too_large");
+    // Stripe counts a pending refund as refunded; a failed one gives its amount back.
+    charge.amount_refunded += amount;
+    charge.refunded = charge.amount_refunded === charge.amount_captured;
+    const refund = {
+      ...example("refund"),
+      id: id("re"),
+      amount,
+      currency: charge.currency,
+      charge: charge.id,
+      payment_intent: intent.id,
+      metadata: params.metadata ?? {},
+      status: fake.refundsPending ? "pending" : "succeeded",
+      failure_reason: null,
+      created: now(),
+    };
+    refunds.set(refund.id, refund);
+    queueEvent("refund.created", refund);
+    return { status: 200, answer: structuredClone(refund) };
+  };
+
+  const settleRefund = async (refundId: string, outcome: "succeeded" | "failed") => {
+    const refund = refunds.get(refundId);
+    if (refund?.status !== "pending") throw new Error(`no pending refund ${refundId}`);
+    refund.status = outcome;
+    if (outcome === "failed") {
+      refund.failure_reason = "expired_or_canceled_card";
+      const charge = charges.get(refund.charge);
+      charge.amount_refunded -= refund.amount;
+      charge.refunded = false;
+    }
+    await sendObjectEvent("refund.updated", refund);
+    await sendObjectEvent("charge.refund.updated", refund);
+  };
+
+  const openDispute = (paymentIntentId: string, options: { status?: string; reason?: string } = {}) => {
+    const intent = paymentIntents.get(paymentIntentId);
+    if (!intent) throw new Error(`no PaymentIntent ${paymentIntentId}`);
+    const dispute = {
+      ...example("dispute"),
+      id: id("dp"),
+      amount: intent.amount_received,
+      currency: intent.currency,
+      charge: intent.latest_charge,
+      payment_intent: intent.id,
+      reason: options.reason ?? "fraudulent",
+      status: options.status ?? "needs_response",
+      created: now(),
+    };
+    disputes.set(dispute.id, dispute);
+    return dispute;
+  };
+
+  /** Stripe's hosted 3-D Secure page for a PaymentIntent confirmed with a return_url. */
+  const authenticationUrl = (intent: Json) => `${origin}/3ds/${intent.id}`;
+
+  const api = (method: string, path: string, query: URLSearchParams, params: Json): { status: number; answer: Json } => {
     const sessionPath = /^\/v1\/checkout\/sessions\/([^/]+)(\/expire)?$/.exec(path);
-    const intentPath = /^\/v1\/payment_intents\/([^/]+)(\/cancel)?$/.exec(path);
+    const intentPath = /^\/v1\/payment_intents\/([^/]+)(?:\/(cancel|capture|confirm|increment_authorization))?$/.exec(path);
+    const methodPath = /^\/v1\/payment_methods\/([^/]+)$/.exec(path);
     if (method === "POST" && path === "/v1/checkout/sessions") return createSession(params);
     if (method === "GET" && sessionPath && !sessionPath[2]) {
       const session = sessions.get(decodeURIComponent(sessionPath[1]!));
@@ -408,27 +615,73 @@ export async function startFakeStripe(): Promise<FakeStripe> {
       if (fake.autoEvents) queueMicrotask(() => void sendEvent("checkout.session.expired", session.id).catch(() => undefined));
       return { status: 200, answer: structuredClone(session) };
     }
-    if (method === "GET" && intentPath && !intentPath[2]) {
-      const intent = paymentIntents.get(decodeURIComponent(intentPath[1]!));
-      return intent ? { status: 200, answer: structuredClone(intent) } : stripeError(404, "No such payment_intent", "resource_missing");
+    if (method === "GET" && methodPath) {
+      const found = paymentMethods.get(decodeURIComponent(methodPath[1]!));
+      return found ? { status: 200, answer: structuredClone(found) } : stripeError(404, "No such PaymentMethod", "resource_missing");
     }
-    if (method === "POST" && intentPath?.[2]) {
+    if (method === "POST" && path === "/v1/payment_intents") return chargeSavedCard(params);
+    if (intentPath) {
       const intent = paymentIntents.get(decodeURIComponent(intentPath[1]!));
       if (!intent) return stripeError(404, "No such payment_intent", "resource_missing");
-      // Stripe: a Checkout Session's PaymentIntent can be cancelled directly only while requires_capture.
-      if (intent.status !== "requires_capture")
-        return stripeError(
+      const action = intentPath[2];
+      const unexpectedState = (what: string) =>
+        stripeError(
           400,
-          `You cannot cancel this PaymentIntent because it has a status of ${intent.status}`,
+          `You cannot ${what} this PaymentIntent because it has a status of ${intent.status}`,
           "payment_intent_unexpected_state",
         );
-      Object.assign(intent, {
-        status: "canceled",
-        canceled_at: now(),
-        cancellation_reason: params.cancellation_reason ?? null,
-        amount_capturable: 0,
-      });
-      return { status: 200, answer: structuredClone(intent) };
+      if (method === "GET" && !action) return intentAnswer(intent);
+      if (method !== "POST") return stripeError(404, `Unrecognized request URL (${method}: ${path})`);
+      if (action === "cancel") {
+        // Stripe: cancellable while not succeeded, processing or canceled; a Checkout Session's only while requires_capture.
+        const fromCheckout = [...sessions.values()].some((session) => session.payment_intent === intent.id);
+        if (["succeeded", "processing", "canceled"].includes(intent.status) || (fromCheckout && intent.status !== "requires_capture"))
+          return unexpectedState("cancel");
+        Object.assign(intent, {
+          status: "canceled",
+          canceled_at: now(),
+          cancellation_reason: params.cancellation_reason ?? null,
+          amount_capturable: 0,
+        });
+        queueEvent("payment_intent.canceled", intent);
+        return intentAnswer(intent);
+      }
+      if (action === "capture") {
+        if (intent.status !== "requires_capture") return unexpectedState("capture");
+        const amount = params.amount_to_capture === undefined ? intent.amount_capturable : Number(params.amount_to_capture);
+        if (amount > intent.amount_capturable)
+          return stripeError(400, "The amount to capture must be less than or equal to the amount capturable", "amount_too_large");
+        // Captured once; Stripe releases whatever was not captured.
+        const charge = charges.get(intent.latest_charge);
+        Object.assign(charge, { captured: true, amount_captured: amount });
+        Object.assign(intent, { status: "succeeded", amount_received: amount, amount_capturable: 0 });
+        queueEvent("payment_intent.succeeded", intent);
+        return intentAnswer(intent);
+      }
+      if (action === "increment_authorization") {
+        if (intent.status !== "requires_capture") return unexpectedState("increment the authorization of");
+        const amount = Number(params.amount);
+        if (amount <= intent.amount)
+          return stripeError(400, "The amount must be greater than the currently authorized amount", "parameter_invalid_integer");
+        Object.assign(intent, { amount, amount_capturable: amount });
+        Object.assign(charges.get(intent.latest_charge), { amount });
+        return intentAnswer(intent);
+      }
+      if (action === "confirm") {
+        if (intent.status !== "requires_payment_method" && intent.status !== "requires_confirmation") return unexpectedState("confirm");
+        if (params.payment_method && params.payment_method !== intent.payment_method)
+          return stripeError(400, "another payment method than the PaymentIntent's");
+        if (methodBehaviour.get(intent.payment_method) === "authenticate" && params.return_url) {
+          Object.assign(intent, {
+            status: "requires_action",
+            next_action: { type: "redirect_to_url", redirect_to_url: { url: authenticationUrl(intent), return_url: params.return_url } },
+            last_payment_error: null,
+          });
+          queueEvent("payment_intent.requires_action", intent);
+          return intentAnswer(intent);
+        }
+        return cardError(intent, "authentication_required", "authentication_required", "This transaction requires authentication.");
+      }
     }
     if (method === "POST" && path === "/v1/refunds") {
       const intent = params.payment_intent && paymentIntents.get(params.payment_intent);
@@ -439,25 +692,8 @@ export async function startFakeStripe(): Promise<FakeStripe> {
           `This PaymentIntent has a status of ${intent.status} and cannot be refunded`,
           "payment_intent_unexpected_state",
         );
-      const charge = charges.get(intent.latest_charge);
-      if (charge.refunded) return stripeError(400, `Charge ${charge.id} has already been refunded.`, "charge_already_refunded");
-      charge.refunded = true;
-      charge.amount_refunded = charge.amount;
-      const refund = {
-        ...example("refund"),
-        id: id("re"),
-        amount: charge.amount,
-        currency: charge.currency,
-        charge: charge.id,
-        payment_intent: intent.id,
-        metadata: params.metadata ?? {},
-        status: "succeeded",
-        created: now(),
-      };
-      refunds.set(refund.id, refund);
-      return { status: 200, answer: refund };
+      return refundCharge(intent, params);
     }
-    void key;
     return stripeError(404, `Unrecognized request URL (${method}: ${path})`);
   };
 
@@ -465,7 +701,8 @@ export async function startFakeStripe(): Promise<FakeStripe> {
   const routeOf = (method: string, path: string): string =>
     `${method} ${path
       .replace(/^\/v1\/checkout\/sessions\/[^/]+/, "/v1/checkout/sessions/{session}")
-      .replace(/^\/v1\/payment_intents\/[^/]+/, "/v1/payment_intents/{intent}")}`;
+      .replace(/^\/v1\/payment_intents\/[^/]+/, "/v1/payment_intents/{intent}")
+      .replace(/^\/v1\/payment_methods\/[^/]+/, "/v1/payment_methods/{payment_method}")}`;
 
   const handleApi = (request: IncomingMessage, url: URL, body: string): { status: number; answer: Json; record: StripeRequest } => {
     const method = request.method ?? "GET";
@@ -520,7 +757,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         return { status: earlier.status, answer: earlier.answer, record };
       }
     }
-    const { status, answer } = api(method, url.pathname, url.searchParams, params, key);
+    const { status, answer } = api(method, url.pathname, url.searchParams, params);
     if (method === "POST" && key) idempotent.set(`${route} ${key}`, { body, status, answer });
     return { status, answer, record };
   };
@@ -532,6 +769,42 @@ export async function startFakeStripe(): Promise<FakeStripe> {
 <form method="post" action="/c/pay/${session.id}">
 <input name="cardNumber" autocomplete="cc-number"><input name="cardExpiry"><input name="cardCvc">
 <button>Pay</button></form></body></html>`;
+
+  /**
+   * The cardholder on the bank's 3-D Secure page: GET shows it, POST completes it (`result=fail`
+   * fails it), then back to the return_url the PaymentIntent was confirmed with; the result's
+   * event follows.
+   */
+  const authenticate = (
+    request: IncomingMessage,
+    intent: Json,
+    form: URLSearchParams,
+    send: (status: number, type: string, text: string, headers?: Record<string, string>) => void,
+  ) => {
+    if (intent?.status !== "requires_action") return send(410, "text/html; charset=utf-8", "<p>Nothing to authenticate.</p>");
+    if (request.method === "GET")
+      return send(
+        200,
+        "text/html; charset=utf-8",
+        `<form method="post"><button name="result" value="pass">Complete</button><button name="result" value="fail">Fail</button></form>`,
+      );
+    const returnUrl = intent.next_action.redirect_to_url.return_url as string;
+    if (form.get("result") === "fail") {
+      Object.assign(intent, {
+        status: "requires_payment_method",
+        next_action: null,
+        last_payment_error: {
+          type: "invalid_request_error",
+          code: "payment_intent_authentication_failure",
+          message: "The provided PaymentMethod has failed authentication.",
+        },
+      });
+      queueEvent("payment_intent.payment_failed", intent);
+    } else succeed(intent);
+    const location = new URL(returnUrl);
+    location.searchParams.set("payment_intent", intent.id);
+    send(303, "text/html; charset=utf-8", "", { location: location.toString() });
+  };
 
   const server: Server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -549,11 +822,20 @@ export async function startFakeStripe(): Promise<FakeStripe> {
         response.end(text);
       };
       if (url.pathname.startsWith("/v1/")) {
-        const { status, answer, record } = handleApi(request, url, body);
+        let handled: ReturnType<typeof handleApi>;
+        try {
+          handled = handleApi(request, url, body);
+        } catch (error) {
+          // A fault of the fake itself: answered as Stripe answers its own faults, never left hanging.
+          return send(500, "application/json", JSON.stringify({ error: { type: "api_error", message: String(error) } }));
+        }
+        const { status, answer, record } = handled;
         record.status = status;
         requests.push(record);
         return send(status, "application/json", JSON.stringify(answer, null, 2), { "request-id": id("req") });
       }
+      const authentication = /^\/3ds\/([^/]+)$/.exec(url.pathname);
+      if (authentication) return authenticate(request, paymentIntents.get(authentication[1]!), new URLSearchParams(body), send);
       const pay = /^\/c\/pay\/([^/]+)$/.exec(url.pathname);
       const session = pay && sessions.get(pay[1]!);
       if (!session) return send(404, "text/html; charset=utf-8", "<p>Not found</p>");
@@ -580,8 +862,14 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     events,
     sessions,
     paymentIntents,
+    charges,
+    refunds,
     webhookUrl: null,
     autoEvents: true,
+    refundsPending: false,
+    settleRefund,
+    openDispute,
+    sendObjectEvent,
     loseNextAnswer(path: RegExp) {
       losing = path;
     },

@@ -1,0 +1,356 @@
+// After the sale through Adyen, end to end on every backend, through Paylink's own API: saved
+// cards are charged at Adyen (3-D Secure included), refunds, reversals and captures are answered
+// "Received" and settled by Adyen's HMAC-signed notifications, and a charge whose answer is lost
+// is found by sending it again under its key and reversed. Adyen is the local fake
+// (test/support/adyen-fake.ts), which checks every request against Adyen's published schemas.
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { ADYEN_TEST_CARDS, type FakeAdyen } from "../support/adyen-fake.ts";
+import { type ShopOnAdyen, startShopOnAdyen } from "../support/adyen-shop.ts";
+import { testBackends } from "../support/databases.ts";
+import { startSecondInstance, type TestServer } from "../support/harness.ts";
+import { createLink, getPage, hiddenInputs, postForm } from "../support/shopper.ts";
+import { waitUntil } from "../support/wait.ts";
+
+for (const backend of testBackends()) {
+  describe(`after the sale through Adyen (${backend.name})`, () => {
+    let context: ShopOnAdyen;
+    let adyen: FakeAdyen;
+    let shop: TestServer;
+
+    before(async () => {
+      context = await startShopOnAdyen(backend);
+      ({ adyen, shop } = context);
+    });
+    after(async () => {
+      await context?.close();
+    });
+
+    const eventsOf = (reference: string, eventType: string) =>
+      context.merchantWebhooks(reference).filter((body) => body.additionalData.eventType === eventType);
+    /** The shopper pays on Adyen's page from the 303 Paylink's form answered. */
+    const payOnAdyen = async (location: string) => {
+      const paid = await fetch(location, {
+        method: "POST",
+        redirect: "manual",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ cardNumber: ADYEN_TEST_CARDS.approved, expiryDate: "03/30", securityCode: "737" }).toString(),
+      });
+      assert.equal(paid.status, 303);
+      const back = new URL(paid.headers.get("location")!);
+      // The receipt (a session's 303 to the shop) waits for the AUTHORISATION notification when a card is saved.
+      await waitUntil(
+        async () => [200, 303].includes((await getPage(shop.baseUrl, back.pathname + back.search)).status),
+        10_000,
+        "the receipt",
+      );
+      return new URL(location).pathname.split("/").pop()!;
+    };
+    /** A link sold (or a card saved) on Adyen's page: the approved attempt. */
+    const sellLink = async (options: Record<string, unknown> = {}) => {
+      const reference = await createLink(shop, options);
+      const page = await getPage(shop.baseUrl, `/pay/${reference}`);
+      const posted = await postForm(shop.baseUrl, reference, hiddenInputs(page.html));
+      assert.equal(posted.status, 303);
+      const sessionId = await payOnAdyen(posted.location!);
+      const sale = await shop.db
+        .selectFrom("submissions")
+        .select(["id", "payfac_reference", "token"])
+        .where("link_reference", "=", reference)
+        .where("state", "=", "approved")
+        .executeTakeFirstOrThrow();
+      return { reference, sessionId, attempt: sale.id, payfacReference: sale.payfac_reference!, token: sale.token };
+    };
+    const saveCard = async () => {
+      const saved = await sellLink({ type: "TokenizeByLink", amount: 0 });
+      assert.ok(saved.token, "the card was saved");
+      return { ...saved, token: saved.token!, storedPaymentMethodId: adyen.sessions.get(saved.sessionId)!.storedPaymentMethodId! };
+    };
+    const charge = (token: string, reference: string, overrides: Record<string, unknown> = {}) =>
+      shop.api("POST", "/api/v1/payment", {
+        terminalIdentifier: shop.terminalIdentifier,
+        amount: 129900,
+        currency: "ISK",
+        reference,
+        tokenDetails: { tokenValue: token, recurringProcessingModel: "Subscription" },
+        returnUrl: "http://shop.example/after-3ds",
+        ...overrides,
+      });
+    const tokenPayment = (reference: string) =>
+      shop.db
+        .selectFrom("token_payments")
+        .select(["id", "state", "payfac_reference"])
+        .where("merchant_reference", "=", reference)
+        .executeTakeFirstOrThrow();
+    const refundsOf = (payfacReference: string) =>
+      shop.db
+        .selectFrom("refunds")
+        .select(["payfac_reference", "kind", "amount", "state", "processor_reference", "failure_reason"])
+        .where("original_payfac_reference", "=", payfacReference)
+        .orderBy("created_at")
+        .execute();
+    const refund = (payfacReference: string, amount: number, via: TestServer = shop) =>
+      via.api("POST", "/api/v1/modification/refund", { payfacReference, amount, currency: "ISK", refundReason: "RETURN" });
+    const settled = (payfacReference: string, count: number) =>
+      waitUntil(
+        async () => {
+          const refunds = await refundsOf(payfacReference);
+          return refunds.length >= count && refunds.every((row) => row.state !== "pending");
+        },
+        10_000,
+        "Adyen's notifications settle the refunds",
+      );
+    const quiet = () => new Promise((resolve) => setTimeout(resolve, 400));
+
+    it("charges a saved card at Adyen, then refunds it in part and in full, each settled by Adyen's REFUND", async () => {
+      const saved = await saveCard();
+      const charged = await charge(saved.token, "renewal-1");
+      assert.equal(charged.status, 200, JSON.stringify(charged.body));
+      assert.equal(charged.body.resultCode, "Authorised");
+      const payfacReference = charged.body.payfacReference as string;
+      const sent = JSON.parse(adyen.requests.filter((request) => request.route === "POST /v71/payments").at(-1)!.body);
+      assert.deepEqual(sent.paymentMethod, { type: "scheme", storedPaymentMethodId: saved.storedPaymentMethodId });
+      assert.equal(sent.shopperReference, `paylink-${saved.attempt}`, "the shopper the card was stored under");
+      assert.equal(sent.shopperInteraction, "ContAuth");
+      await waitUntil(async () => eventsOf("renewal-1", "Authorization").length >= 1, 10_000, "the merchant's Authorization");
+
+      const first = await refund(payfacReference, 30000);
+      assert.equal(first.status, 200, JSON.stringify(first.body));
+      assert.equal(first.body.status, "Received");
+      await settled(payfacReference, 1);
+      const rest = await refund(payfacReference, 99900);
+      assert.equal(rest.status, 200, JSON.stringify(rest.body));
+      await settled(payfacReference, 2);
+      const refunds = await refundsOf(payfacReference);
+      assert.deepEqual(
+        refunds.map((row) => [row.amount, row.state]),
+        [
+          [30000, "succeeded"],
+          [99900, "succeeded"],
+        ],
+      );
+      // Each kept with Adyen's own reference of it, and Adyen was asked under Paylink's.
+      for (const row of refunds) {
+        const made = adyen.modifications.find((modification) => modification.reference === row.payfac_reference)!;
+        assert.equal(row.processor_reference, made.pspReference);
+        assert.equal(made.paymentPspReference, payfacReference);
+      }
+      await waitUntil(async () => eventsOf("renewal-1", "Refund").length >= 2, 10_000, "the merchant's Refund webhooks");
+      const told = eventsOf("renewal-1", "Refund");
+      assert.deepEqual(told.map((body) => [body.amount, body.success]).sort(), [
+        ["30000", "true"],
+        ["99900", "true"],
+      ]);
+      assert.ok(told.every((body) => body.additionalData.originalPayfacReference === payfacReference));
+      const read = await shop.api("GET", `/api/v1/payments/${payfacReference}`);
+      assert.equal(read.body.payment.refundedAmount, 129900);
+    });
+
+    it("a charge Adyen wants 3-D Secure for: RedirectShopper, Paylink forwards the shopper, the AUTHORISATION decides", async () => {
+      const saved = await saveCard();
+      adyen.requireShopperFor(saved.storedPaymentMethodId);
+      const answered = await charge(saved.token, "order-3ds", { amount: 7700 });
+      assert.equal(answered.status, 200, JSON.stringify(answered.body));
+      assert.equal(answered.body.resultCode, "RedirectShopper");
+      const redirect = new URL(answered.body.redirect.url);
+      assert.equal(redirect.origin, shop.baseUrl, "a Paylink address, not Adyen's");
+      assert.equal((await tokenPayment("order-3ds")).state, "pending");
+      const forwarded = await fetch(redirect, { redirect: "manual" });
+      assert.equal(forwarded.status, 303);
+      const challenge = new URL(forwarded.headers.get("location")!);
+      assert.equal(challenge.origin, adyen.origin);
+      const back = await fetch(challenge, { redirect: "manual" });
+      assert.equal(back.status, 303);
+      assert.ok(back.headers.get("location")!.startsWith("http://shop.example/after-3ds?redirectResult="));
+      await waitUntil(async () => (await tokenPayment("order-3ds")).state === "approved", 10_000, "Adyen's AUTHORISATION");
+      await waitUntil(async () => eventsOf("order-3ds", "Authorization").length >= 1, 10_000, "the merchant's Authorization");
+      await quiet();
+      const [event, ...more] = eventsOf("order-3ds", "Authorization");
+      assert.equal(more.length, 0);
+      assert.equal(event.success, "true");
+      assert.equal(event.amount, "7700");
+      assert.equal(event.additionalData.threeDAuthenticated, "true");
+      assert.equal(event.payfacReference, (await tokenPayment("order-3ds")).payfac_reference);
+    });
+
+    it("reverses a sale: Received, then one Refund webhook when Adyen's CANCEL_OR_REFUND arrives", async () => {
+      const sale = await sellLink();
+      const reversed = await shop.api("POST", "/api/v1/modification/reverse", { payfacReference: sale.payfacReference });
+      assert.equal(reversed.status, 200, JSON.stringify(reversed.body));
+      assert.equal(reversed.body.status, "Received");
+      await settled(sale.payfacReference, 1);
+      const [row] = await refundsOf(sale.payfacReference);
+      assert.deepEqual([row!.kind, row!.state, row!.amount], ["reversal", "succeeded", 48900]);
+      const sent = adyen.requests.filter((request) => request.route === "POST /v71/payments/{paymentPspReference}/reversals").at(-1)!;
+      assert.equal(sent.path, `/v71/payments/${sale.payfacReference}/reversals`);
+      assert.equal(sent.idempotencyKey, row!.payfac_reference);
+      await waitUntil(async () => eventsOf(sale.reference, "Refund").length >= 1, 10_000, "the merchant's Refund webhook");
+      await quiet();
+      const told = eventsOf(sale.reference, "Refund");
+      assert.equal(told.length, 1);
+      assert.deepEqual([told[0].success, told[0].amount], ["true", "48900"]);
+      assert.equal(told[0].additionalData.originalPayfacReference, sale.payfacReference);
+    });
+
+    it("a session with manual capture is authorised only at Adyen, then captured in part by Adyen's CAPTURE", async () => {
+      const created = await shop.api("POST", "/api/v1/hostedcheckout", {
+        amount: 48900,
+        currency: "ISK",
+        returnUrl: "http://shop.example/order/77",
+        reference: "77",
+        terminalIdentifier: shop.terminalIdentifier,
+        isManualCapture: true,
+      });
+      assert.equal(created.status, 200, JSON.stringify(created.body));
+      const session = created.body.checkoutReference as string;
+      const page = await getPage(shop.baseUrl, `/checkout/${session}`);
+      const posted = await fetch(`${shop.baseUrl}/checkout/${session}`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams(hiddenInputs(page.html)).toString(),
+      });
+      assert.equal(posted.status, 303);
+      const sessionId = await payOnAdyen(posted.headers.get("location")!);
+      const atAdyen = JSON.parse(
+        adyen.requests.find(
+          (request) => request.route === "POST /v71/sessions" && request.body.includes(adyen.sessions.get(sessionId)!.reference),
+        )!.body,
+      );
+      assert.deepEqual(atAdyen.additionalData, { manualCapture: "true" }, "Adyen authorises only");
+      const status = await shop.api("GET", `/api/v1/hostedcheckout/status/${session}`);
+      assert.equal(status.body.status, "Completed");
+      const payfacReference = status.body.payfacReference as string;
+
+      const capture = await shop.api("POST", "/api/v1/modification/capture", {
+        reference: "77",
+        payfacReference,
+        amount: 30000,
+        currency: "ISK",
+      });
+      assert.equal(capture.status, 200, JSON.stringify(capture.body));
+      assert.equal(capture.body.status, "Received");
+      const captures = () =>
+        shop.db
+          .selectFrom("captures")
+          .select(["state", "amount", "processor_reference"])
+          .where("original_payfac_reference", "=", payfacReference)
+          .execute();
+      await waitUntil(async () => (await captures())[0]?.state === "approved", 10_000, "Adyen's CAPTURE");
+      const made = adyen.modifications.at(-1)!;
+      assert.deepEqual([made.kind, made.paymentPspReference], ["captures", payfacReference]);
+      assert.equal((await captures())[0]!.processor_reference, made.pspReference);
+      await waitUntil(async () => eventsOf("77", "Capture").length >= 1, 10_000, "the merchant's Capture webhook");
+      const [told] = eventsOf("77", "Capture");
+      assert.deepEqual([told.success, told.amount], ["true", "30000"]);
+      assert.equal(told.additionalData.originalPayfacReference, payfacReference);
+      const read = await shop.api("GET", `/api/v1/payments/${payfacReference}`);
+      assert.equal(read.body.payment.capturedAmount, 30000);
+    });
+
+    it("the same REFUND three times and out of order gives one result each; a bad signature changes nothing (401)", async () => {
+      const sale = await sellLink();
+      adyen.autoNotifications = false;
+      try {
+        assert.equal((await refund(sale.payfacReference, 10000)).status, 200);
+        assert.equal((await refund(sale.payfacReference, 20000)).status, 200);
+        const [first, second] = adyen.modifications.filter((modification) => modification.paymentPspReference === sale.payfacReference);
+        const forged = await adyen.sendNotification([first!.item], { hmacKey: "AB".repeat(32) });
+        assert.equal(forged.status, 401);
+        assert.ok(
+          (await refundsOf(sale.payfacReference)).every((row) => row.state === "pending"),
+          "nothing changed",
+        );
+        // The second refund's result first, then the first's three times.
+        for (const item of [second!.item, first!.item, first!.item, first!.item]) {
+          const sent = await adyen.sendNotification([item]);
+          assert.deepEqual([sent.status, sent.answer], [200, "[accepted]"]);
+        }
+      } finally {
+        adyen.autoNotifications = true;
+      }
+      assert.ok((await refundsOf(sale.payfacReference)).every((row) => row.state === "succeeded"));
+      await waitUntil(async () => eventsOf(sale.reference, "Refund").length >= 2, 10_000, "the merchant's Refund webhooks");
+      await quiet();
+      assert.deepEqual(
+        eventsOf(sale.reference, "Refund")
+          .map((body) => body.amount)
+          .sort(),
+        ["10000", "20000"],
+      );
+    });
+
+    it("a refund Adyen refuses at once ends Failed, its amount free again, with one Refund webhook saying so", async () => {
+      const sale = await sellLink();
+      adyen.refuseNext(/\/refunds$/, "Invalid amount specified");
+      const refused = await refund(sale.payfacReference, 10000);
+      assert.equal(refused.status, 200, JSON.stringify(refused.body));
+      const [row] = await refundsOf(sale.payfacReference);
+      assert.deepEqual([row!.state, row!.failure_reason], ["failed", "Invalid amount specified"]);
+      await waitUntil(async () => eventsOf(sale.reference, "Refund").length >= 1, 10_000, "the merchant's Refund webhook");
+      const [told] = eventsOf(sale.reference, "Refund");
+      assert.equal(told.success, "false");
+      const read = await shop.api("GET", `/api/v1/payments/${sale.payfacReference}`);
+      assert.equal(read.body.payment.refundedAmount, 0);
+      assert.equal((await refund(sale.payfacReference, 48900)).status, 200, "the whole amount can still be refunded");
+    });
+
+    it("a charge whose answer is lost is sent again under its key and reversed at Adyen: never a payment", async () => {
+      const saved = await saveCard();
+      adyen.loseNextAnswer(/^\/v71\/payments$/);
+      const lost = await charge(saved.token, "lost-1");
+      assert.equal(lost.status, 503, JSON.stringify(lost.body));
+      assert.match(lost.body.errorMessage, /nothing was charged/);
+      const atShop = await tokenPayment("lost-1");
+      assert.deepEqual([atShop.state, atShop.payfac_reference], ["failed", null]);
+      const charged = [...adyen.payments.values()].find((payment) => payment.reference === atShop.id)!;
+      assert.ok(charged, "Adyen had charged it");
+      const reversal = adyen.requests.find((request) => request.path === `/v71/payments/${charged.pspReference}/reversals`)!;
+      assert.equal(reversal.idempotencyKey, `reverse-${atShop.id}`);
+      // Adyen's AUTHORISATION of the lost charge, and the reversal's CANCEL_OR_REFUND, are acknowledged and change nothing.
+      await waitUntil(
+        async () =>
+          adyen.notifications.find((sent) => sent.eventCode === "CANCEL_OR_REFUND" && sent.merchantReference === `reverse-${atShop.id}`),
+        10_000,
+        "the reversal's notification",
+      );
+      await quiet();
+      const about = adyen.notifications.filter((sent) => [atShop.id, `reverse-${atShop.id}`].includes(sent.merchantReference));
+      assert.ok(about.length >= 2 && about.every((sent) => sent.status === 200), JSON.stringify(about));
+      assert.equal((await tokenPayment("lost-1")).state, "failed");
+      assert.equal(eventsOf("lost-1", "Authorization").length, 0);
+    });
+
+    it("refunds racing on two instances never pass the sale, and Adyen is asked only for those that fit", {
+      skip: backend.name !== "postgres" && "a second instance needs PostgreSQL",
+    }, async () => {
+      const second = await startSecondInstance(shop, { allowPrivateTargets: true, allowProcessorBaseUrls: true });
+      try {
+        const sale = await sellLink();
+        const answers = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => refund(sale.payfacReference, 5000, i % 2 === 0 ? shop : second)),
+        );
+        assert.equal(answers.filter((answer) => answer.status === 200).length, 9, JSON.stringify(answers.map((answer) => answer.status)));
+        assert.ok(
+          answers.filter((answer) => answer.status !== 200).every((answer) => answer.status === 400 && answer.body.errorCode === "2019"),
+        );
+        assert.equal(adyen.modifications.filter((modification) => modification.paymentPspReference === sale.payfacReference).length, 9);
+        await settled(sale.payfacReference, 9);
+        await waitUntil(async () => eventsOf(sale.reference, "Refund").length >= 9, 20_000, "the merchant's Refund webhooks");
+        await quiet();
+        assert.equal(eventsOf(sale.reference, "Refund").length, 9);
+      } finally {
+        await second.close();
+      }
+    });
+
+    it("every request Paylink sent, Adyen's published schema accepts; no card number, key or secret is logged", () => {
+      for (const request of adyen.requests.filter((sent) => sent.status < 400)) {
+        assert.deepEqual(request.errors, [], `${request.route}: ${request.errors.join("; ")}`);
+        assert.deepEqual(request.answerErrors, [], `the fake's answer to ${request.route}: ${request.answerErrors.join("; ")}`);
+      }
+      const logged = context.logs.join("\n");
+      for (const secret of [ADYEN_TEST_CARDS.approved, adyen.apiKey, adyen.hmacKey]) assert.ok(!logged.includes(secret));
+    });
+  });
+}

@@ -1,0 +1,33 @@
+// A shop whose terminal takes its money through Stripe (the local fake, test/support/stripe-fake.ts),
+// on processor-shop.ts's common start-up: shared by the checkout and the after-sale tests of the
+// Stripe adapter.
+import type { TestBackend } from "./databases.ts";
+import { type ProcessorShop, startShopWithProcessor } from "./processor-shop.ts";
+import { type FakeStripe, startFakeStripe } from "./stripe-fake.ts";
+
+export interface ShopOnStripe extends ProcessorShop {
+  stripe: FakeStripe;
+}
+
+export async function startShopOnStripe(backend: TestBackend): Promise<ShopOnStripe> {
+  const stripe = await startFakeStripe();
+  const shop = await startShopWithProcessor(backend, {
+    configure(webhookUrl) {
+      // The address the operator registers in Stripe's dashboard.
+      stripe.webhookUrl = webhookUrl;
+      return { type: "stripe", secretKey: stripe.secretKey, webhookSecret: stripe.webhookSecret, baseUrl: stripe.baseUrl };
+    },
+    close: () => stripe.close(),
+  });
+  return { ...shop, stripe };
+}
+
+/** The shopper types a card on Stripe's Checkout page (the fake's). */
+export function payOnStripe(location: string, card: string): Promise<Response> {
+  return fetch(location, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ cardNumber: card, cardExpiry: "12/30", cardCvc: "123" }).toString(),
+  });
+}
