@@ -139,9 +139,14 @@ export async function serve(config: Config = loadConfig()): Promise<{ close(): P
       logger.warn({ err: error }, "hosted payment reconciliation failed"),
     );
     // Refunds whose processor answer was lost are asked again; saved-card charges with a lost answer are reversed.
-    reconcileAfterSale({ db: database.db, processor, processors, log: logger, now: () => new Date() }).catch((error) =>
-      logger.warn({ err: error }, "after-sale reconciliation failed"),
-    );
+    reconcileAfterSale({
+      db: database.db,
+      processor,
+      processors,
+      publicBaseUrl: config.publicBaseUrl,
+      log: logger,
+      now: () => new Date(),
+    }).catch((error) => logger.warn({ err: error }, "after-sale reconciliation failed"));
     void cleanCheckoutBrake(database.db, new Date(), logger);
   }, 60 * 1000);
   reconciler.unref();

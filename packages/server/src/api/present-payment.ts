@@ -3,9 +3,9 @@ import type { CaptureRecord } from "../db/captures-repository.ts";
 import type { Dispute } from "../db/disputes-repository.ts";
 import type { PaymentRecord } from "../db/payments-repository.ts";
 import type { RefundRecord } from "../db/refunds-repository.ts";
-import { shopperAuthenticationPath } from "../processors/authenticate-route.ts";
 import type { TokenCharge } from "../services/charge-token.ts";
 import type { ModificationReceipt } from "../services/modification.ts";
+import { shopperAuthenticationPath } from "../services/shopper-authentication.ts";
 
 const RESULT_CODE: Record<string, "Authorised" | "Refused" | "Pending"> = {
   approved: "Authorised",

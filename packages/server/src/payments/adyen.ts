@@ -223,9 +223,8 @@ export class AdyenProcessor implements HostedPaymentProcessor, AfterSaleProcesso
   /** A saved card's charge: `/payments` with the stored method, keyed by the payment's checkoutReference. */
   #sendCharge(request: Omit<TokenChargeRequest, "signal"> & { signal?: AbortSignal }): Promise<PaymentAnswer> {
     const saved = savedCardOf(request.token);
-    // Adyen's /payments requires a return address even for a charge the shopper is not at; the
-    // merchant's is the only one Paylink may send them to.
-    if (!request.returnUrl) throw new AdyenUnsendableError("a saved-card charge through Adyen needs the merchant's returnUrl");
+    // Adyen's /payments requires a return address even for a charge the shopper is not at: the
+    // merchant's, or Paylink's page that says the authentication is done (services/shopper-authentication.ts).
     const body = {
       merchantAccount: this.config.merchantAccount,
       amount: { value: toAdyenAmount(request.amount, request.currency), currency: request.currency },

@@ -132,8 +132,8 @@ export interface TokenChargeRequest {
   checkoutReference: string;
   /** The merchant's own reference of the payment. */
   merchantReference: string;
-  /** Where a processor that wants the shopper (3-D Secure) sends them afterwards: the merchant's. */
-  returnUrl?: string | null;
+  /** Where a processor that wants the shopper (3-D Secure) sends them afterwards (services/charge-token.ts afterAuthenticationUrl). */
+  returnUrl: string;
   signal?: AbortSignal;
 }
 

@@ -146,7 +146,7 @@ export class StraumurProcessor implements HostedPaymentProcessor, AfterSaleProce
         reference: request.checkoutReference,
         tokenDetails: { tokenValue: request.token, recurringProcessingModel: request.recurringProcessingModel },
         // Where the gateway sends the shopper after 3-D Secure, if it wants them.
-        returnUrl: request.returnUrl ?? null,
+        returnUrl: request.returnUrl,
       },
       { idempotencyKey: request.checkoutReference },
     );

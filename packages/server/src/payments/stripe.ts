@@ -182,7 +182,12 @@ export class StripeProcessor implements HostedPaymentProcessor, AfterSaleProcess
    * Stripe charges a saved PaymentMethod only with the Customer it is attached to: that is read
    * from the PaymentMethod (the token), so the token stays Stripe's own `pm_…` id.
    */
-  async chargeToken(request: TokenChargeRequest): Promise<TokenChargeResult> {
+  chargeToken(request: TokenChargeRequest): Promise<TokenChargeResult> {
+    return this.#charge(request, true);
+  }
+
+  /** `askShopper`: whether a charge the bank wants the cardholder for is confirmed again for them (never for a replay). */
+  async #charge(request: Omit<TokenChargeRequest, "signal"> & { signal?: AbortSignal }, askShopper: boolean): Promise<TokenChargeResult> {
     const method = await this.#call<PaymentMethod>("GET", `/v1/payment_methods/${encodeURIComponent(request.token)}`, {
       signal: request.signal,
     });
@@ -215,10 +220,10 @@ export class StripeProcessor implements HostedPaymentProcessor, AfterSaleProcess
     // The bank wants the cardholder (3-D Secure), which an off-session charge cannot ask for: the
     // same PaymentIntent is confirmed again on-session with a return address, and Stripe answers
     // with its authentication page (its docs: "manually handle redirects", next_action.redirect_to_url).
-    if (needsAuthentication(intent) && request.returnUrl) {
+    if (needsAuthentication(intent) && askShopper) {
       intent = await this.#cardCall(() =>
         this.#call<PaymentIntent>("POST", `/v1/payment_intents/${encodeURIComponent(intent.id)}/confirm`, {
-          params: { payment_method: request.token, return_url: request.returnUrl ?? undefined },
+          params: { payment_method: request.token, return_url: request.returnUrl },
           idempotencyKey: `${request.checkoutReference}-authenticate`,
           signal: request.signal,
         }),
@@ -235,8 +240,8 @@ export class StripeProcessor implements HostedPaymentProcessor, AfterSaleProcess
     if (!charge) throw new Error(`Stripe's charge ${checkoutReference} cannot be found without its request`);
     let intent: PaymentIntent;
     try {
-      // No return address: a charge Paylink gave up on never asks for the shopper again.
-      const replayed = await this.chargeToken({ ...charge, checkoutReference, returnUrl: null });
+      // A charge Paylink gave up on never asks for the shopper again.
+      const replayed = await this.#charge({ ...charge, checkoutReference }, false);
       if (replayed.approved === "shopper") throw new StripeApiError(200, null, "a charge without a return address asked for its shopper");
       // A decline is voided too: one still waiting for a cardholder nobody will send is cancelled.
       intent = await this.#readIntent(replayed.payfacReference);

@@ -1,14 +1,11 @@
 // GET /processors/authenticate/{checkoutReference}: where a merchant sends the shopper of a
 // saved-card charge the processor answered with RedirectShopper (3-D Secure). Paylink forwards
 // them to the processor's page while the charge waits; the processor sends them back to the
-// merchant's returnUrl, and its notification decides the charge (docs/processors.md#after-the-sale).
+// merchant's returnUrl (or, without one, to …/done here), and its notification decides the charge
+// (docs/processors.md#after-the-sale).
 import type { FastifyInstance } from "fastify";
 import type { Database } from "../db/connect.ts";
 import { findTokenPayment } from "../db/token-payments-repository.ts";
-
-export function shopperAuthenticationPath(checkoutReference: string): string {
-  return `/processors/authenticate/${encodeURIComponent(checkoutReference)}`;
-}
 
 export async function shopperAuthenticationRoute(app: FastifyInstance, deps: { db: Database }): Promise<void> {
   app.get<{ Params: { checkoutReference: string } }>(
@@ -25,6 +22,24 @@ export async function shopperAuthenticationRoute(app: FastifyInstance, deps: { d
         .code(charge ? 410 : 404)
         .type("text/plain; charset=utf-8")
         .send(charge ? "This card authentication is over. You can close this page." : "No such card authentication.");
+    },
+  );
+  // Back from the processor's page of a charge whose merchant gave no returnUrl: the shopper is done here.
+  app.get<{ Params: { checkoutReference: string } }>(
+    "/authenticate/:checkoutReference/done",
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const { checkoutReference } = request.params;
+      const charge = checkoutReference.length <= 64 ? await findTokenPayment(deps.db, checkoutReference) : undefined;
+      reply.header("cache-control", "no-store").header("referrer-policy", "no-referrer");
+      return reply
+        .code(charge ? 200 : 404)
+        .type("text/plain; charset=utf-8")
+        .send(
+          charge
+            ? "Thank you: the card authentication is done. The shop will confirm the payment. You can close this page."
+            : "No such card authentication.",
+        );
     },
   );
 }

@@ -31,6 +31,7 @@ import { recordAudit } from "./audit.ts";
 import { AFTER_SALE_PROCESSOR_TIMEOUT_MS, type AfterSaleServiceDeps, type ServiceDeps } from "./deps.ts";
 import { terminalAccepting } from "./merchant-references.ts";
 import { reverseUnknownCharge } from "./reverse-unknown-charge.ts";
+import { afterAuthenticationUrl } from "./shopper-authentication.ts";
 
 export interface TokenChargeInput {
   terminalIdentifier: string;
@@ -121,7 +122,7 @@ export async function chargeSavedCard(
       recurringProcessingModel,
       checkoutReference,
       merchantReference: reference,
-      returnUrl: input.returnUrl ?? null,
+      returnUrl: afterAuthenticationUrl(deps.publicBaseUrl, { checkoutReference, returnUrl: input.returnUrl ?? null }),
       signal,
     });
     // Stop waiting even if the processor's client ignores the signal.

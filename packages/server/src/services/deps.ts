@@ -27,6 +27,8 @@ export interface AfterSaleServiceDeps extends ServiceDeps {
   processor: AfterSaleProcessor;
   /** The real processors': each payment is modified by the processor of the terminal that took it. */
   processors: Pick<ProcessorDirectory, "afterSaleFor">;
+  /** Paylink's own address: a saved-card charge's shopper may come back to it from 3-D Secure. */
+  publicBaseUrl: string;
 }
 
 /** How long an after-sale request waits for the processor: far below the reconcilers' time-outs. */

@@ -23,6 +23,7 @@ import { notifyWebhookWorker } from "../webhooks/outbox.ts";
 import type { CheckoutServiceDeps } from "./deps.ts";
 import { cancelVoidedApproval, reconcileStalePayments, reverseUnknownAttempt } from "./reconcile-payments.ts";
 import { type RecordedOutcome, recordPaymentOutcome } from "./record-payment-outcome.ts";
+import { afterAuthenticationUrl } from "./shopper-authentication.ts";
 
 /** How long a shopper's payment waits for the processor: far below the reservation TTL. */
 const PROCESSOR_TIMEOUT_MS = 60_000;
@@ -118,6 +119,7 @@ export async function payByLink(deps: PayByLinkDeps, link: CheckoutLink, request
             recurringProcessingModel: saved.recurringProcessingModel,
             checkoutReference,
             merchantReference,
+            returnUrl: afterAuthenticationUrl(deps.publicBaseUrl, { checkoutReference, returnUrl: link.terms.returnUrl }),
             signal,
           })
         : processor.authorize({

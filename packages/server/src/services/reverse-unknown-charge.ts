@@ -8,6 +8,7 @@ import { findTokenPayment, recordTokenPayment } from "../db/token-payments-repos
 import type { RecurringProcessingModel } from "../domain/links/types.ts";
 import { errorName } from "../payments/error-name.ts";
 import type { AfterSaleServiceDeps } from "./deps.ts";
+import { afterAuthenticationUrl } from "./shopper-authentication.ts";
 
 const REVERSE_TIMEOUT_MS = 10_000;
 
@@ -33,7 +34,7 @@ export async function reverseUnknownCharge(deps: AfterSaleServiceDeps, checkoutR
       checkoutReference,
       merchantReference: charge.merchantReference,
       // Part of the request too: a replay under the same key must be the same request.
-      returnUrl: charge.returnUrl,
+      returnUrl: afterAuthenticationUrl(deps.publicBaseUrl, charge),
     };
     await pTimeout(processor.reverseCharge(checkoutReference, request), { milliseconds: REVERSE_TIMEOUT_MS });
     // Nothing was charged: the Idempotency-Key that waited on this charge may run anew (docs/api.md#idempotency).

@@ -61,8 +61,16 @@ for (const backend of testBackends()) {
 
       processor.loseAnswers = false;
       assert.equal(
-        (await reconcileAfterSale({ db: server.db, now: () => new Date(), processor, processors: server.processors, log: silent }))
-          .refundsSettled,
+        (
+          await reconcileAfterSale({
+            db: server.db,
+            now: () => new Date(),
+            processor,
+            processors: server.processors,
+            publicBaseUrl: server.baseUrl,
+            log: silent,
+          })
+        ).refundsSettled,
         2,
       );
       assert.deepEqual(await gauges(), { pending: 0, oldest: 0 });

@@ -222,8 +222,16 @@ for (const backend of testBackends()) {
 
       // Not due yet: the sweep leaves it to the request's own retry window.
       assert.equal(
-        (await reconcileAfterSale({ db: server.db, now: () => new Date(), processor, processors: server.processors, log: silent }))
-          .refundsSettled,
+        (
+          await reconcileAfterSale({
+            db: server.db,
+            now: () => new Date(),
+            processor,
+            processors: server.processors,
+            publicBaseUrl: server.baseUrl,
+            log: silent,
+          })
+        ).refundsSettled,
         0,
       );
       await sql`UPDATE refunds SET next_attempt_at = now() WHERE payfac_reference = ${lost.body.payfacReference}`.execute(server.db);
@@ -232,6 +240,7 @@ for (const backend of testBackends()) {
         now: () => new Date(),
         processor,
         processors: server.processors,
+        publicBaseUrl: server.baseUrl,
         log: silent,
       });
       assert.ok(sweep.refundsSettled >= 1);

@@ -113,6 +113,7 @@ for (const backend of testBackends()) {
         now: () => new Date(),
         processor: new SandboxProcessor(),
         processors: server.processors,
+        publicBaseUrl: server.baseUrl,
         log: silent,
       };
       const again = await chargeSavedCard(restarted, server.merchantId, operatorActor("127.0.0.1"), chargeBody(server, token));

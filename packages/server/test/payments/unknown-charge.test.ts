@@ -74,8 +74,16 @@ for (const backend of testBackends()) {
       assert.equal(pending!.state, "pending");
       // Not stale yet: the sweep leaves a charge that may still be in flight alone.
       assert.equal(
-        (await reconcileAfterSale({ db: server.db, now: () => new Date(), processor, processors: server.processors, log: silent }))
-          .chargesReversed,
+        (
+          await reconcileAfterSale({
+            db: server.db,
+            now: () => new Date(),
+            processor,
+            processors: server.processors,
+            publicBaseUrl: server.baseUrl,
+            log: silent,
+          })
+        ).chargesReversed,
         0,
       );
       await sql`UPDATE token_payments SET created_at = now() - interval '1 hour' WHERE id = ${pending!.id}`.execute(server.db);
@@ -84,6 +92,7 @@ for (const backend of testBackends()) {
         now: () => new Date(),
         processor,
         processors: server.processors,
+        publicBaseUrl: server.baseUrl,
         log: silent,
       });
       assert.equal(sweep.chargesReversed, 1);

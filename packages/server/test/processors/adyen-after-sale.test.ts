@@ -173,6 +173,26 @@ for (const backend of testBackends()) {
       assert.equal(event.payfacReference, (await tokenPayment("order-3ds")).payfac_reference);
     });
 
+    it("without the merchant's returnUrl, Adyen gets Paylink's page, where the shopper ends after 3-D Secure", async () => {
+      const saved = await saveCard();
+      adyen.requireShopperFor(saved.storedPaymentMethodId);
+      const answered = await charge(saved.token, "order-no-return", { amount: 5500, returnUrl: undefined });
+      assert.equal(answered.status, 200, JSON.stringify(answered.body));
+      assert.equal(answered.body.resultCode, "RedirectShopper");
+      const sent = JSON.parse(adyen.requests.filter((request) => request.route === "POST /v71/payments").at(-1)!.body);
+      const done = `${shop.baseUrl}/processors/authenticate/${(await tokenPayment("order-no-return")).id}/done`;
+      assert.equal(sent.returnUrl, done, "Adyen requires a return address: Paylink's own");
+      const forwarded = await fetch(answered.body.redirect.url, { redirect: "manual" });
+      const back = await fetch(forwarded.headers.get("location")!, { redirect: "manual" });
+      assert.equal(back.status, 303);
+      const landing = new URL(back.headers.get("location")!);
+      assert.equal(`${landing.origin}${landing.pathname}`, done);
+      const page = await fetch(landing);
+      assert.equal(page.status, 200);
+      assert.match(await page.text(), /authentication is done/);
+      await waitUntil(async () => (await tokenPayment("order-no-return")).state === "approved", 10_000, "Adyen's AUTHORISATION");
+    });
+
     it("reverses a sale: Received, then one Refund webhook when Adyen's CANCEL_OR_REFUND arrives", async () => {
       const sale = await sellLink();
       const reversed = await shop.api("POST", "/api/v1/modification/reverse", { payfacReference: sale.payfacReference });

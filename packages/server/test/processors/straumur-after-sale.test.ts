@@ -343,6 +343,7 @@ for (const backend of testBackends()) {
         now: () => new Date(),
         processor: new SandboxProcessor(),
         processors: shop.processors,
+        publicBaseUrl: shop.baseUrl,
         log: silent,
       });
       assert.equal(sweep.chargesReversed, 1);
@@ -454,6 +455,7 @@ for (const backend of testBackends()) {
         now: () => new Date(),
         processor: new SandboxProcessor(),
         processors: shop.processors,
+        publicBaseUrl: shop.baseUrl,
         log: silent,
       });
       const [received] = await refundsOf(sale.payfacReference);

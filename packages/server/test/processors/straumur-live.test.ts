@@ -57,6 +57,7 @@ describe("the live gateway's test environment (opt-in)", { skip: !configured && 
       recurringProcessingModel: "UnscheduledCardOnFile" as const,
       checkoutReference,
       merchantReference: `live-test-${checkoutReference}`,
+      returnUrl: "https://paylink.example/processors/authenticate/live-test/done",
     };
     const result = await gateway().chargeToken(charge);
     assert.notEqual(result.approved, "shopper", "a merchant-initiated charge should not want the shopper");

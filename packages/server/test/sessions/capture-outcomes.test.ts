@@ -49,7 +49,15 @@ for (const backend of testBackends()) {
       (await outboxMessages(server)).filter(
         (m) => m.eventType === eventType && m.payload.additionalData.originalPayfacReference === payfacReference,
       );
-    const sweep = () => reconcileAfterSale({ db: server.db, now: () => new Date(), processor, processors: server.processors, log: silent });
+    const sweep = () =>
+      reconcileAfterSale({
+        db: server.db,
+        now: () => new Date(),
+        processor,
+        processors: server.processors,
+        publicBaseUrl: server.baseUrl,
+        log: silent,
+      });
 
     it("a capture whose answer is lost stays reserved (Unknown, no webhook), blocks a reversal, and the reconciler settles it", async () => {
       const { payfacReference } = await paidSession(server, { reference: "lost-1", isManualCapture: true });
