@@ -3,7 +3,7 @@
 import { findPayment, type PaymentRecord } from "../db/payments-repository.ts";
 import { AppError } from "../domain/errors.ts";
 import { checkRefundable } from "../domain/payments/rules.ts";
-import type { AfterSaleServiceDeps } from "./deps.ts";
+import type { ServiceDeps } from "./deps.ts";
 
 export interface ModificationReceipt {
   /** The modification's own reference. */
@@ -30,14 +30,10 @@ export function receipt(modification: {
   };
 }
 
-/**
- * The merchant's payment with this reference (404 2014 if there is none), if it can be refunded
- * and its terminal's processor can modify it (409 3003 otherwise).
- */
-export async function refundablePayment(deps: AfterSaleServiceDeps, merchantId: string, payfacReference: string): Promise<PaymentRecord> {
+/** The merchant's payment with this reference (404 2014 if there is none), if it can be refunded (409 3003 otherwise). */
+export async function refundablePayment(deps: ServiceDeps, merchantId: string, payfacReference: string): Promise<PaymentRecord> {
   const payment = payfacReference.length <= 64 ? await findPayment(deps.db, merchantId, payfacReference) : undefined;
   if (!payment) throw new AppError("NotFound", `No payment with payfacReference ${JSON.stringify(payfacReference)} was found.`);
   checkRefundable(payment);
-  await deps.processors.afterSaleFor(payment.terminalIdentifier, deps.processor);
   return payment;
 }
