@@ -4,22 +4,12 @@
 // sale, saved cards are charged with off-session PaymentIntents, and refunds, reversals, captures
 // and adjustments are Stripe's own calls; their results and disputes come as signed events too.
 // Spoken with plain fetch and form encoding (docs/decisions.md#libraries-and-own-code): a dozen
-// calls need no SDK.
-import { createHmac, timingSafeEqual } from "node:crypto";
-import { wireExponent } from "../domain/money/currencies.ts";
+// calls need no SDK. How Stripe's API is spoken is in stripe-api.ts; what its objects say, in
+// stripe-events.ts.
 import type { Lang } from "../web/i18n.ts";
-import type {
-  DisputeStatus,
-  HostedNotification,
-  HostedOutcome,
-  HostedPaymentProcessor,
-  HostedPaymentRequest,
-  HostedPaymentStart,
-  ReportedCard,
-} from "./hosted.ts";
+import type { HostedNotification, HostedOutcome, HostedPaymentProcessor, HostedPaymentRequest, HostedPaymentStart } from "./hosted.ts";
 import {
   type AfterSaleProcessor,
-  type CardUsage,
   type ModificationRequest,
   type ModificationResult,
   type TokenChargeRequest,
@@ -27,13 +17,39 @@ import {
   tokenChargeReversalReference,
 } from "./processor.ts";
 import type { StripeConfig } from "./processor-config.ts";
+import {
+  type CheckoutSession,
+  type Dispute,
+  type FormParams,
+  formEncode,
+  isRefusal,
+  type PaymentIntent,
+  type PaymentMethod,
+  type Refund,
+  refusalReason,
+  STRIPE_API_BASE,
+  STRIPE_API_VERSION,
+  StripeAmountError,
+  StripeApiError,
+  type StripeEvent,
+  toStripeAmount,
+  verifyStripeSignature,
+} from "./stripe-api.ts";
+import {
+  disputeNotifications,
+  idOf,
+  needsAuthentication,
+  refundNotifications,
+  refundResult,
+  sessionNotifications,
+  sessionOutcome,
+  TOKEN_CHARGE_KEY,
+  TOKEN_CHARGE_VALUE,
+  text,
+  tokenChargeNotifications,
+  tokenChargeResult,
+} from "./stripe-events.ts";
 
-/** Stripe's API; a configured `baseUrl` replaces it (the part before `/v1`). */
-export const STRIPE_API_BASE = "https://api.stripe.com";
-/** The API version the shapes read here were checked against: answers keep them whatever the account's default. */
-export const STRIPE_API_VERSION = "2026-07-29.dahlia";
-/** A webhook event signed longer ago than this is refused, so a captured one cannot be replayed later. */
-export const SIGNATURE_TOLERANCE_SECONDS = 5 * 60;
 /**
  * Stripe closes a Checkout Session no sooner than 30 minutes after its creation; Paylink's page
  * holds the sale slot for 15. The session is asked to close at Paylink's time plus this margin
@@ -43,36 +59,6 @@ const STRIPE_MIN_OPEN_SECONDS = 31 * 60;
 const CALL_TIMEOUT_MS = 20_000;
 /** Paylink's own closing time of the page, in the session's metadata (Stripe's is later, above). */
 const CLOSES_AT_KEY = "paylinkClosesAt";
-/** Paylink stores a payfacReference of at most this many characters (GET /payments/{ref} looks up no longer ones). */
-const MAX_PAYFAC_REFERENCE = 64;
-/**
- * Marks a PaymentIntent as a saved-card charge of Paylink's (besides its checkoutReference, which
- * Checkout's PaymentIntents carry too): only those are decided by payment_intent.* events, a
- * Checkout payment is decided by its session's events.
- */
-const TOKEN_CHARGE_KEY = "paylinkCharge";
-const TOKEN_CHARGE_VALUE = "saved-card";
-
-export class StripeApiError extends Error {
-  override readonly name = "StripeApiError";
-  constructor(
-    readonly status: number,
-    /** Stripe's `error.code` (`charge_already_refunded`, …), when it gave one. */
-    readonly code: string | null,
-    message: string,
-    /** Stripe's `error.type` (`card_error`, `idempotency_error`, …), when it gave one. */
-    readonly type: string | null = null,
-    /** The PaymentIntent a card error left behind (a declined off-session charge names its own). */
-    readonly paymentIntent: PaymentIntent | null = null,
-  ) {
-    super(message);
-  }
-}
-
-/** An amount Stripe cannot take in its currency's minor units: refused rather than rounded. */
-export class StripeAmountError extends Error {
-  override readonly name = "StripeAmountError";
-}
 
 export class StripeProcessor implements HostedPaymentProcessor, AfterSaleProcessor {
   readonly type = "stripe";
@@ -477,66 +463,8 @@ export class StripeProcessor implements HostedPaymentProcessor, AfterSaleProcess
   }
 }
 
-// ── Amounts ──
-
-/** Stripe's zero-decimal currencies (its currency docs' list): amounts are whole units. */
-const STRIPE_ZERO_DECIMAL = new Set([
-  "BIF",
-  "CLP",
-  "DJF",
-  "GNF",
-  "JPY",
-  "KMF",
-  "KRW",
-  "MGA",
-  "PYG",
-  "RWF",
-  "UGX",
-  "VND",
-  "VUV",
-  "XAF",
-  "XOF",
-  "XPF",
-]);
-/** Stripe's three-decimal currencies: the last digit must be 0. */
-const STRIPE_THREE_DECIMAL = new Set(["BHD", "JOD", "KWD", "OMR", "TND"]);
-/** Stripe takes at most eight digits in an amount. */
-const STRIPE_MAX_AMOUNT = 99_999_999;
-
-/**
- * Paylink's minor units (ISO's, ISK in hundredths) → Stripe's, by Stripe's currency rules. ISK is
- * Stripe's special case: two decimals in the API (100 = 1 kr.) but whole krónur only, so 48900
- * (489 kr.) is 48900 at Stripe too and 48950 is refused. An amount Stripe cannot take exactly is
- * refused, never rounded.
- */
-export function toStripeAmount(amount: number, currency: string): number {
-  const code = currency.toUpperCase();
-  if (!Number.isSafeInteger(amount) || amount < 0) throw new StripeAmountError(`${amount} is not an amount`);
-  const shift = stripeExponent(code) - wireExponent(code);
-  let converted = amount;
-  if (shift > 0) converted = amount * 10 ** shift;
-  if (shift < 0) {
-    const divisor = 10 ** -shift;
-    if (amount % divisor !== 0) throw new StripeAmountError(`${amount} ${code} has a fraction Stripe cannot take`);
-    converted = amount / divisor;
-  }
-  if (code === "ISK" && converted % 100 !== 0) throw new StripeAmountError(`${amount} ISK is not whole krónur, which Stripe requires`);
-  if (STRIPE_THREE_DECIMAL.has(code) && converted % 10 !== 0) {
-    throw new StripeAmountError(`${amount} ${code}: Stripe takes three-decimal amounts only with a last digit of 0`);
-  }
-  if (converted > STRIPE_MAX_AMOUNT) throw new StripeAmountError(`${amount} ${code} is more than Stripe takes in one payment`);
-  return converted;
-}
-
-/** Stripe's amount (a dispute's, say) → Paylink's minor units: the inverse of toStripeAmount. */
-export function fromStripeAmount(amount: number, currency: string): number {
-  const code = currency.toUpperCase();
-  const shift = wireExponent(code) - stripeExponent(code);
-  return shift >= 0 ? amount * 10 ** shift : Math.round(amount / 10 ** -shift);
-}
-
-function stripeExponent(code: string): number {
-  return STRIPE_ZERO_DECIMAL.has(code) ? 0 : STRIPE_THREE_DECIMAL.has(code) ? 3 : 2;
+function unexpected(call: string, status: string | undefined): never {
+  throw new StripeApiError(200, null, `Stripe answered ${call} with status ${JSON.stringify(status)}`);
 }
 
 /**
@@ -576,420 +504,4 @@ function lineItems(request: HostedPaymentRequest): FormParams[] {
 /** Stripe Checkout has no Icelandic page: `auto` shows the shopper's browser language. */
 function stripeLocale(lang: Lang): string {
   return lang === "en" ? "en" : "auto";
-}
-
-// ── Webhook signatures ──
-
-/**
- * Stripe's webhook signature (its docs, "Verify signatures manually"): `Stripe-Signature:
- * t={unix seconds},v1={hex}[,v1=…]`, the hex being HMAC-SHA256 of `{t}.{raw body}` keyed with
- * the endpoint's whole signing secret (`whsec_…`). Any one v1 that matches will do (Stripe sends
- * several while a secret is being rolled); the timestamp must be within the tolerance of now.
- */
-export function verifyStripeSignature(rawBody: string, header: string, secret: string, now: Date): boolean {
-  let timestamp: string | undefined;
-  const signatures: Buffer[] = [];
-  for (const part of header.split(",")) {
-    const at = part.indexOf("=");
-    if (at < 0) continue;
-    const key = part.slice(0, at).trim();
-    const value = part.slice(at + 1).trim();
-    if (key === "t") timestamp = value;
-    else if (key === "v1" && /^[0-9a-f]{64}$/i.test(value)) signatures.push(Buffer.from(value, "hex"));
-  }
-  if (!timestamp || !/^\d{1,12}$/.test(timestamp) || signatures.length === 0) return false;
-  if (Math.abs(now.getTime() / 1000 - Number(timestamp)) > SIGNATURE_TOLERANCE_SECONDS) return false;
-  const expected = createHmac("sha256", secret).update(`${timestamp}.${rawBody}`, "utf8").digest();
-  let matched = false;
-  // Every candidate is compared in constant time; none is skipped once one matched.
-  for (const signature of signatures) if (timingSafeEqual(signature, expected)) matched = true;
-  return matched;
-}
-
-// ── What a session says ──
-
-interface StripeCard {
-  brand?: string | null;
-  funding?: string | null;
-  last4?: string | null;
-  exp_month?: number | null;
-  exp_year?: number | null;
-  authorization_code?: string | null;
-}
-
-interface PaymentMethod {
-  id: string;
-  object?: string;
-  customer?: string | { id?: string } | null;
-  card?: StripeCard | null;
-}
-
-interface Charge {
-  id: string;
-  object?: string;
-  payment_method_details?: { card?: StripeCard | null } | null;
-}
-
-interface PaymentIntent {
-  id: string;
-  object?: string;
-  status?: string;
-  amount?: number;
-  amount_received?: number;
-  setup_future_usage?: string | null;
-  latest_charge?: string | Charge | null;
-  payment_method?: string | PaymentMethod | null;
-  metadata?: Record<string, string> | null;
-  last_payment_error?: { code?: string | null; decline_code?: string | null; message?: string | null } | null;
-  next_action?: { type?: string; redirect_to_url?: { url?: string | null } | null } | null;
-}
-
-interface Refund {
-  id: string;
-  object?: string;
-  status?: string | null;
-  payment_intent?: string | { id?: string } | null;
-  failure_reason?: string | null;
-  metadata?: Record<string, string> | null;
-}
-
-interface Dispute {
-  id: string;
-  object?: string;
-  amount?: number;
-  currency?: string;
-  charge?: string | { id?: string } | null;
-  payment_intent?: string | { id?: string } | null;
-  reason?: string | null;
-  status?: string;
-}
-
-interface SetupIntent {
-  id: string;
-  object?: string;
-  status?: string;
-  payment_method?: string | PaymentMethod | null;
-}
-
-interface CheckoutSession {
-  id: string;
-  object?: string;
-  url?: string | null;
-  status?: string | null;
-  mode?: string;
-  payment_status?: string;
-  client_reference_id?: string | null;
-  metadata?: Record<string, string> | null;
-  payment_intent?: string | PaymentIntent | null;
-  setup_intent?: string | SetupIntent | null;
-}
-
-interface StripeEvent {
-  id?: string;
-  object?: string;
-  type?: string;
-  created?: number;
-  data?: { object?: { object?: string } };
-}
-
-// ── What an event says ──
-
-function sessionNotifications(type: string, session: CheckoutSession): HostedNotification[] {
-  const checkoutReference = text(session.client_reference_id);
-  if (!checkoutReference) return [];
-  switch (type) {
-    case "checkout.session.completed":
-    case "checkout.session.async_payment_succeeded":
-      return [{ checkoutReference, outcome: sessionOutcome(session) }];
-    case "checkout.session.async_payment_failed":
-      return [
-        {
-          checkoutReference,
-          outcome: { kind: "declined", payfacReference: idOf(session.payment_intent) ?? "", reason: "Declined", card: NO_CARD },
-        },
-      ];
-    case "checkout.session.expired":
-      return [{ checkoutReference, outcome: { kind: "expired" } }];
-    default:
-      return [];
-  }
-}
-
-/**
- * A saved-card charge's PaymentIntent after its cardholder authenticated (or did not): decided by
- * services/notified-token-charge.ts. The off-session attempt's own failure (authentication_required)
- * is what sent the shopper to authenticate, not a decline, and decides nothing.
- */
-function tokenChargeNotifications(type: string, intent: PaymentIntent): HostedNotification[] {
-  const checkoutReference = text(intent.metadata?.checkoutReference);
-  if (!checkoutReference || intent.metadata?.[TOKEN_CHARGE_KEY] !== TOKEN_CHARGE_VALUE) return [];
-  const payfacReference = checkedReference(intent.id);
-  switch (type) {
-    case "payment_intent.succeeded":
-    case "payment_intent.amount_capturable_updated":
-      return [{ checkoutReference, outcome: { kind: "approved", payfacReference, authCode: "", token: null, card: NO_CARD } }];
-    case "payment_intent.payment_failed":
-      if (needsAuthentication(intent)) return [];
-      return [{ checkoutReference, outcome: { kind: "declined", payfacReference, reason: declineReason(intent), card: NO_CARD } }];
-    case "payment_intent.canceled":
-      return [{ checkoutReference, outcome: { kind: "declined", payfacReference, reason: "Canceled", card: NO_CARD } }];
-    default:
-      return [];
-  }
-}
-
-/** A refund's final state (refund.updated, refund.failed, charge.refund.updated…); nothing while it is pending. */
-function refundNotifications(refund: Refund): HostedNotification[] {
-  const result = refundResult(refund);
-  if (result === null) return [];
-  return [
-    {
-      modification: {
-        processorReference: refund.id,
-        // Paylink's own reference, sent as metadata with the request (#refund).
-        paylinkReference: text(refund.metadata?.paylinkReference),
-        originalPayfacReference: idOf(refund.payment_intent),
-        succeeded: result.succeeded,
-        reason: result.reason,
-      },
-    },
-  ];
-}
-
-/** Stripe's dispute statuses in Paylink's words; undefined: a status this version does not know. */
-const DISPUTE_STATUS: Record<string, DisputeStatus> = {
-  warning_needs_response: "Open",
-  warning_under_review: "Open",
-  needs_response: "Open",
-  under_review: "Open",
-  won: "Won",
-  lost: "Lost",
-  // An inquiry closed without becoming a chargeback: no money left the merchant.
-  warning_closed: "Won",
-  // Resolved before it became a dispute (an alert answered with a refund or a credit): the money stays.
-  prevented: "Won",
-};
-
-/** A step of a dispute (charge.dispute.*), about the payment Paylink knows by its PaymentIntent. */
-function disputeNotifications(event: StripeEvent, dispute: Dispute): HostedNotification[] {
-  const status = dispute.status === undefined ? undefined : DISPUTE_STATUS[dispute.status];
-  // Paylink knows a Stripe payment by its PaymentIntent; a Charges-API payment (no PaymentIntent) is not Paylink's.
-  const payfacReference = idOf(dispute.payment_intent) ?? idOf(dispute.charge);
-  const eventReference = text(event.id);
-  if (!status || !payfacReference || !eventReference || typeof event.created !== "number") return [];
-  const amount =
-    typeof dispute.amount === "number" && typeof dispute.currency === "string"
-      ? { value: fromStripeAmount(dispute.amount, dispute.currency), currency: dispute.currency.toUpperCase() }
-      : null;
-  return [
-    {
-      dispute: {
-        disputeReference: dispute.id,
-        eventReference,
-        payfacReference,
-        status,
-        processorEvent: event.type ?? "",
-        amount,
-        reason: text(dispute.reason) ?? "",
-        occurredAt: new Date(event.created * 1000),
-      },
-    },
-  ];
-}
-
-/** A refund's final word, or null while Stripe has not given it (pending, requires_action). */
-function refundResult(refund: Refund): { succeeded: boolean; reason: string } | null {
-  if (refund.status === "succeeded") return { succeeded: true, reason: "" };
-  if (refund.status === "failed" || refund.status === "canceled") {
-    return { succeeded: false, reason: text(refund.failure_reason) ?? (refund.status === "canceled" ? "Canceled" : "Refund failed") };
-  }
-  return null;
-}
-
-// ── What a saved-card charge's PaymentIntent says ──
-
-/** Stripe's answer to an off-session charge the bank wants authenticated (its docs, "authentication_required"). */
-function needsAuthentication(intent: PaymentIntent): boolean {
-  return intent.status === "requires_payment_method" && intent.last_payment_error?.code === "authentication_required";
-}
-
-/** Stripe's decline codes Paylink's merchants already know by the live gateway's words; others as Refused. */
-const DECLINE_REASONS: Record<string, string> = {
-  insufficient_funds: "Not enough balance",
-  expired_card: "Expired Card",
-  incorrect_cvc: "CVC Declined",
-  authentication_required: "Authentication required",
-  payment_intent_authentication_failure: "Authentication failed",
-};
-
-function declineReason(intent: PaymentIntent): string {
-  const error = intent.last_payment_error;
-  return DECLINE_REASONS[error?.decline_code ?? ""] ?? DECLINE_REASONS[error?.code ?? ""] ?? "Refused";
-}
-
-function tokenChargeResult(intent: PaymentIntent, request: TokenChargeRequest): TokenChargeResult {
-  const redirect = intent.next_action?.redirect_to_url?.url;
-  if (intent.status === "requires_action" && typeof redirect === "string" && redirect !== "")
-    return { approved: "shopper", redirectUrl: redirect };
-  // Stripe reports the card it charged; the saved card's facts stand in for what it leaves out.
-  const card = objectOf(intent.latest_charge)?.payment_method_details?.card ?? null;
-  const reported = reportedCard(card);
-  const facts = {
-    cardBrand: reported.brand ?? request.card.brand,
-    cardUsage: reported.usage ?? (request.card.usage === "Debit" ? ("Debit" as const) : ("Credit" as const)),
-    paymentMethod: reported.brand ?? request.card.brand,
-    threeDAuthenticated: false,
-  };
-  const payfacReference = checkedReference(intent.id);
-  if (intent.status === "succeeded" || intent.status === "requires_capture") {
-    return { approved: true, payfacReference, authCode: card?.authorization_code ?? "", token: null, ...facts };
-  }
-  // Declined, or waiting for a cardholder Paylink cannot send (no return address): nothing charged.
-  if (intent.status === "requires_payment_method" || intent.status === "canceled" || intent.status === "requires_action") {
-    return { approved: false, payfacReference, reason: declineReason(intent), ...facts };
-  }
-  // processing, requires_confirmation: not an outcome; unknown, so it is reversed.
-  throw new StripeApiError(200, null, `Stripe answered a saved-card charge with status ${JSON.stringify(intent.status)}`);
-}
-
-function unexpected(call: string, status: string | undefined): never {
-  throw new StripeApiError(200, null, `Stripe answered ${call} with status ${JSON.stringify(status)}`);
-}
-
-/**
- * An answer that refuses the request for good, so nothing was done: a 4xx other than the
- * credentials refused, "slow down", a time-out and a clash over an Idempotency-Key (the operator
- * may fix those, or the request is still running; it is asked again later), or an amount Stripe
- * cannot take (refused before it was sent).
- */
-function isRefusal(error: unknown): error is StripeApiError | StripeAmountError {
-  if (error instanceof StripeAmountError) return true;
-  return (
-    error instanceof StripeApiError &&
-    error.status >= 400 &&
-    error.status < 500 &&
-    ![401, 403, 408, 409, 429].includes(error.status) &&
-    error.type !== "idempotency_error"
-  );
-}
-
-function refusalReason(error: StripeApiError | StripeAmountError): string {
-  return error instanceof StripeApiError ? error.message.replace(/^Stripe refused [A-Z]+ \S+ /, "Refused by Stripe ") : error.message;
-}
-
-/**
- * The outcome a Checkout Session states. In a webhook event its PaymentIntent and SetupIntent are
- * ids only: the approval is known but not the card or the saved card's token, which the status
- * call (expanded) then adds; an approval that waits for a token decides nothing until it has it.
- */
-function sessionOutcome(session: CheckoutSession): HostedOutcome {
-  if (session.status === "expired") return { kind: "expired" };
-  if (session.status !== "complete") return { kind: "open" };
-  if (session.mode === "setup") {
-    const intent = objectOf(session.setup_intent);
-    const reference = idOf(session.setup_intent);
-    if (!reference || (intent && intent.status !== "succeeded")) return { kind: "open" };
-    const method = objectOf(intent?.payment_method);
-    return approved(reference, "", idOf(intent?.payment_method), method?.card ?? null);
-  }
-  const intent = objectOf(session.payment_intent);
-  const reference = idOf(session.payment_intent);
-  if (!reference) return { kind: "open" };
-  // `paid`: captured. An authorisation held for a manual capture completes the session `unpaid`
-  // with its PaymentIntent `requires_capture`; `unpaid` otherwise is a payment method that
-  // settles later (its async_payment_* event tells).
-  const authorised = session.payment_status === "paid" || intent?.status === "requires_capture";
-  if (!authorised) {
-    if (intent?.status === "requires_payment_method" || intent?.status === "canceled") {
-      return { kind: "declined", payfacReference: checkedReference(reference), reason: "Declined", card: NO_CARD };
-    }
-    return { kind: "open" };
-  }
-  const charge = objectOf(intent?.latest_charge);
-  const card = charge?.payment_method_details?.card ?? null;
-  return approved(reference, card?.authorization_code ?? "", tokenOf(intent), card);
-}
-
-function approved(reference: string, authCode: string, token: string | null, card: StripeCard | null): HostedOutcome {
-  return { kind: "approved", payfacReference: checkedReference(reference), authCode, token, card: reportedCard(card) };
-}
-
-/**
- * The saved card of a payment that asked to save one (setup_future_usage): its PaymentMethod. Every
- * paid PaymentIntent names the PaymentMethod it used, but only a saved one can be charged again.
- */
-function tokenOf(intent: PaymentIntent | null): string | null {
-  return intent?.setup_future_usage ? idOf(intent.payment_method) : null;
-}
-
-/**
- * Stripe's ids are far shorter than Paylink's 64 characters (`pi_` and 24); a longer one is
- * refused loudly rather than cut, which would name another payment.
- */
-function checkedReference(reference: string): string {
-  if (reference.length > MAX_PAYFAC_REFERENCE)
-    throw new StripeApiError(200, null, "Stripe named a payment by an id longer than Paylink keeps");
-  return reference;
-}
-
-const BRAND_CODES: Record<string, string> = {
-  amex: "AX",
-  diners: "DC",
-  discover: "DI",
-  jcb: "JC",
-  mastercard: "MC",
-  unionpay: "UP",
-  visa: "VI",
-};
-
-function reportedCard(card: StripeCard | null): ReportedCard {
-  if (!card) return NO_CARD;
-  const usage: CardUsage | null = card.funding === "debit" ? "Debit" : card.funding === "credit" ? "Credit" : null;
-  const expiry =
-    typeof card.exp_month === "number" && typeof card.exp_year === "number"
-      ? `${String(card.exp_month).padStart(2, "0")}/${card.exp_year}`
-      : null;
-  return {
-    brand: card.brand ? (BRAND_CODES[card.brand] ?? "OT") : null,
-    usage,
-    // Stripe reports the last four only; the first six are not Paylink's to show.
-    masked: null,
-    last4: text(card.last4),
-    expiry,
-  };
-}
-
-const NO_CARD: ReportedCard = { brand: null, usage: null, masked: null, last4: null, expiry: null };
-
-function idOf(value: string | { id?: unknown } | null | undefined): string | null {
-  if (typeof value === "string") return value || null;
-  return text(value?.id);
-}
-
-function objectOf<T extends object>(value: string | T | null | undefined): T | null {
-  return value !== null && typeof value === "object" ? value : null;
-}
-
-function text(value: unknown): string | null {
-  return typeof value === "string" && value !== "" ? value : null;
-}
-
-// ── Form encoding ──
-
-type FormValue = string | number | boolean | null | undefined | FormParams | FormValue[];
-export interface FormParams {
-  [name: string]: FormValue;
-}
-
-/** Stripe's form encoding: nested objects and lists as bracketed names (`line_items[0][quantity]=1`). */
-export function formEncode(params: FormParams): string {
-  const pairs: Array<[string, string]> = [];
-  const add = (name: string, value: FormValue) => {
-    if (value === null || value === undefined) return;
-    if (Array.isArray(value)) for (const [index, item] of value.entries()) add(`${name}[${index}]`, item);
-    else if (typeof value === "object") for (const [key, inner] of Object.entries(value)) add(`${name}[${key}]`, inner);
-    else pairs.push([name, String(value)]);
-  };
-  for (const [name, value] of Object.entries(params)) add(name, value);
-  return new URLSearchParams(pairs).toString();
 }

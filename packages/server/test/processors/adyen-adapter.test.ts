@@ -4,18 +4,17 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, describe, it } from "node:test";
+import { AdyenProcessor } from "../../src/payments/adyen.ts";
 import {
   AdyenAmountError,
-  AdyenProcessor,
   AdyenUnsendableError,
   adyenExponent,
-  adyenItemSignature,
   adyenShopperReference,
   adyenToken,
   fromAdyenAmount,
   toAdyenAmount,
-  verifyNotificationItem,
-} from "../../src/payments/adyen.ts";
+} from "../../src/payments/adyen-api.ts";
+import { adyenItemSignature, verifyNotificationItem } from "../../src/payments/adyen-notifications.ts";
 import type { HostedPaymentRequest } from "../../src/payments/hosted.ts";
 import { type AdyenConfig, hostedPageOrigin } from "../../src/payments/processor-config.ts";
 import {

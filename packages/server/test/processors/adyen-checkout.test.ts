@@ -166,7 +166,7 @@ for (const backend of testBackends()) {
       );
       const saved = await attemptOf(reference);
       assert.equal(saved.state, "approved");
-      // Adyen's stored card and the attempt whose shopperReference it is stored under (payments/adyen.ts adyenToken).
+      // Adyen's stored card and the attempt whose shopperReference it is stored under (payments/adyen-api.ts adyenToken).
       assert.equal(saved.token, `${adyen.sessions.get(sessionId)!.storedPaymentMethodId}.${attempt.id}`);
       assert.ok(saved.token!.length <= 64, "within the API's tokenValue");
       await waitUntil(async () => merchantWebhooks(reference).length >= 1, 10_000, "the merchant's webhook");

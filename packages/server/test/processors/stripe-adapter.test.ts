@@ -6,14 +6,8 @@ import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import { after, before, describe, it } from "node:test";
 import type { HostedPaymentRequest } from "../../src/payments/hosted.ts";
-import {
-  formEncode,
-  fromStripeAmount,
-  StripeAmountError,
-  StripeProcessor,
-  toStripeAmount,
-  verifyStripeSignature,
-} from "../../src/payments/stripe.ts";
+import { StripeProcessor } from "../../src/payments/stripe.ts";
+import { formEncode, fromStripeAmount, StripeAmountError, toStripeAmount, verifyStripeSignature } from "../../src/payments/stripe-api.ts";
 import {
   decodeStripeForm,
   EXAMPLE_OBJECTS,

@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { describe, it } from "node:test";
 import type { TokenChargeRequest } from "../../src/payments/processor.ts";
-import { STRIPE_API_BASE, StripeProcessor } from "../../src/payments/stripe.ts";
+import { StripeProcessor } from "../../src/payments/stripe.ts";
+import { STRIPE_API_BASE } from "../../src/payments/stripe-api.ts";
 
 const secretKey = process.env.PAYLINK_TEST_STRIPE_SECRET_KEY;
 const configured = Boolean(secretKey?.startsWith("sk_test_"));
