@@ -11,8 +11,8 @@
 // refunds, reversals, captures and amount updates "received", notifying each one's result.
 import { createHmac, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage } from "node:http";
+import { startFakeServer } from "./fake-server.ts";
 
 const FIXTURES = new URL("../fixtures/adyen/", import.meta.url);
 type Json = any;
@@ -257,7 +257,6 @@ export async function startFakeAdyen(): Promise<FakeAdyen> {
   const shopperMethods = new Set<string>();
   /** 3-D Secure pages: id → the charge waiting on it. */
   const challenges = new Map<string, { pspReference: string; body: Json; done: boolean }>();
-  let losing: RegExp | undefined;
   let refusing: { path: RegExp; message: string; errorCode: string } | undefined;
   let origin = "";
   const fake = {} as FakeAdyen;
@@ -633,63 +632,47 @@ export async function startFakeAdyen(): Promise<FakeAdyen> {
     return { approved: true, psp };
   };
 
-  const server: Server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => {
-      const body = Buffer.concat(chunks).toString("utf8");
-      const url = new URL(request.url ?? "/", origin);
-      const send = (status: number, type: string, text: string, headers: Record<string, string> = {}) => {
-        if (losing?.test(url.pathname)) {
-          losing = undefined;
-          request.socket.destroy();
-          return;
-        }
-        response.writeHead(status, { "content-type": type, ...headers });
-        response.end(text);
-      };
-      if (url.pathname.startsWith("/v71/")) {
-        const { status, answer, record } = handleApi(request, url, body);
-        record.status = status;
-        requests.push(record);
-        return send(status, "application/json", JSON.stringify(answer), { pspReference: pspReference() });
+  const http = await startFakeServer((request, url, body, send) => {
+    if (url.pathname.startsWith("/v71/")) {
+      const { status, answer, record } = handleApi(request, url, body);
+      record.status = status;
+      requests.push(record);
+      return send(status, "application/json", JSON.stringify(answer), { pspReference: pspReference() });
+    }
+    const threeDS = /^\/checkoutshopper\/threeDS\/redirect\/([^/]+)$/.exec(url.pathname);
+    if (threeDS) {
+      // The shopper authenticates (at once, here): the charge is authorised and notified, and the
+      // shopper goes back to the returnUrl with Adyen's redirectResult.
+      const challenge = challenges.get(threeDS[1]!);
+      if (!challenge || request.method !== "GET") return send(404, "text/html; charset=utf-8", "<p>Not found</p>");
+      if (!challenge.done) {
+        challenge.done = true;
+        authorise(challenge.pspReference, challenge.body);
       }
-      const threeDS = /^\/checkoutshopper\/threeDS\/redirect\/([^/]+)$/.exec(url.pathname);
-      if (threeDS) {
-        // The shopper authenticates (at once, here): the charge is authorised and notified, and the
-        // shopper goes back to the returnUrl with Adyen's redirectResult.
-        const challenge = challenges.get(threeDS[1]!);
-        if (!challenge || request.method !== "GET") return send(404, "text/html; charset=utf-8", "<p>Not found</p>");
-        if (!challenge.done) {
-          challenge.done = true;
-          authorise(challenge.pspReference, challenge.body);
-        }
-        const back = new URL(challenge.body.returnUrl);
-        back.searchParams.set("redirectResult", randomBytes(16).toString("base64url"));
-        return send(303, "text/html; charset=utf-8", "", { location: back.toString() });
-      }
-      const pay = /^\/checkoutshopper\/sessions\/([^/]+)$/.exec(url.pathname);
-      const session = pay && sessions.get(pay[1]!);
-      if (!session) return send(404, "text/html; charset=utf-8", "<p>Not found</p>");
-      if (session.status === "active" && Date.parse(session.expiresAt) < Date.now()) session.status = "expired";
-      if (session.status !== "active") return send(410, "text/html; charset=utf-8", `<p>This payment session is ${session.status}.</p>`);
-      if (request.method === "GET") return send(200, "text/html; charset=utf-8", page(session, ""));
-      const card = (new URLSearchParams(body).get("cardNumber") ?? "").replace(/\s/g, "");
-      const paid = payOnPage(session, card);
-      if (!paid.approved) {
-        notifyLater(() => [authorisationItem(session.id, { success: false, pspReference: paid.psp })]);
-        return send(200, "text/html; charset=utf-8", page(session, "Refused. Try another card."));
-      }
-      // Adyen's page appends the session and its result to the returnUrl.
-      const back = new URL(session.returnUrl);
-      back.searchParams.set("sessionId", session.id);
-      back.searchParams.set("sessionResult", session.sessionResult!);
-      send(303, "text/html; charset=utf-8", "", { location: back.toString() });
-      notifyLater(() => [authorisationItem(session.id)]);
-    });
+      const back = new URL(challenge.body.returnUrl);
+      back.searchParams.set("redirectResult", randomBytes(16).toString("base64url"));
+      return send(303, "text/html; charset=utf-8", "", { location: back.toString() });
+    }
+    const pay = /^\/checkoutshopper\/sessions\/([^/]+)$/.exec(url.pathname);
+    const session = pay && sessions.get(pay[1]!);
+    if (!session) return send(404, "text/html; charset=utf-8", "<p>Not found</p>");
+    if (session.status === "active" && Date.parse(session.expiresAt) < Date.now()) session.status = "expired";
+    if (session.status !== "active") return send(410, "text/html; charset=utf-8", `<p>This payment session is ${session.status}.</p>`);
+    if (request.method === "GET") return send(200, "text/html; charset=utf-8", page(session, ""));
+    const card = (new URLSearchParams(body).get("cardNumber") ?? "").replace(/\s/g, "");
+    const paid = payOnPage(session, card);
+    if (!paid.approved) {
+      notifyLater(() => [authorisationItem(session.id, { success: false, pspReference: paid.psp })]);
+      return send(200, "text/html; charset=utf-8", page(session, "Refused. Try another card."));
+    }
+    // Adyen's page appends the session and its result to the returnUrl.
+    const back = new URL(session.returnUrl);
+    back.searchParams.set("sessionId", session.id);
+    back.searchParams.set("sessionResult", session.sessionResult!);
+    send(303, "text/html; charset=utf-8", "", { location: back.toString() });
+    notifyLater(() => [authorisationItem(session.id)]);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  origin = http.origin;
 
   return Object.assign(fake, {
     origin,
@@ -703,9 +686,7 @@ export async function startFakeAdyen(): Promise<FakeAdyen> {
     webhookUrl: null,
     autoNotifications: true,
     resultListsPayments: true,
-    loseNextAnswer(path: RegExp) {
-      losing = path;
-    },
+    loseNextAnswer: http.loseNextAnswer,
     refuseNext(path: RegExp, message: string, errorCode = "137") {
       refusing = { path, message, errorCode };
     },
@@ -717,6 +698,6 @@ export async function startFakeAdyen(): Promise<FakeAdyen> {
     disputeItem,
     authorisationItem,
     sendNotification,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: http.close,
   } satisfies FakeAdyen);
 }

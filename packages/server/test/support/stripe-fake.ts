@@ -10,8 +10,8 @@
 // 4000002760003184 is saved but every off-session charge of it needs the cardholder (3-D Secure).
 import { createHmac, randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage } from "node:http";
+import { type Send, startFakeServer } from "./fake-server.ts";
 
 const FIXTURES = new URL("../fixtures/stripe/", import.meta.url);
 export const REQUEST_SCHEMAS = JSON.parse(readFileSync(new URL("request-schemas.json", FIXTURES), "utf8")) as Record<string, Schema>;
@@ -200,7 +200,6 @@ export async function startFakeStripe(): Promise<FakeStripe> {
   /** Per session: what the page needs that the session object does not show. */
   const sessionTerms = new Map<string, { amount: number; captureManual: boolean; saveCard: boolean }>();
   const idempotent = new Map<string, { body: string; status: number; answer: Json }>();
-  let losing: RegExp | undefined;
   let origin = "";
   const fake = {} as FakeStripe;
 
@@ -779,7 +778,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     request: IncomingMessage,
     intent: Json,
     form: URLSearchParams,
-    send: (status: number, type: string, text: string, headers?: Record<string, string>) => void,
+    send: Send,
   ) => {
     if (intent?.status !== "requires_action") return send(410, "text/html; charset=utf-8", "<p>Nothing to authenticate.</p>");
     if (request.method === "GET")
@@ -806,52 +805,36 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     send(303, "text/html; charset=utf-8", "", { location: location.toString() });
   };
 
-  const server: Server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => {
-      const body = Buffer.concat(chunks).toString("utf8");
-      const url = new URL(request.url ?? "/", origin);
-      const send = (status: number, type: string, text: string, headers: Record<string, string> = {}) => {
-        if (losing?.test(url.pathname)) {
-          losing = undefined;
-          request.socket.destroy();
-          return;
-        }
-        response.writeHead(status, { "content-type": type, ...headers });
-        response.end(text);
-      };
-      if (url.pathname.startsWith("/v1/")) {
-        let handled: ReturnType<typeof handleApi>;
-        try {
-          handled = handleApi(request, url, body);
-        } catch (error) {
-          // A fault of the fake itself: answered as Stripe answers its own faults, never left hanging.
-          return send(500, "application/json", JSON.stringify({ error: { type: "api_error", message: String(error) } }));
-        }
-        const { status, answer, record } = handled;
-        record.status = status;
-        requests.push(record);
-        return send(status, "application/json", JSON.stringify(answer, null, 2), { "request-id": id("req") });
+  const http = await startFakeServer((request, url, body, send) => {
+    if (url.pathname.startsWith("/v1/")) {
+      let handled: ReturnType<typeof handleApi>;
+      try {
+        handled = handleApi(request, url, body);
+      } catch (error) {
+        // A fault of the fake itself: answered as Stripe answers its own faults, never left hanging.
+        return send(500, "application/json", JSON.stringify({ error: { type: "api_error", message: String(error) } }));
       }
-      const authentication = /^\/3ds\/([^/]+)$/.exec(url.pathname);
-      if (authentication) return authenticate(request, paymentIntents.get(authentication[1]!), new URLSearchParams(body), send);
-      const pay = /^\/c\/pay\/([^/]+)$/.exec(url.pathname);
-      const session = pay && sessions.get(pay[1]!);
-      if (!session) return send(404, "text/html; charset=utf-8", "<p>Not found</p>");
-      if (session.status !== "open") return send(410, "text/html; charset=utf-8", `<p>This Checkout Session is ${session.status}.</p>`);
-      if (request.method === "GET") return send(200, "text/html; charset=utf-8", page(session, ""));
-      const card = (new URLSearchParams(body).get("cardNumber") ?? "").replace(/\s/g, "");
-      if (payOnPage(session, card).declined) return send(402, "text/html; charset=utf-8", page(session, "Your card was declined."));
-      const location = String(session.success_url).replaceAll("{CHECKOUT_SESSION_ID}", session.id);
-      send(303, "text/html; charset=utf-8", "", { location });
-      // Stripe sends the event on its own, not in the shopper's request.
-      if (fake.webhookUrl && fake.autoEvents)
-        setTimeout(() => void sendEvent("checkout.session.completed", session.id).catch(() => undefined), 20);
-    });
+      const { status, answer, record } = handled;
+      record.status = status;
+      requests.push(record);
+      return send(status, "application/json", JSON.stringify(answer, null, 2), { "request-id": id("req") });
+    }
+    const authentication = /^\/3ds\/([^/]+)$/.exec(url.pathname);
+    if (authentication) return authenticate(request, paymentIntents.get(authentication[1]!), new URLSearchParams(body), send);
+    const pay = /^\/c\/pay\/([^/]+)$/.exec(url.pathname);
+    const session = pay && sessions.get(pay[1]!);
+    if (!session) return send(404, "text/html; charset=utf-8", "<p>Not found</p>");
+    if (session.status !== "open") return send(410, "text/html; charset=utf-8", `<p>This Checkout Session is ${session.status}.</p>`);
+    if (request.method === "GET") return send(200, "text/html; charset=utf-8", page(session, ""));
+    const card = (new URLSearchParams(body).get("cardNumber") ?? "").replace(/\s/g, "");
+    if (payOnPage(session, card).declined) return send(402, "text/html; charset=utf-8", page(session, "Your card was declined."));
+    const location = String(session.success_url).replaceAll("{CHECKOUT_SESSION_ID}", session.id);
+    send(303, "text/html; charset=utf-8", "", { location });
+    // Stripe sends the event on its own, not in the shopper's request.
+    if (fake.webhookUrl && fake.autoEvents)
+      setTimeout(() => void sendEvent("checkout.session.completed", session.id).catch(() => undefined), 20);
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  origin = http.origin;
 
   return Object.assign(fake, {
     origin,
@@ -870,11 +853,9 @@ export async function startFakeStripe(): Promise<FakeStripe> {
     settleRefund,
     openDispute,
     sendObjectEvent,
-    loseNextAnswer(path: RegExp) {
-      losing = path;
-    },
+    loseNextAnswer: http.loseNextAnswer,
     sendEvent,
     signatureHeader,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: http.close,
   } satisfies FakeStripe);
 }
