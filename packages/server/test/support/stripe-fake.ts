@@ -774,12 +774,7 @@ export async function startFakeStripe(): Promise<FakeStripe> {
    * fails it), then back to the return_url the PaymentIntent was confirmed with; the result's
    * event follows.
    */
-  const authenticate = (
-    request: IncomingMessage,
-    intent: Json,
-    form: URLSearchParams,
-    send: Send,
-  ) => {
+  const authenticate = (request: IncomingMessage, intent: Json, form: URLSearchParams, send: Send) => {
     if (intent?.status !== "requires_action") return send(410, "text/html; charset=utf-8", "<p>Nothing to authenticate.</p>");
     if (request.method === "GET")
       return send(
