@@ -7,7 +7,7 @@ import { sql } from "kysely";
 import type { ModificationRequest, ModificationResult } from "../../src/payments/processor.ts";
 import { SandboxProcessor } from "../../src/payments/sandbox.ts";
 import { reconcileAfterSale } from "../../src/services/reconcile-after-sale.ts";
-import { refund, sellLink } from "../support/after-sale.ts";
+import { afterSaleDeps, refund, sellLink } from "../support/after-sale.ts";
 import { testBackends } from "../support/databases.ts";
 import { assertOk } from "../support/fixtures.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
@@ -20,8 +20,6 @@ class LostRefundAnswers extends SandboxProcessor {
     return super.refund(request);
   }
 }
-
-const silent = { info() {}, warn() {}, error() {} };
 
 for (const backend of testBackends()) {
   describe(`pending refunds on /metrics (${backend.name})`, () => {
@@ -60,19 +58,7 @@ for (const backend of testBackends()) {
       assert.ok(old.oldest >= 3600, `the oldest pending refund is an hour old: ${old.oldest}`);
 
       processor.loseAnswers = false;
-      assert.equal(
-        (
-          await reconcileAfterSale({
-            db: server.db,
-            now: () => new Date(),
-            processor,
-            processors: server.processors,
-            publicBaseUrl: server.baseUrl,
-            log: silent,
-          })
-        ).refundsSettled,
-        2,
-      );
+      assert.equal((await reconcileAfterSale(afterSaleDeps(server, processor))).refundsSettled, 2);
       assert.deepEqual(await gauges(), { pending: 0, oldest: 0 });
     });
   });

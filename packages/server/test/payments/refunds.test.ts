@@ -10,7 +10,7 @@ import type { ModificationRequest, ModificationResult } from "../../src/payments
 import { SandboxProcessor } from "../../src/payments/sandbox.ts";
 import { reconcileAfterSale } from "../../src/services/reconcile-after-sale.ts";
 import { settleModification } from "../../src/services/settle-modification.ts";
-import { charge, refund, saveCard, sellLink } from "../support/after-sale.ts";
+import { afterSaleDeps, charge, refund, saveCard, sellLink } from "../support/after-sale.ts";
 import { testBackends } from "../support/databases.ts";
 import { as, assertError, assertOk, getLink } from "../support/fixtures.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
@@ -28,8 +28,6 @@ class FlakyRefunds extends SandboxProcessor {
     return super.refund(request);
   }
 }
-
-const silent = { info() {}, warn() {}, error() {} };
 
 for (const backend of testBackends()) {
   describe(`refunds and reversals (${backend.name})`, () => {
@@ -221,28 +219,9 @@ for (const backend of testBackends()) {
       );
 
       // Not due yet: the sweep leaves it to the request's own retry window.
-      assert.equal(
-        (
-          await reconcileAfterSale({
-            db: server.db,
-            now: () => new Date(),
-            processor,
-            processors: server.processors,
-            publicBaseUrl: server.baseUrl,
-            log: silent,
-          })
-        ).refundsSettled,
-        0,
-      );
+      assert.equal((await reconcileAfterSale(afterSaleDeps(server, processor))).refundsSettled, 0);
       await sql`UPDATE refunds SET next_attempt_at = now() WHERE payfac_reference = ${lost.body.payfacReference}`.execute(server.db);
-      const sweep = await reconcileAfterSale({
-        db: server.db,
-        now: () => new Date(),
-        processor,
-        processors: server.processors,
-        publicBaseUrl: server.baseUrl,
-        log: silent,
-      });
+      const sweep = await reconcileAfterSale(afterSaleDeps(server, processor));
       assert.ok(sweep.refundsSettled >= 1);
       payment = await read(payfacReference);
       assert.equal(payment.refundedAmount, 30000);
@@ -262,7 +241,7 @@ for (const backend of testBackends()) {
       const payment = (await findPayment(server.db, server.merchantId, payfacReference))!;
       const [pending] = await refundsOf(server.db, server.merchantId, payfacReference);
       assert.equal(pending!.state, "pending");
-      const deps = { db: server.db, now: () => new Date(), log: silent };
+      const deps = afterSaleDeps(server, processor);
       const refused = await settleModification(deps, payment, pending!, { kind: "failed", reason: "Refund not allowed" });
       assert.equal(refused?.state, "failed");
       assert.equal(await settleModification(deps, payment, pending!, { kind: "succeeded" }), undefined, "settled once only");

@@ -9,13 +9,11 @@ import { operatorActor } from "../../src/domain/audit/actor.ts";
 import { SandboxProcessor } from "../../src/payments/sandbox.ts";
 import { chargeSavedCard } from "../../src/services/charge-token.ts";
 import { WebhookWorker } from "../../src/webhooks/worker.ts";
-import { charge, chargeBody, NO_BALANCE_CARD, saveCard } from "../support/after-sale.ts";
+import { afterSaleDeps, charge, chargeBody, NO_BALANCE_CARD, saveCard } from "../support/after-sale.ts";
 import { testBackends } from "../support/databases.ts";
 import { as, assertError, assertOk } from "../support/fixtures.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
 import { type Receiver, startReceiver, testKeyring } from "../webhooks/support.ts";
-
-const silent = { info() {}, warn() {}, error() {} };
 
 for (const backend of testBackends()) {
   describe(`charging a saved card (${backend.name})`, () => {
@@ -108,14 +106,7 @@ for (const backend of testBackends()) {
       assert.equal(verifyPaymentWebhook(JSON.stringify(message), hmacKey).valid, true);
 
       // The sandbox keeps no memory of the card: a new one, as after a restart, decides the same.
-      const restarted = {
-        db: server.db,
-        now: () => new Date(),
-        processor: new SandboxProcessor(),
-        processors: server.processors,
-        publicBaseUrl: server.baseUrl,
-        log: silent,
-      };
+      const restarted = afterSaleDeps(server, new SandboxProcessor());
       const again = await chargeSavedCard(restarted, server.merchantId, operatorActor("127.0.0.1"), chargeBody(server, token));
       assert.equal(again.resultCode, "Refused");
       assert.equal(again.payment.reason, "Not enough balance");

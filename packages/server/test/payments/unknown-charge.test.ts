@@ -7,7 +7,7 @@ import { sql } from "kysely";
 import type { AuthorizeResult, TokenChargeRequest } from "../../src/payments/processor.ts";
 import { SandboxProcessor } from "../../src/payments/sandbox.ts";
 import { reconcileAfterSale } from "../../src/services/reconcile-after-sale.ts";
-import { charge, saveCard } from "../support/after-sale.ts";
+import { afterSaleDeps, charge, saveCard } from "../support/after-sale.ts";
 import { testBackends } from "../support/databases.ts";
 import { assertError, assertOk } from "../support/fixtures.ts";
 import { startTestServer, type TestServer } from "../support/harness.ts";
@@ -27,8 +27,6 @@ class LostAnswers extends SandboxProcessor {
     return super.reverseCharge(checkoutReference);
   }
 }
-
-const silent = { info() {}, warn() {}, error() {} };
 
 for (const backend of testBackends()) {
   describe(`saved-card charges with an unknown outcome (${backend.name})`, () => {
@@ -73,28 +71,9 @@ for (const backend of testBackends()) {
       const [pending] = await charges(token);
       assert.equal(pending!.state, "pending");
       // Not stale yet: the sweep leaves a charge that may still be in flight alone.
-      assert.equal(
-        (
-          await reconcileAfterSale({
-            db: server.db,
-            now: () => new Date(),
-            processor,
-            processors: server.processors,
-            publicBaseUrl: server.baseUrl,
-            log: silent,
-          })
-        ).chargesReversed,
-        0,
-      );
+      assert.equal((await reconcileAfterSale(afterSaleDeps(server, processor))).chargesReversed, 0);
       await sql`UPDATE token_payments SET created_at = now() - interval '1 hour' WHERE id = ${pending!.id}`.execute(server.db);
-      const sweep = await reconcileAfterSale({
-        db: server.db,
-        now: () => new Date(),
-        processor,
-        processors: server.processors,
-        publicBaseUrl: server.baseUrl,
-        log: silent,
-      });
+      const sweep = await reconcileAfterSale(afterSaleDeps(server, processor));
       assert.equal(sweep.chargesReversed, 1);
       const [reversed] = await charges(token);
       assert.equal(reversed!.state, "failed");

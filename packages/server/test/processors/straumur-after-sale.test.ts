@@ -6,16 +6,28 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { computePaymentSignature } from "paylink-sdk";
-import { SandboxProcessor } from "../../src/payments/sandbox.ts";
 import { reconcileAfterSale } from "../../src/services/reconcile-after-sale.ts";
+import { afterSaleDeps, refund } from "../support/after-sale.ts";
 import { testBackends } from "../support/databases.ts";
 import { type LocalGateway, type ShopOnGateway, startShopOnGateway } from "../support/gateway.ts";
-import { startSecondInstance, type TestServer } from "../support/harness.ts";
+import type { TestServer } from "../support/harness.ts";
+import {
+  captureSessionPayment,
+  capturesRecorded,
+  chargeByToken,
+  type PayOnProcessorPage,
+  payManualCaptureSession,
+  refundRaceOnTwoInstances,
+  refundsRecorded,
+  refundsSettled,
+  reverseReceived,
+  sellLinkOnProcessorPage,
+  tokenPaymentOf,
+  waitForReceipt,
+} from "../support/processor-after-sale.ts";
 import { paySession } from "../support/sessions.ts";
-import { CARDS, createLink, getPage, hiddenInputs, postForm } from "../support/shopper.ts";
+import { CARDS } from "../support/shopper.ts";
 import { waitUntil } from "../support/wait.ts";
-
-const silent = { info() {}, warn() {}, error() {} };
 
 for (const backend of testBackends()) {
   describe(`after the sale through the live gateway (${backend.name})`, () => {
@@ -31,32 +43,21 @@ for (const backend of testBackends()) {
       await context?.close();
     });
 
-    /** A link sold on the gateway's page; resolves with the sale's payfacReference and the attempt's reference. */
-    const sellLink = async (options: Record<string, unknown> = {}, card: string = CARDS.visa) => {
-      const reference = await createLink(shop, options);
-      const page = await getPage(shop.baseUrl, `/pay/${reference}`);
-      const posted = await postForm(shop.baseUrl, reference, hiddenInputs(page.html));
-      assert.equal(posted.status, 303);
-      const paid = await paySession(gateway.origin, new URL(posted.location!).pathname.split("/").pop()!, card);
-      assert.equal(paid.status, 303);
-      // A saved card's token comes with the gateway's Tokenization webhook: until then the return page waits.
-      const returned = new URL(paid.location!).pathname;
-      await waitUntil(async () => (await getPage(shop.baseUrl, returned)).status === 200, 10_000, "the receipt");
-      const sale = await shop.db
-        .selectFrom("submissions")
-        .select(["id", "payfac_reference", "token"])
-        .where("link_reference", "=", reference)
-        .where("state", "=", "approved")
-        .executeTakeFirstOrThrow();
-      return { reference, attempt: sale.id, payfacReference: sale.payfac_reference!, token: sale.token };
-    };
-    const refundsOf = (payfacReference: string) =>
-      shop.db
-        .selectFrom("refunds")
-        .select(["payfac_reference", "kind", "amount", "state", "processor_reference"])
-        .where("original_payfac_reference", "=", payfacReference)
-        .orderBy("created_at")
-        .execute();
+    /**
+     * The shopper pays with `card` on the gateway's page (a session of the gateway's own) and goes
+     * back to the shop, whose page waits for the gateway's webhooks (a saved card's token comes with
+     * its Tokenization webhook).
+     */
+    const payOnGateway =
+      (card: string = CARDS.visa): PayOnProcessorPage =>
+      async (location, expected) => {
+        const paid = await paySession(gateway.origin, new URL(location).pathname.split("/").pop()!, card);
+        assert.equal(paid.status, 303);
+        await waitForReceipt(shop, new URL(paid.location!).pathname, expected);
+      };
+    /** A link sold (or a card saved) on the gateway's page: the approved attempt. */
+    const sellLink = (options: Record<string, unknown> = {}, card: string = CARDS.visa) =>
+      sellLinkOnProcessorPage(shop, payOnGateway(card), options);
     const gatewayCalls = (path: RegExp) => gateway.sent.filter((request) => path.test(request.path));
     const eventsOf = (reference: string, eventType: string) =>
       context.merchantWebhooks(reference).filter((body) => body.additionalData.eventType === eventType);
@@ -85,37 +86,25 @@ for (const backend of testBackends()) {
       assert.deepEqual(JSON.parse(sent!.body).payfacReference, sale.payfacReference);
       assert.equal(JSON.parse(sent!.body).amount, 10000);
 
-      await waitUntil(
-        async () => (await refundsOf(sale.payfacReference))[0]?.state === "succeeded",
-        10_000,
-        "the gateway's Refund webhook",
-      );
-      const rest = await shop.api("POST", "/api/v1/modification/refund", {
-        payfacReference: sale.payfacReference,
-        amount: 38900,
-        currency: "ISK",
-      });
+      // Settled by the gateway's Refund webhook.
+      assert.equal((await refundsSettled(shop, sale.payfacReference, 1))[0]!.state, "succeeded");
+      const rest = await refund(shop, sale.payfacReference, 38900);
       assert.equal(rest.status, 200, JSON.stringify(rest.body));
-      await waitUntil(async () => (await refundsOf(sale.payfacReference))[1]?.state === "succeeded", 10_000, "the second Refund webhook");
-      const refunds = await refundsOf(sale.payfacReference);
+      const refunds = await refundsSettled(shop, sale.payfacReference, 2);
       assert.deepEqual(
-        refunds.map((refund) => [refund.amount, refund.state]),
+        refunds.map((row) => [row.amount, row.state]),
         [
           [10000, "succeeded"],
           [38900, "succeeded"],
         ],
       );
       assert.ok(
-        refunds.every((refund) => /^[0-9A-Z]{16}$/.test(refund.processor_reference ?? "")),
+        refunds.every((row) => /^[0-9A-Z]{16}$/.test(row.processor_reference ?? "")),
         "the gateway's references kept",
       );
       // Nothing is left: a third refund is refused before the gateway is asked.
       const calls = gatewayCalls(/^\/api\/v1\/modification\/refund$/).length;
-      const over = await shop.api("POST", "/api/v1/modification/refund", {
-        payfacReference: sale.payfacReference,
-        amount: 100,
-        currency: "ISK",
-      });
+      const over = await refund(shop, sale.payfacReference, 100);
       assert.equal(over.status, 400);
       assert.equal(over.body.errorCode, "2019");
       assert.equal(gatewayCalls(/^\/api\/v1\/modification\/refund$/).length, calls);
@@ -128,75 +117,42 @@ for (const backend of testBackends()) {
 
     it("reverses a sale: Received, then one Refund webhook when the gateway reports it", async () => {
       const sale = await sellLink();
-      const reversed = await shop.api("POST", "/api/v1/modification/reverse", { payfacReference: sale.payfacReference });
-      assert.equal(reversed.status, 200, JSON.stringify(reversed.body));
-      assert.equal(reversed.body.status, "Received");
-      await waitUntil(async () => (await refundsOf(sale.payfacReference))[0]?.state === "succeeded", 10_000, "the Refund webhook");
+      await reverseReceived(shop, sale.payfacReference);
+      assert.equal((await refundsSettled(shop, sale.payfacReference, 1))[0]!.state, "succeeded");
       await waitUntil(async () => eventsOf(sale.reference, "Refund").length >= 1, 10_000, "the merchant's Refund webhook");
-      const [refund] = eventsOf(sale.reference, "Refund");
-      assert.equal(refund.success, "true");
-      assert.equal(refund.amount, "48900");
-      assert.equal(refund.additionalData.originalPayfacReference, sale.payfacReference);
+      const [told] = eventsOf(sale.reference, "Refund");
+      assert.equal(told.success, "true");
+      assert.equal(told.amount, "48900");
+      assert.equal(told.additionalData.originalPayfacReference, sale.payfacReference);
       assert.equal(gatewayCalls(/^\/api\/v1\/modification\/reverse$/).length >= 1, true);
       assertGatewayAcceptedAll();
     });
 
     it("a session with manual capture is authorised at the gateway, captured in part, and the rest released", async () => {
-      const created = await shop.api("POST", "/api/v1/hostedcheckout", {
-        amount: 48900,
-        currency: "ISK",
-        returnUrl: "http://shop.example/order/77",
-        reference: "77",
-        terminalIdentifier: shop.terminalIdentifier,
-        isManualCapture: true,
-      });
-      assert.equal(created.status, 200, JSON.stringify(created.body));
-      const session = created.body.checkoutReference as string;
-      const page = await getPage(shop.baseUrl, `/checkout/${session}`);
-      const posted = await fetch(`${shop.baseUrl}/checkout/${session}`, {
-        method: "POST",
-        redirect: "manual",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams(hiddenInputs(page.html)).toString(),
-      });
-      assert.equal(posted.status, 303);
+      const { payfacReference } = await payManualCaptureSession(shop, payOnGateway());
       const atGateway = JSON.parse(gatewayCalls(/^\/api\/v1\/hostedcheckout$/).pop()!.body);
       assert.equal(atGateway.isManualCapture, true, "the gateway authorises only");
-      const paid = await paySession(gateway.origin, new URL(posted.headers.get("location")!).pathname.split("/").pop()!, CARDS.visa);
-      assert.equal(paid.status, 303);
-      await fetch(`${shop.baseUrl}${new URL(paid.location!).pathname}`, { redirect: "manual" });
-      const status = await shop.api("GET", `/api/v1/hostedcheckout/status/${session}`);
-      assert.equal(status.body.status, "Completed");
-      const payfacReference = status.body.payfacReference as string;
 
       // Money only reserved: a refund is refused until something is captured.
-      const early = await shop.api("POST", "/api/v1/modification/refund", { payfacReference, amount: 100, currency: "ISK" });
+      const early = await refund(shop, payfacReference, 100);
       assert.equal(early.status, 409, JSON.stringify(early.body));
 
-      const capture = await shop.api("POST", "/api/v1/modification/capture", {
-        reference: "77",
-        payfacReference,
-        amount: 30000,
-        currency: "ISK",
-      });
+      const capture = await captureSessionPayment(shop, payfacReference, 30000);
       assert.equal(capture.status, 200, JSON.stringify(capture.body));
       assert.equal(capture.body.status, "Received");
-      const captured = () =>
-        shop.db
-          .selectFrom("captures")
-          .select(["state", "amount", "processor_reference"])
-          .where("original_payfac_reference", "=", payfacReference)
-          .execute();
-      await waitUntil(async () => (await captured())[0]?.state === "approved", 10_000, "the gateway's Capture webhook");
+      await waitUntil(
+        async () => (await capturesRecorded(shop, payfacReference))[0]?.state === "approved",
+        10_000,
+        "the gateway's Capture webhook",
+      );
       await waitUntil(async () => eventsOf("77", "Capture").length >= 1, 10_000, "the merchant's Capture webhook");
       const [captureEvent] = eventsOf("77", "Capture");
       assert.equal(captureEvent.amount, "30000");
       assert.equal(captureEvent.success, "true");
 
       // Reverse: the captured part refunded, the rest released; one Refund webhook.
-      const reversed = await shop.api("POST", "/api/v1/modification/reverse", { payfacReference, reference: "77" });
-      assert.equal(reversed.status, 200, JSON.stringify(reversed.body));
-      await waitUntil(async () => (await refundsOf(payfacReference))[0]?.state === "succeeded", 10_000, "the Refund webhook");
+      await reverseReceived(shop, payfacReference, "77");
+      assert.equal((await refundsSettled(shop, payfacReference, 1))[0]!.state, "succeeded");
       await waitUntil(async () => eventsOf("77", "Refund").length >= 1, 10_000, "the merchant's Refund webhook");
       const read = await shop.api("GET", `/api/v1/payments/${payfacReference}`);
       assert.equal(read.body.payment.capturedAmount, 30000);
@@ -207,15 +163,7 @@ for (const backend of testBackends()) {
     it("charges a card saved at the gateway: approved, refused, and refundable like any payment", async () => {
       const saved = await sellLink({ type: "TokenizeByLink", amount: 0 });
       assert.match(saved.token ?? "", /^[0-9A-Z]{16}$/);
-      const charge = (tokenValue: string, reference: string) =>
-        shop.api("POST", "/api/v1/payment", {
-          terminalIdentifier: shop.terminalIdentifier,
-          amount: 129000,
-          currency: "ISK",
-          reference,
-          tokenDetails: { tokenValue, recurringProcessingModel: "Subscription" },
-        });
-      const approved = await charge(saved.token!, "renewal-2026-12");
+      const approved = await chargeByToken(shop, saved.token!, "renewal-2026-12");
       assert.equal(approved.status, 200, JSON.stringify(approved.body));
       assert.equal(approved.body.resultCode, "Authorised");
       assert.equal(approved.body.merchantReference, "renewal-2026-12");
@@ -230,32 +178,22 @@ for (const backend of testBackends()) {
 
       // The sandbox's "not enough balance" card: saved, then every charge of it refused.
       const poor = await sellLink({ type: "TokenizeByLink", amount: 0 }, "4000000000000341");
-      const refused = await charge(poor.token!, "renewal-poor");
+      const refused = await chargeByToken(shop, poor.token!, "renewal-poor");
       assert.equal(refused.status, 200, JSON.stringify(refused.body));
       assert.equal(refused.body.resultCode, "Refused");
       assert.equal(refused.body.refusalReason, "Not enough balance");
 
       // The charge is a payment like any other: refunded through the gateway.
-      const refund = await shop.api("POST", "/api/v1/modification/refund", {
-        payfacReference: approved.body.payfacReference,
-        amount: 129000,
-        currency: "ISK",
-      });
-      assert.equal(refund.status, 200, JSON.stringify(refund.body));
-      await waitUntil(async () => (await refundsOf(approved.body.payfacReference))[0]?.state === "succeeded", 10_000, "the Refund webhook");
+      const refunded = await refund(shop, approved.body.payfacReference, 129000);
+      assert.equal(refunded.status, 200, JSON.stringify(refunded.body));
+      assert.equal((await refundsSettled(shop, approved.body.payfacReference, 1))[0]!.state, "succeeded");
       assertGatewayAcceptedAll();
     });
 
     it("a charge whose answer is lost is answered 503 and reversed at the gateway: nothing stays charged", async () => {
       const saved = await sellLink({ type: "TokenizeByLink", amount: 0 });
       gateway.loseNextAnswer(/^\/api\/v1\/payment$/);
-      const lost = await shop.api("POST", "/api/v1/payment", {
-        terminalIdentifier: shop.terminalIdentifier,
-        amount: 5000,
-        currency: "ISK",
-        reference: "lost-1",
-        tokenDetails: { tokenValue: saved.token },
-      });
+      const lost = await chargeByToken(shop, saved.token!, "lost-1", { amount: 5000 });
       assert.equal(lost.status, 503, JSON.stringify(lost.body));
       assert.equal(lost.body.errorCode, "5002");
       // The gateway charged once (the lost answer's charge, found again by its key) and reversed it.
@@ -274,11 +212,7 @@ for (const backend of testBackends()) {
         .where("original_payfac_reference", "=", reversedCharge.payfac_reference!)
         .executeTakeFirstOrThrow();
       assert.equal(gatewayRefund.state, "succeeded");
-      const atShop = await shop.db
-        .selectFrom("token_payments")
-        .select(["state", "payfac_reference"])
-        .where("merchant_reference", "=", "lost-1")
-        .executeTakeFirstOrThrow();
+      const atShop = await tokenPaymentOf(shop, "lost-1");
       assert.equal(atShop.state, "failed");
       assert.equal(atShop.payfac_reference, null, "never a payment");
       assert.equal(eventsOf("lost-1", "Authorization").length, 0);
@@ -288,26 +222,14 @@ for (const backend of testBackends()) {
       const saved = await sellLink({ type: "TokenizeByLink", amount: 0 });
       gateway.requireShopperFor(saved.token!);
       const charge = (reference: string) =>
-        shop.api("POST", "/api/v1/payment", {
-          terminalIdentifier: shop.terminalIdentifier,
-          amount: 7700,
-          currency: "ISK",
-          reference,
-          tokenDetails: { tokenValue: saved.token },
-          returnUrl: "http://shop.example/after-3ds",
-        });
+        chargeByToken(shop, saved.token!, reference, { amount: 7700, returnUrl: "http://shop.example/after-3ds" });
       const answered = await charge("order-3ds");
       assert.equal(answered.status, 200, JSON.stringify(answered.body));
       assert.equal(answered.body.resultCode, "RedirectShopper");
       const redirect = new URL(answered.body.redirect.url);
       assert.equal(redirect.origin, shop.baseUrl, "a Paylink address, not the processor's");
       assert.equal(answered.body.redirect.method, "GET");
-      const pending = () =>
-        shop.db
-          .selectFrom("token_payments")
-          .select(["state", "payfac_reference"])
-          .where("merchant_reference", "=", "order-3ds")
-          .executeTakeFirstOrThrow();
+      const pending = () => tokenPaymentOf(shop, "order-3ds");
       assert.equal((await pending()).state, "pending");
       assert.equal(eventsOf("order-3ds", "Authorization").length, 0);
 
@@ -338,21 +260,9 @@ for (const backend of testBackends()) {
         .set({ created_at: new Date(Date.now() - 31 * 60_000) })
         .where("merchant_reference", "=", "order-3ds-late")
         .execute();
-      const sweep = await reconcileAfterSale({
-        db: shop.db,
-        now: () => new Date(),
-        processor: new SandboxProcessor(),
-        processors: shop.processors,
-        publicBaseUrl: shop.baseUrl,
-        log: silent,
-      });
+      const sweep = await reconcileAfterSale(afterSaleDeps(shop));
       assert.equal(sweep.chargesReversed, 1);
-      const lateCharge = () =>
-        shop.db
-          .selectFrom("token_payments")
-          .select(["id", "state"])
-          .where("merchant_reference", "=", "order-3ds-late")
-          .executeTakeFirstOrThrow();
+      const lateCharge = () => tokenPaymentOf(shop, "order-3ds-late");
       assert.equal((await lateCharge()).state, "failed");
       const over = await fetch(late.body.redirect.url, { redirect: "manual" });
       assert.equal(over.headers.get("location"), "http://shop.example/after-3ds", "Paylink no longer forwards to the page");
@@ -385,20 +295,10 @@ for (const backend of testBackends()) {
       disabledAtGateway.add(saved.token!);
       const disabled = await gateway.server.api("POST", "/api/v1/tokens/disable", { tokenValue: saved.token });
       assert.equal(disabled.status, 200, JSON.stringify(disabled.body));
-      const refused = await shop.api("POST", "/api/v1/payment", {
-        terminalIdentifier: shop.terminalIdentifier,
-        amount: 5000,
-        currency: "ISK",
-        reference: "refused-at-gateway",
-        tokenDetails: { tokenValue: saved.token },
-      });
+      const refused = await chargeByToken(shop, saved.token!, "refused-at-gateway", { amount: 5000 });
       assert.equal(refused.status, 503, JSON.stringify(refused.body));
       assert.match(refused.body.errorMessage, /nothing was charged/);
-      const atShop = await shop.db
-        .selectFrom("token_payments")
-        .select(["state", "payfac_reference"])
-        .where("merchant_reference", "=", "refused-at-gateway")
-        .executeTakeFirstOrThrow();
+      const atShop = await tokenPaymentOf(shop, "refused-at-gateway");
       assert.deepEqual([atShop.state, atShop.payfac_reference], ["failed", null]);
       assert.equal(eventsOf("refused-at-gateway", "Authorization").length, 0);
     });
@@ -407,14 +307,10 @@ for (const backend of testBackends()) {
       const sale = await sellLink();
       await gateway.pauseWebhooks();
       gateway.loseNextAnswer(/^\/api\/v1\/modification\/refund$/);
-      const lost = await shop.api("POST", "/api/v1/modification/refund", {
-        payfacReference: sale.payfacReference,
-        amount: 20000,
-        currency: "ISK",
-      });
+      const lost = await refund(shop, sale.payfacReference, 20000);
       assert.equal(lost.status, 200, JSON.stringify(lost.body));
       assert.equal(lost.body.status, "Received");
-      const [pending] = await refundsOf(sale.payfacReference);
+      const [pending] = await refundsRecorded(shop, sale.payfacReference);
       assert.equal(pending!.state, "pending");
       assert.equal(pending!.processor_reference, null);
       // The gateway made the refund. A notification naming it by the gateway's reference alone
@@ -442,7 +338,7 @@ for (const backend of testBackends()) {
         });
       const early = await send();
       assert.equal(early.status, 503, "not acknowledged: the gateway sends it again later");
-      assert.equal((await refundsOf(sale.payfacReference))[0]!.state, "pending");
+      assert.equal((await refundsRecorded(shop, sale.payfacReference))[0]!.state, "pending");
 
       // The sweep asks again under the same key: the gateway answers what it answered before.
       await shop.db
@@ -450,15 +346,8 @@ for (const backend of testBackends()) {
         .set({ next_attempt_at: new Date(Date.now() - 1000) })
         .where("original_payfac_reference", "=", sale.payfacReference)
         .execute();
-      await reconcileAfterSale({
-        db: shop.db,
-        now: () => new Date(),
-        processor: new SandboxProcessor(),
-        processors: shop.processors,
-        publicBaseUrl: shop.baseUrl,
-        log: silent,
-      });
-      const [received] = await refundsOf(sale.payfacReference);
+      await reconcileAfterSale(afterSaleDeps(shop));
+      const [received] = await refundsRecorded(shop, sale.payfacReference);
       assert.equal(received!.processor_reference, gatewayRefund.payfac_reference, "the same refund at the gateway, not a second one");
       assert.equal(
         (
@@ -472,7 +361,7 @@ for (const backend of testBackends()) {
       );
       // Now the webhook (sent again, and again) settles it once; the gateway's own, let through at last, changes nothing.
       for (let i = 0; i < 3; i++) assert.equal((await send()).status, 200);
-      assert.equal((await refundsOf(sale.payfacReference))[0]!.state, "succeeded");
+      assert.equal((await refundsRecorded(shop, sale.payfacReference))[0]!.state, "succeeded");
       gateway.resumeWebhooks();
       await waitUntil(async () => eventsOf(sale.reference, "Refund").length >= 1, 10_000, "the merchant's Refund webhook");
       await new Promise((resolve) => setTimeout(resolve, 500));
@@ -482,40 +371,15 @@ for (const backend of testBackends()) {
     it("refunds racing on two instances never pass the sale, and the gateway is asked only for those that fit", {
       skip: backend.name !== "postgres" && "a second instance needs PostgreSQL",
     }, async () => {
-      const second = await startSecondInstance(shop, { allowPrivateTargets: true, allowProcessorBaseUrls: true });
-      try {
-        const sale = await sellLink();
-        const calls = gatewayCalls(/^\/api\/v1\/modification\/refund$/).length;
-        const answers = await Promise.all(
-          Array.from({ length: 20 }, (_, i) =>
-            (i % 2 === 0 ? shop : second).api("POST", "/api/v1/modification/refund", {
-              payfacReference: sale.payfacReference,
-              amount: 5000,
-              currency: "ISK",
-            }),
-          ),
-        );
-        const received = answers.filter((answer) => answer.status === 200);
-        const refused = answers.filter((answer) => answer.status === 400);
-        // 48900 holds nine refunds of 5000: the tenth and later are refused before the gateway.
-        assert.equal(received.length, 9, JSON.stringify(answers.map((answer) => answer.status)));
-        assert.equal(refused.length, 11);
-        assert.ok(refused.every((answer) => answer.body.errorCode === "2019"));
-        assert.equal(gatewayCalls(/^\/api\/v1\/modification\/refund$/).length - calls, 9);
-        await waitUntil(
-          async () => (await refundsOf(sale.payfacReference)).every((refund) => refund.state === "succeeded"),
-          20_000,
-          "every refund settled by the gateway's webhooks",
-        );
-        await waitUntil(async () => eventsOf(sale.reference, "Refund").length >= 9, 20_000, "the merchant's Refund webhooks");
-        await new Promise((resolve) => setTimeout(resolve, 500));
-        assert.equal(eventsOf(sale.reference, "Refund").length, 9);
-        const atGateway = await gateway.server.api("GET", `/api/v1/payments/${sale.payfacReference}`);
-        assert.equal(atGateway.body.payment.refundedAmount, 45000, "the gateway refunded exactly what Paylink reserved");
-        assertGatewayAcceptedAll();
-      } finally {
-        await second.close();
-      }
+      const sale = await refundRaceOnTwoInstances(context, sellLink, () => gatewayCalls(/^\/api\/v1\/modification\/refund$/).length);
+      const refunds = await refundsSettled(shop, sale.payfacReference, 9);
+      assert.ok(
+        refunds.every((row) => row.state === "succeeded"),
+        "every refund settled by the gateway's webhooks",
+      );
+      const atGateway = await gateway.server.api("GET", `/api/v1/payments/${sale.payfacReference}`);
+      assert.equal(atGateway.body.payment.refundedAmount, 45000, "the gateway refunded exactly what Paylink reserved");
+      assertGatewayAcceptedAll();
     });
 
     it("a forged modification notification changes nothing (401), and one about another's payment is ignored", async () => {
@@ -543,7 +407,7 @@ for (const backend of testBackends()) {
         body: JSON.stringify({ ...notification, hmacSignature: computePaymentSignature(notification as never, context.gatewayHmacKey) }),
       });
       assert.equal(unknown.status, 200);
-      assert.equal((await refundsOf(sale.payfacReference)).length, 0);
+      assert.equal((await refundsRecorded(shop, sale.payfacReference)).length, 0);
       const read = await shop.api("GET", `/api/v1/payments/${sale.payfacReference}`);
       assert.equal(read.body.payment.refundedAmount, 0);
     });

@@ -6,10 +6,22 @@
 // checks every request against Stripe's published request schemas and signs its events as Stripe does.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { raceRefunds } from "../support/after-sale.ts";
+import { refund } from "../support/after-sale.ts";
 import { testBackends } from "../support/databases.ts";
-import { startSecondInstance, type TestServer } from "../support/harness.ts";
-import { createLink, getPage, hiddenInputs, postForm } from "../support/shopper.ts";
+import type { TestServer } from "../support/harness.ts";
+import {
+  captureSessionPayment,
+  capturesRecorded,
+  chargeByToken,
+  type PayOnProcessorPage,
+  payManualCaptureSession,
+  refundRaceOnTwoInstances,
+  refundsRecorded,
+  reverseReceived,
+  sellLinkOnProcessorPage,
+  tokenPaymentOf,
+} from "../support/processor-after-sale.ts";
+import { getPage } from "../support/shopper.ts";
 import { type FakeStripe, STRIPE_TEST_CARDS } from "../support/stripe-fake.ts";
 import { payOnStripe, type ShopOnStripe, startShopOnStripe } from "../support/stripe-shop.ts";
 import { waitUntil } from "../support/wait.ts";
@@ -28,53 +40,26 @@ for (const backend of testBackends()) {
       await context?.close();
     });
 
-    /** A link sold (or a card saved) on Stripe's page; the sale's payfacReference and token. */
-    const sellLink = async (options: Record<string, unknown> = {}, card: string = STRIPE_TEST_CARDS.approved) => {
-      const reference = await createLink(shop, options);
-      const page = await getPage(shop.baseUrl, `/pay/${reference}`);
-      const posted = await postForm(shop.baseUrl, reference, hiddenInputs(page.html));
-      assert.equal(posted.status, 303);
-      const paid = await payOnStripe(posted.location!, card);
-      assert.equal(paid.status, 303);
-      const back = await getPage(shop.baseUrl, new URL(paid.headers.get("location")!).pathname);
-      assert.equal(back.status, 200, back.html);
-      const sale = await shop.db
-        .selectFrom("submissions")
-        .select(["id", "payfac_reference", "token"])
-        .where("link_reference", "=", reference)
-        .where("state", "=", "approved")
-        .executeTakeFirstOrThrow();
-      return { reference, payfacReference: sale.payfac_reference!, token: sale.token };
-    };
+    /**
+     * The shopper pays with `card` on Stripe's page and goes back to the shop, which shows the outcome
+     * at once: Paylink asks Stripe when the shopper returns.
+     */
+    const payOnStripePage =
+      (card: string = STRIPE_TEST_CARDS.approved): PayOnProcessorPage =>
+      async (location, expected) => {
+        const paid = await payOnStripe(location, card);
+        assert.equal(paid.status, 303);
+        const back = await getPage(shop.baseUrl, new URL(paid.headers.get("location")!).pathname);
+        assert.equal(back.status, expected, back.html);
+      };
+    /** A link sold (or a card saved) on Stripe's page: the approved attempt. */
+    const sellLink = (options: Record<string, unknown> = {}, card: string = STRIPE_TEST_CARDS.approved) =>
+      sellLinkOnProcessorPage(shop, payOnStripePage(card), options);
     const saveCard = async (card: string = STRIPE_TEST_CARDS.approved) => {
       const { token } = await sellLink({ type: "TokenizeByLink", amount: 0 }, card);
       assert.match(token ?? "", /^pm_/, "the saved card's token is its PaymentMethod");
       return token!;
     };
-    const chargeCard = (tokenValue: string, reference: string, extra: Record<string, unknown> = {}) =>
-      shop.api("POST", "/api/v1/payment", {
-        terminalIdentifier: shop.terminalIdentifier,
-        amount: 129000,
-        currency: "ISK",
-        reference,
-        tokenDetails: { tokenValue, recurringProcessingModel: "Subscription" },
-        ...extra,
-      });
-    const tokenPayment = (reference: string) =>
-      shop.db
-        .selectFrom("token_payments")
-        .select(["id", "state", "payfac_reference"])
-        .where("merchant_reference", "=", reference)
-        .executeTakeFirstOrThrow();
-    const refundsOf = (payfacReference: string) =>
-      shop.db
-        .selectFrom("refunds")
-        .select(["payfac_reference", "kind", "amount", "state", "processor_reference", "failure_reason"])
-        .where("original_payfac_reference", "=", payfacReference)
-        .orderBy("created_at")
-        .execute();
-    const refund = (payfacReference: string, amount: number) =>
-      shop.api("POST", "/api/v1/modification/refund", { payfacReference, amount, currency: "ISK" });
     const sent = (route: string) => stripe.requests.filter((request) => request.route === route);
     const eventsOf = (reference: string, eventType: string) =>
       context.merchantWebhooks(reference).filter((body) => body.additionalData.eventType === eventType);
@@ -83,7 +68,7 @@ for (const backend of testBackends()) {
 
     it("charges a saved card off-session: Authorised at once with its webhook; a card its bank declines is Refused", async () => {
       const token = await saveCard();
-      const approved = await chargeCard(token, "renewal-2026-12");
+      const approved = await chargeByToken(shop, token, "renewal-2026-12");
       assert.equal(approved.status, 200, JSON.stringify(approved.body));
       assert.equal(approved.body.resultCode, "Authorised");
       assert.match(approved.body.payfacReference, /^pi_/, "Paylink knows a Stripe payment by its PaymentIntent");
@@ -113,7 +98,7 @@ for (const backend of testBackends()) {
       assert.equal(eventsOf("renewal-2026-12", "Authorization").length, 1);
 
       const poor = await saveCard(STRIPE_TEST_CARDS.chargeFails);
-      const refused = await chargeCard(poor, "renewal-poor");
+      const refused = await chargeByToken(shop, poor, "renewal-poor");
       assert.equal(refused.status, 200, JSON.stringify(refused.body));
       assert.equal(refused.body.resultCode, "Refused");
       assert.equal(refused.body.refusalReason, "Not enough balance");
@@ -124,7 +109,7 @@ for (const backend of testBackends()) {
 
     it("a card whose bank wants 3-D Secure: RedirectShopper, Paylink forwards to Stripe's page, Stripe's event decides", async () => {
       const token = await saveCard(STRIPE_TEST_CARDS.authenticationRequired);
-      const answered = await chargeCard(token, "order-3ds", { returnUrl: "http://shop.example/after-3ds" });
+      const answered = await chargeByToken(shop, token, "order-3ds", { returnUrl: "http://shop.example/after-3ds" });
       assert.equal(answered.status, 200, JSON.stringify(answered.body));
       assert.equal(answered.body.resultCode, "RedirectShopper");
       const redirect = new URL(answered.body.redirect.url);
@@ -135,7 +120,7 @@ for (const backend of testBackends()) {
       // Stripe's payment_failed about the off-session attempt (authentication_required) decides nothing.
       await waitUntil(async () => stripe.events.some((event) => event.type === "payment_intent.payment_failed"), 10_000, "Stripe's event");
       await settle();
-      assert.equal((await tokenPayment("order-3ds")).state, "pending");
+      assert.equal((await tokenPaymentOf(shop, "order-3ds")).state, "pending");
       assert.equal(eventsOf("order-3ds", "Authorization").length, 0);
 
       const forwarded = await fetch(redirect, { redirect: "manual" });
@@ -150,7 +135,11 @@ for (const backend of testBackends()) {
       });
       assert.equal(done.status, 303);
       assert.match(done.headers.get("location")!, /^http:\/\/shop\.example\/after-3ds\?payment_intent=pi_/);
-      await waitUntil(async () => (await tokenPayment("order-3ds")).state === "approved", 10_000, "Stripe's payment_intent.succeeded");
+      await waitUntil(
+        async () => (await tokenPaymentOf(shop, "order-3ds")).state === "approved",
+        10_000,
+        "Stripe's payment_intent.succeeded",
+      );
       await waitUntil(async () => eventsOf("order-3ds", "Authorization").length >= 1, 10_000, "the merchant's Authorization");
       const [event] = eventsOf("order-3ds", "Authorization");
       assert.equal(event.success, "true");
@@ -161,33 +150,33 @@ for (const backend of testBackends()) {
 
     it("refunds in part (settled at once) and the rest (pending, then settled by Stripe's events): one Refund webhook each", async () => {
       const sale = await sellLink();
-      const first = await refund(sale.payfacReference, 10000);
+      const first = await refund(shop, sale.payfacReference, 10000);
       assert.equal(first.status, 200, JSON.stringify(first.body));
       assert.equal(first.body.status, "Received");
       // Stripe answered succeeded: settled at once.
-      assert.equal((await refundsOf(sale.payfacReference))[0]!.state, "succeeded");
+      assert.equal((await refundsRecorded(shop, sale.payfacReference))[0]!.state, "succeeded");
       const [asked] = sent("POST /v1/refunds").slice(-1);
       const askedBody = new URLSearchParams(asked!.body);
       assert.equal(askedBody.get("payment_intent"), sale.payfacReference);
       assert.equal(askedBody.get("amount"), "10000");
-      assert.equal(askedBody.get("metadata[paylinkReference]"), (await refundsOf(sale.payfacReference))[0]!.payfac_reference);
+      assert.equal(askedBody.get("metadata[paylinkReference]"), (await refundsRecorded(shop, sale.payfacReference))[0]!.payfac_reference);
       assert.equal(asked!.idempotencyKey, askedBody.get("metadata[paylinkReference]"));
 
       stripe.refundsPending = true;
       try {
-        const rest = await refund(sale.payfacReference, 38900);
+        const rest = await refund(shop, sale.payfacReference, 38900);
         assert.equal(rest.status, 200, JSON.stringify(rest.body));
-        const pending = (await refundsOf(sale.payfacReference))[1]!;
+        const pending = (await refundsRecorded(shop, sale.payfacReference))[1]!;
         assert.equal(pending.state, "pending");
         assert.match(pending.processor_reference ?? "", /^re_/, "Stripe's refund named");
         const stripeRefund = stripe.refunds.get(pending.processor_reference!);
         // A forged event changes nothing (401).
         const forged = await stripe.sendObjectEvent("refund.updated", { ...stripeRefund, status: "succeeded" }, { secret: "whsec_forged" });
         assert.equal(forged, 401);
-        assert.equal((await refundsOf(sale.payfacReference))[1]!.state, "pending");
+        assert.equal((await refundsRecorded(shop, sale.payfacReference))[1]!.state, "pending");
         // Stripe's two events, then each again out of order, three times: settled once.
         await stripe.settleRefund(pending.processor_reference!, "succeeded");
-        assert.equal((await refundsOf(sale.payfacReference))[1]!.state, "succeeded");
+        assert.equal((await refundsRecorded(shop, sale.payfacReference))[1]!.state, "succeeded");
         const settled = stripe.refunds.get(pending.processor_reference!);
         for (let i = 0; i < 3; i++) {
           assert.equal(await stripe.sendObjectEvent("charge.refund.updated", settled, { eventId: "evt_again" }), 200);
@@ -218,28 +207,26 @@ for (const backend of testBackends()) {
       stripe.refundsPending = true;
       let pendingId: string;
       try {
-        assert.equal((await refund(sale.payfacReference, 48900)).status, 200);
-        pendingId = (await refundsOf(sale.payfacReference))[0]!.processor_reference!;
+        assert.equal((await refund(shop, sale.payfacReference, 48900)).status, 200);
+        pendingId = (await refundsRecorded(shop, sale.payfacReference))[0]!.processor_reference!;
       } finally {
         stripe.refundsPending = false;
       }
       await stripe.settleRefund(pendingId, "failed");
-      const [failed] = await refundsOf(sale.payfacReference);
+      const [failed] = await refundsRecorded(shop, sale.payfacReference);
       assert.equal(failed!.state, "failed");
       await waitUntil(async () => eventsOf(sale.reference, "Refund").length >= 1, 10_000, "the failed Refund webhook");
       assert.equal(eventsOf(sale.reference, "Refund")[0].success, "false");
-      const again = await refund(sale.payfacReference, 48900);
+      const again = await refund(shop, sale.payfacReference, 48900);
       assert.equal(again.status, 200, JSON.stringify(again.body));
-      assert.equal((await refundsOf(sale.payfacReference))[1]!.state, "succeeded");
+      assert.equal((await refundsRecorded(shop, sale.payfacReference))[1]!.state, "succeeded");
       assertStripeAcceptedAll();
     });
 
     it("reverses a sale: Stripe refunds what is left, one Refund webhook", async () => {
       const sale = await sellLink();
-      const reversed = await shop.api("POST", "/api/v1/modification/reverse", { payfacReference: sale.payfacReference });
-      assert.equal(reversed.status, 200, JSON.stringify(reversed.body));
-      assert.equal(reversed.body.status, "Received");
-      const [reversal] = await refundsOf(sale.payfacReference);
+      await reverseReceived(shop, sale.payfacReference);
+      const [reversal] = await refundsRecorded(shop, sale.payfacReference);
       assert.deepEqual([reversal!.kind, reversal!.state, reversal!.amount], ["reversal", "succeeded", 48900]);
       await waitUntil(async () => eventsOf(sale.reference, "Refund").length >= 1, 10_000, "the merchant's Refund webhook");
       await settle();
@@ -263,43 +250,13 @@ for (const backend of testBackends()) {
         });
         assert.equal(refused.status, 400, JSON.stringify(refused.body));
       }
-      const created = await shop.api("POST", "/api/v1/hostedcheckout", {
-        amount: 48900,
-        currency: "ISK",
-        returnUrl: "http://shop.example/order/77",
-        reference: "77",
-        terminalIdentifier: shop.terminalIdentifier,
-        isManualCapture: true,
-      });
-      assert.equal(created.status, 200, JSON.stringify(created.body));
-      const session = created.body.checkoutReference as string;
-      const page = await getPage(shop.baseUrl, `/checkout/${session}`);
-      const posted = await fetch(`${shop.baseUrl}/checkout/${session}`, {
-        method: "POST",
-        redirect: "manual",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams(hiddenInputs(page.html)).toString(),
-      });
-      assert.equal(posted.status, 303);
+      const { payfacReference } = await payManualCaptureSession(shop, payOnStripePage());
       const [atStripe] = sent("POST /v1/checkout/sessions").slice(-1);
       assert.equal(new URLSearchParams(atStripe!.body).get("payment_intent_data[capture_method]"), "manual");
-      const paid = await payOnStripe(posted.headers.get("location")!, STRIPE_TEST_CARDS.approved);
-      assert.equal(paid.status, 303);
-      await fetch(`${shop.baseUrl}${new URL(paid.headers.get("location")!).pathname}`, { redirect: "manual" });
-      const status = await shop.api("GET", `/api/v1/hostedcheckout/status/${session}`);
-      assert.equal(status.body.status, "Completed");
-      const payfacReference = status.body.payfacReference as string;
       assert.equal(stripe.paymentIntents.get(payfacReference).status, "requires_capture");
 
-      const capture = (amount: number) =>
-        shop.api("POST", "/api/v1/modification/capture", { reference: "77", payfacReference, amount, currency: "ISK" });
-      const captured = () =>
-        shop.db
-          .selectFrom("captures")
-          .select(["state", "amount", "failure_reason"])
-          .where("original_payfac_reference", "=", payfacReference)
-          .orderBy("created_at")
-          .execute();
+      const capture = (amount: number) => captureSessionPayment(shop, payfacReference, amount);
+      const captured = () => capturesRecorded(shop, payfacReference);
       const first = await capture(30000);
       assert.equal(first.status, 200, JSON.stringify(first.body));
       assert.equal(first.body.status, "Received");
@@ -319,9 +276,8 @@ for (const backend of testBackends()) {
         ],
       );
 
-      const reversed = await shop.api("POST", "/api/v1/modification/reverse", { payfacReference, reference: "77" });
-      assert.equal(reversed.status, 200, JSON.stringify(reversed.body));
-      const [reversal] = await refundsOf(payfacReference);
+      await reverseReceived(shop, payfacReference, "77");
+      const [reversal] = await refundsRecorded(shop, payfacReference);
       assert.equal(reversal!.state, "succeeded");
       // Only the captured part is refunded at Stripe (the rest was released there already).
       const [refundSent] = sent("POST /v1/refunds").slice(-1);
@@ -334,10 +290,10 @@ for (const backend of testBackends()) {
     it("a charge whose answer is lost is answered 503 and voided at Stripe under the same key: nothing stays charged", async () => {
       const token = await saveCard();
       stripe.loseNextAnswer(/^\/v1\/payment_intents$/);
-      const lost = await chargeCard(token, "lost-1");
+      const lost = await chargeByToken(shop, token, "lost-1");
       assert.equal(lost.status, 503, JSON.stringify(lost.body));
       assert.equal(lost.body.errorCode, "5002");
-      const atShop = await tokenPayment("lost-1");
+      const atShop = await tokenPaymentOf(shop, "lost-1");
       assert.deepEqual([atShop.state, atShop.payfac_reference], ["failed", null]);
       // Stripe made one PaymentIntent (the replay got the stored answer), and it is refunded.
       const intents = [...stripe.paymentIntents.values()].filter((intent) => intent.metadata?.checkoutReference === atShop.id);
@@ -355,24 +311,9 @@ for (const backend of testBackends()) {
     it("refunds racing on two instances never pass the sale, and Stripe is asked only for those that fit", {
       skip: backend.name !== "postgres" && "a second instance needs PostgreSQL",
     }, async () => {
-      const second = await startSecondInstance(shop, { allowPrivateTargets: true, allowProcessorBaseUrls: true });
-      try {
-        const sale = await sellLink();
-        const before = sent("POST /v1/refunds").length;
-        const { received, refused, statuses } = await raceRefunds([shop, second], sale.payfacReference, 20, 5000);
-        // 48900 holds nine refunds of 5000: the tenth and later are refused before Stripe is asked.
-        assert.equal(received.length, 9, JSON.stringify(statuses));
-        assert.equal(refused.length, 11);
-        assert.ok(refused.every((answer) => answer.body.errorCode === "2019"));
-        assert.equal(sent("POST /v1/refunds").length - before, 9);
-        assert.equal(chargeOf(sale.payfacReference).amount_refunded, 45000, "Stripe refunded exactly what Paylink reserved");
-        await waitUntil(async () => eventsOf(sale.reference, "Refund").length >= 9, 20_000, "the merchant's Refund webhooks");
-        await settle();
-        assert.equal(eventsOf(sale.reference, "Refund").length, 9);
-        assertStripeAcceptedAll();
-      } finally {
-        await second.close();
-      }
+      const sale = await refundRaceOnTwoInstances(context, sellLink, () => sent("POST /v1/refunds").length);
+      assert.equal(chargeOf(sale.payfacReference).amount_refunded, 45000, "Stripe refunded exactly what Paylink reserved");
+      assertStripeAcceptedAll();
     });
 
     it("every request Paylink sent, Stripe's published schema accepts", () => {

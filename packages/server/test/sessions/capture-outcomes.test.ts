@@ -8,6 +8,7 @@ import { sql } from "kysely";
 import type { ModificationRequest, ModificationResult } from "../../src/payments/processor.ts";
 import { SandboxProcessor } from "../../src/payments/sandbox.ts";
 import { reconcileAfterSale } from "../../src/services/reconcile-after-sale.ts";
+import { afterSaleDeps } from "../support/after-sale.ts";
 import { adjust, capture, paidSession, readPayment, reverse } from "../support/capture.ts";
 import { testBackends } from "../support/databases.ts";
 import { assertError, assertOk } from "../support/fixtures.ts";
@@ -32,8 +33,6 @@ class FlakyCaptures extends SandboxProcessor {
   }
 }
 
-const silent = { info() {}, warn() {}, error() {} };
-
 for (const backend of testBackends()) {
   describe(`capture outcomes (${backend.name})`, () => {
     let server: TestServer;
@@ -49,15 +48,7 @@ for (const backend of testBackends()) {
       (await outboxMessages(server)).filter(
         (m) => m.eventType === eventType && m.payload.additionalData.originalPayfacReference === payfacReference,
       );
-    const sweep = () =>
-      reconcileAfterSale({
-        db: server.db,
-        now: () => new Date(),
-        processor,
-        processors: server.processors,
-        publicBaseUrl: server.baseUrl,
-        log: silent,
-      });
+    const sweep = () => reconcileAfterSale(afterSaleDeps(server, processor));
 
     it("a capture whose answer is lost stays reserved (Unknown, no webhook), blocks a reversal, and the reconciler settles it", async () => {
       const { payfacReference } = await paidSession(server, { reference: "lost-1", isManualCapture: true });

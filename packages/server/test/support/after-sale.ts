@@ -1,7 +1,10 @@
 // The after-sale tests' shortcuts: a card saved the way a shopper saves one (a TokenizeByLink link
-// paid through its checkout page), a link sale made the same way, and request bodies as the
-// e-commerce plugins send them.
+// paid through its checkout page), a link sale made the same way, request bodies as the
+// e-commerce plugins send them, and the after-sale use cases' dependencies as the server builds them.
 import assert from "node:assert/strict";
+import type { AfterSaleProcessor } from "../../src/payments/processor.ts";
+import { SandboxProcessor } from "../../src/payments/sandbox.ts";
+import type { AfterSaleServiceDeps } from "../../src/services/deps.ts";
 import type { ApiResponse, MerchantFixture, TestServer } from "./harness.ts";
 import { CARDS, cardFields, createLink, pay } from "./shopper.ts";
 
@@ -9,6 +12,26 @@ import { CARDS, cardFields, createLink, pay } from "./shopper.ts";
 export const NO_BALANCE_CARD = "4000000000000341";
 
 type Shop = Pick<TestServer, "baseUrl" | "api"> & Pick<MerchantFixture, "apiKey" | "terminalIdentifier">;
+
+/**
+ * What the after-sale use cases and the reconciler's sweep are given in `server` (its database,
+ * its terminals' processors, its address), so a test can run them as the server would; `processor`
+ * stands for the sandbox (a fresh one by default: the sandbox keeps nothing between restarts) and
+ * the log is silent.
+ */
+export function afterSaleDeps(
+  server: Pick<TestServer, "db" | "processors" | "baseUrl">,
+  processor: AfterSaleProcessor = new SandboxProcessor(),
+): AfterSaleServiceDeps {
+  return {
+    db: server.db,
+    now: () => new Date(),
+    processor,
+    processors: server.processors,
+    publicBaseUrl: server.baseUrl,
+    log: { info() {}, warn() {}, error() {} },
+  };
+}
 
 /** Saves `card` through a TokenizeByLink link's checkout page; returns the token. */
 export async function saveCard(server: Shop, card: string = CARDS.visa, headers: Record<string, string> = {}): Promise<string> {
