@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { ADYEN_TEST_CARDS, type FakeAdyen } from "../support/adyen-fake.ts";
-import { type ShopOnAdyen, startShopOnAdyen } from "../support/adyen-shop.ts";
+import { payOnAdyenPage, type ShopOnAdyen, startShopOnAdyen } from "../support/adyen-shop.ts";
 import { refund } from "../support/after-sale.ts";
 import { testBackends } from "../support/databases.ts";
 import type { TestServer } from "../support/harness.ts";
@@ -14,7 +14,6 @@ import {
   captureSessionPayment,
   capturesRecorded,
   chargeByToken,
-  type PayOnProcessorPage,
   payManualCaptureSession,
   refundRaceOnTwoInstances,
   refundsRecorded,
@@ -22,7 +21,6 @@ import {
   reverseReceived,
   sellLinkOnProcessorPage,
   tokenPaymentOf,
-  waitForReceipt,
 } from "../support/processor-after-sale.ts";
 import { waitUntil } from "../support/wait.ts";
 
@@ -42,19 +40,7 @@ for (const backend of testBackends()) {
 
     const eventsOf = (reference: string, eventType: string) =>
       context.merchantWebhooks(reference).filter((body) => body.additionalData.eventType === eventType);
-    /** The shopper pays on Adyen's page from the 303 Paylink's form answered, and goes back to the shop. */
-    const payOnAdyen: PayOnProcessorPage = async (location, expected) => {
-      const paid = await fetch(location, {
-        method: "POST",
-        redirect: "manual",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ cardNumber: ADYEN_TEST_CARDS.approved, expiryDate: "03/30", securityCode: "737" }).toString(),
-      });
-      assert.equal(paid.status, 303);
-      const back = new URL(paid.headers.get("location")!);
-      // The receipt (a session's 303 to the shop) waits for the AUTHORISATION notification when a card is saved.
-      await waitForReceipt(shop, back.pathname + back.search, expected);
-    };
+    const payOnAdyen = (location: string, expected: 200 | 303) => payOnAdyenPage(shop)(location, expected);
     /** The fake's session behind the Adyen page the shopper paid on. */
     const adyenSessionOf = (processorPage: string) => adyen.sessions.get(new URL(processorPage).pathname.split("/").pop()!)!;
     /** A link sold (or a card saved) on Adyen's page: the approved attempt. */

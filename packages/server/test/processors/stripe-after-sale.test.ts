@@ -13,7 +13,6 @@ import {
   captureSessionPayment,
   capturesRecorded,
   chargeByToken,
-  type PayOnProcessorPage,
   payManualCaptureSession,
   refundRaceOnTwoInstances,
   refundsRecorded,
@@ -21,9 +20,8 @@ import {
   sellLinkOnProcessorPage,
   tokenPaymentOf,
 } from "../support/processor-after-sale.ts";
-import { getPage } from "../support/shopper.ts";
 import { type FakeStripe, STRIPE_TEST_CARDS } from "../support/stripe-fake.ts";
-import { payOnStripe, type ShopOnStripe, startShopOnStripe } from "../support/stripe-shop.ts";
+import { payOnStripePage, type ShopOnStripe, startShopOnStripe } from "../support/stripe-shop.ts";
 import { waitUntil } from "../support/wait.ts";
 
 for (const backend of testBackends()) {
@@ -40,21 +38,9 @@ for (const backend of testBackends()) {
       await context?.close();
     });
 
-    /**
-     * The shopper pays with `card` on Stripe's page and goes back to the shop, which shows the outcome
-     * at once: Paylink asks Stripe when the shopper returns.
-     */
-    const payOnStripePage =
-      (card: string = STRIPE_TEST_CARDS.approved): PayOnProcessorPage =>
-      async (location, expected) => {
-        const paid = await payOnStripe(location, card);
-        assert.equal(paid.status, 303);
-        const back = await getPage(shop.baseUrl, new URL(paid.headers.get("location")!).pathname);
-        assert.equal(back.status, expected, back.html);
-      };
     /** A link sold (or a card saved) on Stripe's page: the approved attempt. */
     const sellLink = (options: Record<string, unknown> = {}, card: string = STRIPE_TEST_CARDS.approved) =>
-      sellLinkOnProcessorPage(shop, payOnStripePage(card), options);
+      sellLinkOnProcessorPage(shop, payOnStripePage(shop, card), options);
     const saveCard = async (card: string = STRIPE_TEST_CARDS.approved) => {
       const { token } = await sellLink({ type: "TokenizeByLink", amount: 0 }, card);
       assert.match(token ?? "", /^pm_/, "the saved card's token is its PaymentMethod");
@@ -250,7 +236,7 @@ for (const backend of testBackends()) {
         });
         assert.equal(refused.status, 400, JSON.stringify(refused.body));
       }
-      const { payfacReference } = await payManualCaptureSession(shop, payOnStripePage());
+      const { payfacReference } = await payManualCaptureSession(shop, payOnStripePage(shop));
       const [atStripe] = sent("POST /v1/checkout/sessions").slice(-1);
       assert.equal(new URLSearchParams(atStripe!.body).get("payment_intent_data[capture_method]"), "manual");
       assert.equal(stripe.paymentIntents.get(payfacReference).status, "requires_capture");
