@@ -302,9 +302,12 @@ for (const backend of testBackends()) {
       assertStripeAcceptedAll();
     });
 
-    it("every request Paylink sent, Stripe's published schema accepts", () => {
+    it("every request Paylink sent, Stripe's published schema accepts; no card number, key or secret is logged", () => {
       assert.ok(stripe.requests.length > 0);
       assertStripeAcceptedAll();
+      const logged = context.logs.join("\n");
+      assert.ok(logged.length > 0, "the shop logged");
+      for (const secret of [STRIPE_TEST_CARDS.approved, stripe.secretKey, stripe.webhookSecret]) assert.ok(!logged.includes(secret));
     });
 
     /** The charge of a PaymentIntent, as the fake keeps it. */
