@@ -5,6 +5,7 @@
 // processor's file (gateway.ts, adyen-shop.ts, stripe-shop.ts) adds only its fake.
 import assert from "node:assert/strict";
 import { Writable } from "node:stream";
+import { sql } from "kysely";
 import { createLogger } from "../../src/logging.ts";
 import { WebhookWorker } from "../../src/webhooks/worker.ts";
 import { type Receiver, startReceiver } from "../webhooks/support.ts";
@@ -78,4 +79,40 @@ export async function startShopWithProcessor(
       await merchantReceiver.close();
     },
   };
+}
+
+/**
+ * No card number or processor secret is in what the shop logged, in a dump of its database (also
+ * lower-cased, as some columns keep hex), or in the admin API's list of terminals.
+ */
+export async function assertNothingLeaked(context: ProcessorShop, cards: string[], processorSecrets: string[]): Promise<void> {
+  const { shop } = context;
+  const logged = context.logs.join("\n");
+  assert.ok(logged.length > 0, "the server logged");
+  const dump = await databaseText(shop);
+  for (const secret of [...cards, ...processorSecrets]) {
+    assert.ok(!logged.includes(secret), "not in the logs");
+    assert.ok(!dump.includes(secret), "not in the database");
+    assert.ok(!dump.includes(secret.toLowerCase()), "not in the database");
+  }
+  const listed = await shop.app.inject({
+    method: "GET",
+    url: `/admin/v1/merchants/${shop.merchantId}/terminals`,
+    headers: { authorization: `Bearer ${shop.adminToken}` },
+  });
+  for (const secret of processorSecrets) assert.ok(!listed.body.includes(secret), "not in the admin API");
+}
+
+/** Every row of every table of the shop's database, as text: what a dump would hold. */
+async function databaseText(server: TestServer): Promise<string> {
+  const tables = await sql<{ table_name: string }>`
+    SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`.execute(
+    server.db,
+  );
+  const parts: string[] = [];
+  for (const { table_name } of tables.rows) {
+    const rows = await sql<{ row: string }>`SELECT row_to_json(t)::text AS row FROM ${sql.table(table_name)} t`.execute(server.db);
+    for (const row of rows.rows) parts.push(row.row);
+  }
+  return parts.join("\n");
 }
